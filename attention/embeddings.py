@@ -1,0 +1,113 @@
+"""Tokens -> x of shape (T, d_in).
+
+Sources:
+  random  a seeded nn.Embedding(vocab_size, d_in) looked up by token id (document 001)
+  book    the documents' fixed vectors for their example sentences (assets/presets.json)
+  custom  a matrix the user typed, one row per token
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from functools import cache
+from pathlib import Path
+
+import torch
+
+from attention.errors import ConfigError
+from attention.text import Tokens
+
+EMBEDDINGS = ("random", "book", "custom")
+PRESETS_FILE = Path(__file__).resolve().parent.parent / "assets" / "presets.json"
+
+
+@cache
+def presets() -> tuple[dict, ...]:
+    """The documents' example sentences, with their vectors and settings (read once)."""
+    return tuple(json.loads(PRESETS_FILE.read_text(encoding="utf-8"))["presets"])
+
+
+def book_vectors(tokens: Tokens) -> list[list[float]]:
+    """The documents' fixed vectors for `tokens`, matched by the token texts."""
+    for preset in presets():
+        if "vectors" in preset and _same_tokens(preset, tokens):
+            return preset["vectors"]
+    known = " / ".join(repr(p["text"]) for p in presets() if "vectors" in p)
+    raise ConfigError(
+        f"The book's fixed vectors exist only for the documents' sentences ({known}); "
+        f"the text {' '.join(tokens.texts)[:60]!r} is not one of them. "
+        "Use the random (seeded nn.Embedding) embedding for your own text.",
+        "embedding",
+    )
+
+
+def _same_tokens(preset: dict, tokens: Tokens) -> bool:
+    from attention.text import tokenize  # local: text is cheap, keeps the import graph flat
+
+    return tokenize(preset["text"], tokens.scheme).texts == tokens.texts
+
+
+def parse_matrix(spec: str) -> list[list[float]]:
+    """'0.1, 0.2; 0.3, 0.4' (rows split by ';' or newlines) -> [[0.1, 0.2], [0.3, 0.4]]."""
+    rows = [r for r in spec.replace("\n", ";").split(";") if r.strip()]
+    if not rows:
+        raise ConfigError(
+            "The custom matrix is empty; write one row per token, e.g. '0.1, 0.2; 0.3, 0.4'.", "embedding"
+        )
+    out: list[list[float]] = []
+    for i, row in enumerate(rows, start=1):
+        try:
+            values = [float(v) for v in row.replace(",", " ").split()]
+        except ValueError as e:
+            raise ConfigError(
+                f"Row {i} of the custom matrix is not a list of numbers: {row.strip()[:40]!r}", "embedding"
+            ) from e
+        if not all(math.isfinite(v) for v in values):
+            raise ConfigError(
+                f"Row {i} of the custom matrix has a non-finite value (nan or inf).", "embedding"
+            )
+        out.append(values)
+    widths = {len(r) for r in out}
+    if len(widths) != 1:
+        raise ConfigError(f"The custom matrix's rows have different lengths: {sorted(widths)}.", "embedding")
+    return out
+
+
+def format_matrix(rows: list[list[float]] | tuple[tuple[float, ...], ...]) -> str:
+    """Inverse of parse_matrix (shortest exact repr of each float)."""
+    return "; ".join(", ".join(repr(float(v)) for v in row) for row in rows)
+
+
+def random_embedding(tokens: Tokens, d_in: int, seed: int) -> torch.Tensor:
+    """nn.Embedding(len(vocab), d_in) initialised as after torch.manual_seed(seed), looked up.
+
+    Drawn from a local generator, not the global RNG, so concurrent sessions cannot disturb
+    each other; a CPU torch.Generator seeded s yields the same stream as torch.manual_seed(s).
+    """
+    generator = torch.Generator().manual_seed(seed)
+    weight = torch.empty(len(tokens.vocab), d_in).normal_(generator=generator)  # (V, d_in)
+    return weight[torch.tensor(tokens.ids)]  # (T, d_in)
+
+
+def embed(tokens: Tokens, source: str, d_in: int, seed: int, matrix=None) -> torch.Tensor:
+    """x of shape (T, d_in) for `tokens` from `source` (see module docstring)."""
+    if source == "random":
+        return random_embedding(tokens, d_in, seed)
+    rows = book_vectors(tokens) if source == "book" else matrix
+    if source not in EMBEDDINGS or rows is None:
+        raise ConfigError(f"embedding={source!r} is unknown; choose random, book or custom.", "embedding")
+    x = torch.tensor(rows, dtype=torch.float32)  # (T, d_in)
+    if x.shape[0] != len(tokens):
+        raise ConfigError(
+            f"The {source} embedding has {x.shape[0]} rows but the text has {len(tokens)} tokens; "
+            "it needs one row per token.",
+            "embedding",
+        )
+    if x.shape[1] != d_in:
+        error = ConfigError(
+            f"d_in={d_in} does not match the {source} embedding's width {x.shape[1]}.", "d_in"
+        )
+        error.width = x.shape[1]
+        raise error
+    return x
