@@ -44,7 +44,7 @@ _V = Variant
 VARIANTS: dict[str, Variant] = {
     v.key: v
     for v in (
-        _V("simplified", "SimplifiedSelfAttention", "Simplified self-attention (3.3, no weights)", frozenset()),
+        _V("simplified", "SimplifiedSelfAttention", "Simplified (3.3, no weights)", frozenset()),
         _V("v1", "SelfAttention_v1", "SelfAttention_v1 (3.4, nn.Parameter)", frozenset({"d_out"})),
         _V("v2", "SelfAttention_v2", "SelfAttention_v2 (3.4, nn.Linear)", frozenset({"d_out", "bias"})),
         _V("causal", "CausalAttention", "CausalAttention (3.5)", _MHA_KNOBS - {"heads"}),

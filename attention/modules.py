@@ -23,10 +23,20 @@ from attention.trace import AttentionTrace, attend
 
 
 def _trace(module: nn.Module, x: torch.Tensor, parts: dict, output: torch.Tensor) -> AttentionTrace:
-    """Assemble a trace; `x` and `output` get a batch axis if the module works unbatched."""
-    if x.dim() == 2:
-        x, output = x.unsqueeze(0), output.unsqueeze(0)  # (1, T, d_in), (1, T, d_out)
-    return AttentionTrace(x=x, output=output, module=type(module).__name__, device=str(x.device), **parts)
+    """Assemble a trace. Unbatched modules compute on (T, d) or (h, T, d) tensors, exactly as
+    their forward does (so the floats agree bit for bit); here they gain leading axes to the
+    trace's (B, H, T, ...) and (B, T, ...) shapes."""
+    lifted: dict[tuple, torch.Tensor] = {}  # aliases (dropped_weights is weights) stay aliases
+
+    def lift(t, dims=4):
+        key = (id(t), dims)
+        if key not in lifted:
+            lifted[key] = t if t.dim() == dims else t.reshape((1,) * (dims - t.dim()) + tuple(t.shape))
+        return lifted[key]
+
+    parts = {k: lift(v) if isinstance(v, torch.Tensor) and k != "mask" else v for k, v in parts.items()}
+    return AttentionTrace(x=lift(x, 3), output=lift(output, 3), module=type(module).__name__,
+                          device=str(x.device), **parts)  # fmt: skip
 
 
 # --- 3.3 Simplified self-attention: no trainable weights -------------------------------------
@@ -42,9 +52,9 @@ class SimplifiedSelfAttention(nn.Module):
         return all_context_vecs
 
     def trace(self, x, generator=None) -> AttentionTrace:
-        xs = x.unsqueeze(0).unsqueeze(0)  # (1, 1, T, d_in): queries = keys = values = x
-        parts = attend(xs, xs, xs, scale=1.0, causal=False, dropout=0.0, training=False, generator=None)
-        return _trace(self, x, parts, parts["context"][0, 0])
+        # queries = keys = values = x: (T, d_in)
+        parts = attend(x, x, x, scale=1.0, causal=False, dropout=0.0, training=False, generator=None)
+        return _trace(self, x, parts, parts["context"])
 
 
 # --- 3.4 Self-attention with trainable weights -----------------------------------------------
@@ -67,12 +77,12 @@ class SelfAttention_v1(nn.Module):
         return context_vec
 
     def trace(self, x, generator=None) -> AttentionTrace:
-        keys = (x @ self.W_key)[None, None]  # (1, 1, T, d_out)
-        queries = (x @ self.W_query)[None, None]  # (1, 1, T, d_out)
-        values = (x @ self.W_value)[None, None]  # (1, 1, T, d_out)
+        keys = x @ self.W_key  # (T, d_out)
+        queries = x @ self.W_query  # (T, d_out)
+        values = x @ self.W_value  # (T, d_out)
         parts = attend(queries, keys, values, scale=keys.shape[-1] ** 0.5, causal=False,
                        dropout=0.0, training=False, generator=None)  # fmt: skip
-        return _trace(self, x, parts, parts["context"][0, 0])
+        return _trace(self, x, parts, parts["context"])
 
 
 class SelfAttention_v2(nn.Module):
@@ -92,12 +102,12 @@ class SelfAttention_v2(nn.Module):
         return context_vec
 
     def trace(self, x, generator=None) -> AttentionTrace:
-        keys = self.W_key(x)[None, None]  # (1, 1, T, d_out)
-        queries = self.W_query(x)[None, None]  # (1, 1, T, d_out)
-        values = self.W_value(x)[None, None]  # (1, 1, T, d_out)
+        keys = self.W_key(x)  # (T, d_out)
+        queries = self.W_query(x)  # (T, d_out)
+        values = self.W_value(x)  # (T, d_out)
         parts = attend(queries, keys, values, scale=keys.shape[-1] ** 0.5, causal=False,
                        dropout=0.0, training=False, generator=None)  # fmt: skip
-        return _trace(self, x, parts, parts["context"][0, 0])
+        return _trace(self, x, parts, parts["context"])
 
 
 # --- 3.5 Causal attention --------------------------------------------------------------------
@@ -236,12 +246,12 @@ class SelfAttentionQKV(nn.Module):
         return context_vectors
 
     def trace(self, x, generator=None) -> AttentionTrace:
-        queries = self.W_query.matmul(x.T).T[None, None]  # (1, 1, T, d_k)
-        keys = self.W_key.matmul(x.T).T[None, None]  # (1, 1, T, d_k)
-        values = self.W_value.matmul(x.T).T[None, None]  # (1, 1, T, d_v)
+        queries = self.W_query.matmul(x.T).T  # (T, d_k)
+        keys = self.W_key.matmul(x.T).T  # (T, d_k)
+        values = self.W_value.matmul(x.T).T  # (T, d_v)
         parts = attend(queries, keys, values, scale=self.d_k**0.5, causal=False,
                        dropout=0.0, training=False, generator=None)  # fmt: skip
-        return _trace(self, x, parts, parts["context"][0, 0])
+        return _trace(self, x, parts, parts["context"])
 
 
 class MultiHeadSelfAttentionQKV(nn.Module):
@@ -268,12 +278,12 @@ class MultiHeadSelfAttentionQKV(nn.Module):
         return torch.cat(list(context), dim=-1)  # (T, h * d_v)
 
     def trace(self, x, generator=None) -> AttentionTrace:
-        queries = self._project(self.multihead_W_query, x)[None]  # (1, h, T, d_k)
-        keys = self._project(self.multihead_W_key, x)[None]  # (1, h, T, d_k)
-        values = self._project(self.multihead_W_value, x)[None]  # (1, h, T, d_v)
+        queries = self._project(self.multihead_W_query, x)  # (h, T, d_k)
+        keys = self._project(self.multihead_W_key, x)  # (h, T, d_k)
+        values = self._project(self.multihead_W_value, x)  # (h, T, d_v)
         parts = attend(queries, keys, values, scale=self.d_k**0.5, causal=False,
                        dropout=0.0, training=False, generator=None)  # fmt: skip
-        return _trace(self, x, parts, torch.cat(list(parts["context"][0]), dim=-1))
+        return _trace(self, x, parts, torch.cat(list(parts["context"]), dim=-1))
 
 
 # --- Seeding without the global RNG ----------------------------------------------------------

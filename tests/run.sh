@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Set up everything the tests need, from nothing, then run them all: ruff, then pytest
+# (unit, AppTest page tests and the real-browser tests in headless Chromium).
+# Usage: bash tests/run.sh [extra pytest arguments]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ ! -x /usr/bin/chromium ]; then
+  echo "== installing Debian's chromium for the browser tests"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+fi
+
+if [ ! -x .venv/bin/python ]; then
+  echo "== creating .venv"
+  python3 -m venv .venv
+fi
+echo "== installing requirements-dev.txt"
+.venv/bin/python -m pip install -q --disable-pip-version-check -r requirements-dev.txt
+
+echo "== ruff"
+.venv/bin/ruff check .
+.venv/bin/ruff format --check .
+
+echo "== pytest"
+exec .venv/bin/python -m pytest "$@"
