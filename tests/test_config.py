@@ -6,7 +6,6 @@ import pytest
 
 from attention.config import (
     MAX_ATTENTION_CELLS,
-    MAX_D_IN,
     MAX_D_OUT,
     MAX_HEADS,
     MAX_SEED,
