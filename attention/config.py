@@ -16,7 +16,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
-from attention.embeddings import EMBEDDINGS, embed, format_matrix, parse_matrix
+from attention.embeddings import EMBEDDINGS, book_vectors, embed, format_matrix, parse_matrix
 from attention.errors import ConfigError
 from attention.text import SCHEMES, tokenize
 
@@ -108,8 +108,27 @@ class ExplorerConfig:
             raise ConfigError(
                 f"The text has {len(self.text):,} characters; the limit is {MAX_TEXT_CHARS:,}.", "text"
             )
+        tokens = self.tokens()  # raises on empty text
+        if len(tokens) > MAX_TOKENS:
+            raise ConfigError(
+                f"The text has {len(tokens)} tokens under the {self.tokenizer!r} tokenizer; "
+                f"the limit is {MAX_TOKENS}. Shorten it.",
+                "tokens",
+            )
+        if self.embedding != "random":  # fixed vectors decide d_in
+            if self.embedding == "custom" and self.matrix is None:
+                raise ConfigError(
+                    "embedding='custom' needs a matrix: one row of d_in numbers per token", "embedding"
+                )
+            rows = book_vectors(tokens) if self.embedding == "book" else self.matrix
+            if not 1 <= len(rows[0]) <= MAX_D_IN:
+                raise ConfigError(
+                    f"The matrix has {len(rows[0])} columns; the limit is {MAX_D_IN}.", "embedding"
+                )
+            object.__setattr__(self, "d_in", len(rows[0]))
+            embed(tokens, self.embedding, self.d_in, self.seed, self.matrix)  # checks the row count
         self._canonicalise()
-        self._check_combination()
+        self._check_combination(len(tokens))
 
     def _canonicalise(self):
         knobs = VARIANTS[self.variant].knobs
@@ -124,7 +143,7 @@ class ExplorerConfig:
         elif self.matrix is not None:
             object.__setattr__(self, "matrix", tuple(tuple(float(v) for v in r) for r in self.matrix))
 
-    def _check_combination(self):
+    def _check_combination(self, num_tokens: int):
         if self.variant == "mha" and self.d_out % self.heads:
             divisors = [h for h in range(1, min(self.d_out, MAX_HEADS) + 1) if self.d_out % h == 0]
             raise ConfigError(
@@ -138,26 +157,13 @@ class ExplorerConfig:
                 f"the limit is {MAX_D_OUT}",
                 "d_out",
             )
-        if self.embedding == "custom" and self.matrix is None:
-            raise ConfigError(
-                "embedding='custom' needs a matrix: one row of d_in numbers per token", "embedding"
-            )
-        tokens = self.tokens()  # raises on empty text
-        if len(tokens) > MAX_TOKENS:
-            raise ConfigError(
-                f"The text has {len(tokens)} tokens under the {self.tokenizer!r} tokenizer; "
-                f"the limit is {MAX_TOKENS}. Shorten it.",
-                "tokens",
-            )
-        cells = self.heads * len(tokens) ** 2
+        cells = self.heads * num_tokens**2
         if cells > MAX_ATTENTION_CELLS:
             raise ConfigError(
-                f"{self.heads} heads x {len(tokens)}^2 tokens = {cells:,} attention weights; "
+                f"{self.heads} heads x {num_tokens}^2 tokens = {cells:,} attention weights; "
                 f"the limit is {MAX_ATTENTION_CELLS:,}. Use fewer heads or a shorter text.",
                 "tokens",
             )
-        if self.embedding != "random":
-            embed(tokens, self.embedding, self.d_in, self.seed, self.matrix)  # checks the shape
 
     # --- derived values ---------------------------------------------------------------------
 
@@ -190,6 +196,8 @@ class ExplorerConfig:
         for name in PARAMS:
             if name in ("d_out", "d_v", "heads", "dropout", "causal", "bias", "train") and not self.has(name):
                 continue
+            if name == "d_in" and self.embedding != "random":
+                continue  # the vectors decide it
             value = getattr(self, name)
             if name == "embedding" and self.embedding == "custom":
                 value = format_matrix(self.matrix)
@@ -247,6 +255,10 @@ class ExplorerConfig:
         for knob in ("d_out", "d_v", "heads", "dropout", "causal", "bias", "train"):
             if knob in values and knob not in variant.knobs and typed[knob] != getattr(default, knob):
                 notes.append(f"{knob} does not apply to {variant.class_name}; ignored it.")
+        if "d_in" in values and typed["embedding"] != "random":
+            notes.append(
+                f"d_in follows the {typed['embedding']} embedding's vectors; ignored d_in={typed['d_in']}."
+            )
         return cls._repair(typed, notes), notes
 
     @classmethod
@@ -336,9 +348,6 @@ def _fix(typed: dict, error: ConfigError) -> str:
         keep = tokenize(typed["text"], typed["tokenizer"]).texts[:limit]
         typed["text"] = ("" if typed["tokenizer"] == "chars" else " ").join(keep)
         return f"the first {limit} tokens"
-    if error.field == "d_in":  # the embedding has another width: follow the embedding
-        typed["d_in"] = error.width
-        return f"d_in={typed['d_in']}"
     if error.field == "embedding":
         typed.update(embedding="random", matrix=None)
         return "the random (seeded nn.Embedding) embedding"

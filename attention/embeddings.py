@@ -105,9 +105,5 @@ def embed(tokens: Tokens, source: str, d_in: int, seed: int, matrix=None) -> tor
             "embedding",
         )
     if x.shape[1] != d_in:
-        error = ConfigError(
-            f"d_in={d_in} does not match the {source} embedding's width {x.shape[1]}.", "d_in"
-        )
-        error.width = x.shape[1]
-        raise error
+        raise ConfigError(f"d_in={d_in} does not match the {source} embedding's width {x.shape[1]}.", "d_in")
     return x

@@ -52,7 +52,6 @@ def test_defaults_are_the_books_multi_head_example():
         (dict(text="x" * (MAX_TEXT_CHARS + 1)), "characters; the limit is 5,000"),
         (dict(text="w " * (MAX_TOKENS + 1)), "257 tokens"),
         (dict(text="my own words"), "only for the documents' sentences"),
-        (dict(d_in=16), "d_in=16 does not match the book embedding's width 3"),
         (dict(embedding="custom"), "needs a matrix"),
         (dict(RANDOM, variant="wrapper", heads=16, d_out=100), "output columns; the limit is 1024"),
     ],
@@ -74,6 +73,14 @@ def test_inapplicable_knobs_become_neutral():
     assert (c.bias, c.causal, c.dropout, c.heads, c.train) == (False, False, 0.0, 1, False)
     assert ExplorerConfig(variant="simplified", d_out=7).d_out == 3  # the context has width d_in
     assert c == ExplorerConfig(variant="v1")
+
+
+def test_fixed_vectors_decide_d_in():
+    assert ExplorerConfig(d_in=16).d_in == 3
+    assert (
+        ExplorerConfig(text="a b", embedding="custom", d_in=9, matrix=((1, 2, 3, 4), (5, 6, 7, 8))).d_in == 4
+    )
+    assert "d_in" not in ExplorerConfig().to_query_params()
 
 
 def test_widths():
@@ -143,7 +150,7 @@ def test_query_params_omit_knobs_the_variant_lacks():
         ({"text": ""}, {"text": "Your journey starts with one step"}, "The text is empty"),
         ({"text": "my own words"}, {"embedding": "random"}, "only for the documents' sentences"),
         ({"text": "x" * 100_000}, {}, "had 100,000 characters"),
-        ({"d_in": "16"}, {"d_in": 3}, "d_in=16 does not match"),
+        ({"d_in": "16"}, {"d_in": 3}, "d_in follows the book embedding's vectors; ignored d_in=16"),
         ({"variant": "v1", "bias": "1"}, {"bias": False}, "bias does not apply to SelfAttention_v1"),
         ({"embedding": "1, 2; x"}, {"embedding": "book"}, "is neither random, book nor a matrix"),
     ],
