@@ -115,8 +115,11 @@ def main(argv: list[str] | None = None) -> None:
         f"float32, CPU ({torch.get_num_threads()} threads), torch {torch.__version__}"
     )
     print(f"{'':32}{'median ms':>10}{'x torch MHA':>13}")
-    for label, key in [("forward (book)", "forward"), ("trace (all intermediates)", "trace"),
-                       ("nn.MultiheadAttention(weights)", "torch_mha")]:  # fmt: skip
+    for label, key in [
+        ("forward (book)", "forward"),
+        ("trace (all intermediates)", "trace"),
+        ("nn.MultiheadAttention(weights)", "torch_mha"),
+    ]:
         print(f"{label:32}{ms[key]:10.2f}{ms[key] / ms['torch_mha']:13.2f}")
     print(f"trace / nn.MultiheadAttention: {r['trace'] / r['torch_mha']:.2f}x (target <= 1.5x)")
     print(f"trace / forward: {r['trace'] / r['forward']:.2f}x")

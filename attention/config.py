@@ -51,14 +51,32 @@ VARIANTS: dict[str, Variant] = {
         _V("wrapper", "MultiHeadAttentionWrapper", "MultiHeadAttentionWrapper (3.6.1)", _MHA_KNOBS),
         _V("mha", "MultiHeadAttention", "MultiHeadAttention (3.6.2, split heads)", _MHA_KNOBS),
         _V("blog", "SelfAttentionQKV", "Document 001: separate d_k, d_v", frozenset({"d_out", "d_v"})),
-        _V("blog_heads", "MultiHeadSelfAttentionQKV", "Document 001: stacked heads",
-           frozenset({"d_out", "d_v", "heads"})),
+        _V(
+            "blog_heads",
+            "MultiHeadSelfAttentionQKV",
+            "Document 001: stacked heads",
+            frozenset({"d_out", "d_v", "heads"}),
+        ),
     )
-}  # fmt: skip
+}
 
 # URL query parameter names, in the order they are written.
-PARAMS = ("text", "tokenizer", "embedding", "variant", "d_in", "d_out", "d_v", "heads",
-          "dropout", "causal", "bias", "seed", "train", "device")  # fmt: skip
+PARAMS = (
+    "text",
+    "tokenizer",
+    "embedding",
+    "variant",
+    "d_in",
+    "d_out",
+    "d_v",
+    "heads",
+    "dropout",
+    "causal",
+    "bias",
+    "seed",
+    "train",
+    "device",
+)
 _TRUE = {"1", "true", "yes", "on", "t", "y"}
 _FALSE = {"0", "false", "no", "off", "f", "n", ""}
 
@@ -89,8 +107,13 @@ class ExplorerConfig:
         _check_choice("tokenizer", self.tokenizer, SCHEMES)
         _check_choice("embedding", self.embedding, EMBEDDINGS)
         _check_choice("device", self.device, DEVICES)
-        for name, low, high in (("d_in", 1, MAX_D_IN), ("d_out", 1, MAX_D_OUT), ("d_v", 1, MAX_D_OUT),
-                                ("heads", 1, MAX_HEADS), ("seed", 0, MAX_SEED)):  # fmt: skip
+        for name, low, high in (
+            ("d_in", 1, MAX_D_IN),
+            ("d_out", 1, MAX_D_OUT),
+            ("d_v", 1, MAX_D_OUT),
+            ("heads", 1, MAX_HEADS),
+            ("seed", 0, MAX_SEED),
+        ):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int):
                 raise ConfigError(f"{name}={value!r} must be a whole number", name)
@@ -132,8 +155,15 @@ class ExplorerConfig:
 
     def _canonicalise(self):
         knobs = VARIANTS[self.variant].knobs
-        neutral = {"d_out": self.d_in, "d_v": self.d_out, "heads": 1, "dropout": 0.0,
-                   "causal": False, "bias": False, "train": False}  # fmt: skip
+        neutral = {
+            "d_out": self.d_in,
+            "d_v": self.d_out,
+            "heads": 1,
+            "dropout": 0.0,
+            "causal": False,
+            "bias": False,
+            "train": False,
+        }
         for knob, value in neutral.items():
             if knob not in knobs:
                 object.__setattr__(self, knob, value)
@@ -237,8 +267,13 @@ class ExplorerConfig:
                 typed[key] = parsed
 
         # Clamp the numeric knobs into range, then fix combinations one at a time.
-        for name, low, high in (("d_in", 1, MAX_D_IN), ("d_out", 1, MAX_D_OUT), ("d_v", 1, MAX_D_OUT),
-                                ("heads", 1, MAX_HEADS), ("seed", 0, MAX_SEED)):  # fmt: skip
+        for name, low, high in (
+            ("d_in", 1, MAX_D_IN),
+            ("d_out", 1, MAX_D_OUT),
+            ("d_v", 1, MAX_D_OUT),
+            ("heads", 1, MAX_HEADS),
+            ("seed", 0, MAX_SEED),
+        ):
             if not low <= typed[name] <= high:
                 clamped = min(max(typed[name], low), high)
                 notes.append(f"{name}={typed[name]} is out of range {low}..{high}; used {clamped}.")
@@ -352,6 +387,11 @@ def _fix(typed: dict, error: ConfigError) -> str:
         typed.update(embedding="random", matrix=None)
         return "the random (seeded nn.Embedding) embedding"
     default = ExplorerConfig()  # the text itself is unusable (empty, only punctuation)
-    typed.update(text=default.text, tokenizer=default.tokenizer, embedding=default.embedding,
-                 d_in=default.d_in, matrix=None)  # fmt: skip
+    typed.update(
+        text=default.text,
+        tokenizer=default.tokenizer,
+        embedding=default.embedding,
+        d_in=default.d_in,
+        matrix=None,
+    )
     return f"the example sentence {default.text!r}"

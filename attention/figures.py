@@ -22,7 +22,7 @@ from attention.trace import AttentionTrace
 # Colour-blind-safe scales: diverging for signed scores, sequential for weights in [0, 1].
 DIVERGING = "RdBu_r"
 SEQUENTIAL = "Viridis"
-MASK_FILL = "rgba(120, 120, 120, 0.55)"
+MASK_GREY = "#8c8c8c"
 TEMPLATE = go.layout.Template(layout={"font": {"size": 14}})  # plotly's default template is ~10 kB
 
 STEPS = {  # trace field -> (title, what a cell is, colour scale)
@@ -82,6 +82,7 @@ def attention_heatmap(
     value_name: str,
     colorscale: str,
     *,
+    subtitle: str = "",
     mask=None,
     dropout_mask=None,
     dropout: float = 0.0,
@@ -94,8 +95,13 @@ def attention_heatmap(
     n = z.shape[0]
     finite = z[np.isfinite(z)]
     hover = f"query %{{y}}<br>key %{{x}}<br>{value_name} %{{z:.4f}}<extra></extra>"
-    heat = dict(z=z, colorscale=colorscale, hovertemplate=hover, hoverongaps=False,
-                colorbar=dict(thickness=12, len=0.9))  # fmt: skip
+    heat = dict(
+        z=z,
+        colorscale=colorscale,
+        hovertemplate=hover,
+        hoverongaps=False,
+        colorbar=dict(thickness=12, len=0.9),
+    )
     if colorscale == DIVERGING:
         bound = float(np.abs(finite).max()) if finite.size else 1.0
         heat.update(zmid=0.0, zmin=-bound, zmax=bound)
@@ -104,30 +110,47 @@ def attention_heatmap(
     fig = go.Figure(go.Heatmap(**heat))
     if mask is not None and n > 1:
         xs, ys = _mask_polygon(n)
-        fig.add_trace(go.Scatter(
-            x=xs, y=ys, fill="toself", mode="lines", line=dict(width=0),
-            fillcolor=MASK_FILL, fillpattern=dict(shape="/", fgcolor="white", size=8, solidity=0.3),
-            hoveron="fills", hoverinfo="text", text="masked (−inf): a query may not look at later keys",
-            name="masked", showlegend=False,
-        ))  # fmt: skip
+        fig.add_trace(
+            go.Scatter(
+                x=xs,
+                y=ys,
+                fill="toself",
+                mode="lines",
+                line=dict(width=0),
+                fillcolor=MASK_GREY,
+                fillpattern=dict(shape="/", bgcolor=MASK_GREY, fgcolor="white", size=8, solidity=0.3),
+                hoveron="fills",
+                hoverinfo="text",
+                text="masked (−inf): a query may not look at later keys",
+                name="masked",
+                showlegend=False,
+            )
+        )
     if dropout_mask is not None:
         dropped = np.argwhere(~np.asarray(dropout_mask, dtype=bool))  # (k, 2): row, col
         if mask is not None:
             dropped = dropped[dropped[:, 1] <= dropped[:, 0]]  # masked cells are already 0
-        fig.add_trace(go.Scatter(
-            x=dropped[:, 1].astype(np.int16), y=dropped[:, 0].astype(np.int16), mode="markers",
-            marker=dict(symbol="x-thin", size=max(4, min(14, 360 // n)), line=dict(width=2, color="#d62728")),
-            hovertemplate=f"query %{{y}}<br>key %{{x}}<br>dropped (p = {dropout:g})<extra></extra>",
-            name="dropped", showlegend=False,
-        ))  # fmt: skip
-        title += f"  ·  kept weights × 1/(1 − {dropout:g}) = ×{1 / (1 - dropout):.4g}, × = dropped"
+        fig.add_trace(
+            go.Scatter(
+                x=dropped[:, 1].astype(np.int16),
+                y=dropped[:, 0].astype(np.int16),
+                mode="markers",
+                marker=dict(
+                    symbol="x-thin", size=max(4, min(14, 360 // n)), line=dict(width=2, color="#d62728")
+                ),
+                hovertemplate=f"query %{{y}}<br>key %{{x}}<br>dropped (p = {dropout:g})<extra></extra>",
+                name="dropped",
+                showlegend=False,
+            )
+        )
+        subtitle += f" · kept weights × 1/(1 − {dropout:g}) = ×{1 / (1 - dropout):.4g} · ✕ = dropped"
     fig.update_layout(
         template=TEMPLATE,
-        title=dict(text=title, font=dict(size=15)),
-        xaxis=_position_axis(labels, "keys (looked at) →") | dict(side="top", range=[-0.5, n - 0.5]),
+        title=dict(text=f"{title}<br><sub>{subtitle}</sub>" if subtitle else title, font=dict(size=15)),
+        xaxis=_position_axis(labels, "keys (looked at) →") | dict(range=[-0.5, n - 0.5]),
         yaxis=_position_axis(labels, "← queries (looking)") | dict(autorange="reversed", scaleanchor="x"),
         height=height or int(min(720, max(360, 140 + 28 * n))),
-        margin=dict(l=10, r=10, t=90, b=10),
+        margin=dict(l=10, r=10, t=70, b=10),
     )
     return fig
 
@@ -143,15 +166,22 @@ def step_figures(trace: AttentionTrace, head: int, batch: int = 0) -> dict[str, 
             continue
         if name == "dropped_weights" and trace.dropout_mask is None:
             continue
-        if name == "scaled_scores" and trace.scale == 1.0:
-            continue
+        if name == "scaled_scores" and trace.module == "SimplifiedSelfAttention":
+            continue  # no scaling step in section 3.3
         step_title = title.replace("√d_k", f"√{trace.queries.shape[-1]} = {trace.scale:.4g}")
         shown_mask = mask if name in ("masked_scores", "weights", "dropped_weights") else None
         keep = trace.dropout_mask[batch, head].numpy() if name == "dropped_weights" else None
         out[name] = attention_heatmap(
-            getattr(trace, name)[batch, head].numpy(), labels, f"{step_title}  {shape_text(trace, name)}",
-            value_name, scale, mask=shown_mask, dropout_mask=keep, dropout=trace.dropout,
-        )  # fmt: skip
+            getattr(trace, name)[batch, head].numpy(),
+            labels,
+            step_title,
+            value_name,
+            scale,
+            subtitle=f"{name} {shape_text(trace, name)}, head {head}",
+            mask=shown_mask,
+            dropout_mask=keep,
+            dropout=trace.dropout,
+        )
     return out
 
 
@@ -161,8 +191,13 @@ def heads_grid(trace: AttentionTrace, name: str = "weights", batch: int = 0, col
     heads = trace.num_heads
     cols = min(columns, heads)
     rows = math.ceil(heads / cols)
-    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[f"head {h}" for h in range(heads)],
-                        horizontal_spacing=0.03, vertical_spacing=0.08 / rows)  # fmt: skip
+    fig = make_subplots(
+        rows=rows,
+        cols=cols,
+        subplot_titles=[f"head {h}" for h in range(heads)],
+        horizontal_spacing=0.03,
+        vertical_spacing=0.08 / rows,
+    )
     values = getattr(trace, name)[batch].numpy()  # (H, T, T)
     for h in range(heads):
         z = np.clip(np.nan_to_num(values[h], neginf=0.0), 0.0, 1.0)
@@ -174,7 +209,7 @@ def heads_grid(trace: AttentionTrace, name: str = "weights", batch: int = 0, col
                 colorscale=SEQUENTIAL,
                 showscale=False,
                 hoverinfo="skip",
-            ),  # fmt: skip
+            ),
             row=h // cols + 1,
             col=h % cols + 1,
         )
@@ -189,11 +224,17 @@ def vectors_heatmap(matrix, row_labels: list[str], title: str, row_title: str = 
     z = _f32(matrix)
     n, d = z.shape
     bound = float(np.abs(z).max()) or 1.0
-    fig = go.Figure(go.Heatmap(
-        z=z, colorscale=DIVERGING, zmid=0.0, zmin=-bound, zmax=bound,
-        hovertemplate="token %{y}<br>dimension %{x}<br>value %{z:.4f}<extra></extra>",
-        colorbar=dict(thickness=10),
-    ))  # fmt: skip
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            colorscale=DIVERGING,
+            zmid=0.0,
+            zmin=-bound,
+            zmax=bound,
+            hovertemplate="token %{y}<br>dimension %{x}<br>value %{z:.4f}<extra></extra>",
+            colorbar=dict(thickness=10),
+        )
+    )
     fig.update_layout(
         template=TEMPLATE,
         title=dict(text=title, font=dict(size=14)),
@@ -210,19 +251,24 @@ def query_bar(trace: AttentionTrace, head: int, query: int, batch: int = 0) -> g
     labels = token_labels(trace)
     weights = _f32(trace.dropped_weights[batch, head, query])
     masked = trace.mask[query].numpy() if trace.mask is not None else np.zeros(len(labels), bool)
-    fig = go.Figure(go.Bar(
-        x=np.arange(len(labels), dtype=np.int16), y=weights,
-        marker_color=np.where(masked, "#bbbbbb", "#1f77b4").tolist(),
-        hovertemplate="key %{x}<br>weight %{y:.4f}<extra></extra>",
-    ))  # fmt: skip
+    fig = go.Figure(
+        go.Bar(
+            x=np.arange(len(labels), dtype=np.int16),
+            y=weights,
+            marker_color=np.where(masked, "#bbbbbb", "#1f77b4").tolist(),
+            hovertemplate="key %{x}<br>weight %{y:.4f}<extra></extra>",
+        )
+    )
     fig.update_layout(
         template=TEMPLATE,
-        title=dict(text=f"weights of query “{labels[query]}” (position {query}) over the keys",
-                   font=dict(size=14)),
+        title=dict(
+            text=f"weights of query “{labels[query]}” (position {query}) over the keys", font=dict(size=14)
+        ),
         xaxis=_position_axis(labels, "keys"),
         yaxis=dict(title=dict(text="weight"), rangemode="tozero"),
-        height=320, margin=dict(l=10, r=10, t=50, b=10),
-    )  # fmt: skip
+        height=320,
+        margin=dict(l=10, r=10, t=50, b=10),
+    )
     return fig
 
 

@@ -35,8 +35,9 @@ def _trace(module: nn.Module, x: torch.Tensor, parts: dict, output: torch.Tensor
         return lifted[key]
 
     parts = {k: lift(v) if isinstance(v, torch.Tensor) and k != "mask" else v for k, v in parts.items()}
-    return AttentionTrace(x=lift(x, 3), output=lift(output, 3), module=type(module).__name__,
-                          device=str(x.device), **parts)  # fmt: skip
+    return AttentionTrace(
+        x=lift(x, 3), output=lift(output, 3), module=type(module).__name__, device=str(x.device), **parts
+    )
 
 
 # --- 3.3 Simplified self-attention: no trainable weights -------------------------------------
@@ -80,8 +81,16 @@ class SelfAttention_v1(nn.Module):
         keys = x @ self.W_key  # (T, d_out)
         queries = x @ self.W_query  # (T, d_out)
         values = x @ self.W_value  # (T, d_out)
-        parts = attend(queries, keys, values, scale=keys.shape[-1] ** 0.5, causal=False,
-                       dropout=0.0, training=False, generator=None)  # fmt: skip
+        parts = attend(
+            queries,
+            keys,
+            values,
+            scale=keys.shape[-1] ** 0.5,
+            causal=False,
+            dropout=0.0,
+            training=False,
+            generator=None,
+        )
         return _trace(self, x, parts, parts["context"])
 
 
@@ -105,8 +114,16 @@ class SelfAttention_v2(nn.Module):
         keys = self.W_key(x)  # (T, d_out)
         queries = self.W_query(x)  # (T, d_out)
         values = self.W_value(x)  # (T, d_out)
-        parts = attend(queries, keys, values, scale=keys.shape[-1] ** 0.5, causal=False,
-                       dropout=0.0, training=False, generator=None)  # fmt: skip
+        parts = attend(
+            queries,
+            keys,
+            values,
+            scale=keys.shape[-1] ** 0.5,
+            causal=False,
+            dropout=0.0,
+            training=False,
+            generator=None,
+        )
         return _trace(self, x, parts, parts["context"])
 
 
@@ -141,8 +158,16 @@ class CausalAttention(nn.Module):
         keys = self.W_key(x).unsqueeze(1)  # (B, 1, T, d_out)
         queries = self.W_query(x).unsqueeze(1)  # (B, 1, T, d_out)
         values = self.W_value(x).unsqueeze(1)  # (B, 1, T, d_out)
-        parts = attend(queries, keys, values, scale=keys.shape[-1] ** 0.5, causal=self.causal,
-                       dropout=self.dropout.p, training=self.training, generator=generator)  # fmt: skip
+        parts = attend(
+            queries,
+            keys,
+            values,
+            scale=keys.shape[-1] ** 0.5,
+            causal=self.causal,
+            dropout=self.dropout.p,
+            training=self.training,
+            generator=generator,
+        )
         return _trace(self, x, parts, parts["context"][:, 0])
 
 
@@ -153,9 +178,11 @@ class MultiHeadAttentionWrapper(nn.Module):
     def __init__(self, d_in, d_out, context_length, dropout, num_heads, qkv_bias=False, *, causal=True):
         super().__init__()
         self.heads = nn.ModuleList(
-            [CausalAttention(d_in, d_out, context_length, dropout, qkv_bias, causal=causal)
-             for _ in range(num_heads)]
-        )  # fmt: skip
+            [
+                CausalAttention(d_in, d_out, context_length, dropout, qkv_bias, causal=causal)
+                for _ in range(num_heads)
+            ]
+        )
 
     def forward(self, x):  # x: (B, T, d_in) -> (B, T, num_heads * d_out)
         return torch.cat([head(x) for head in self.heads], dim=-1)
@@ -163,15 +190,29 @@ class MultiHeadAttentionWrapper(nn.Module):
     def trace(self, x, generator=None) -> AttentionTrace:
         # Heads run one after another, as in forward, so dropout masks are drawn in the same order.
         per_head = [head.trace(x, generator) for head in self.heads]
-        stacked = {name: torch.cat([getattr(t, name) for t in per_head], dim=1)  # (B, H, ...)
-                   for name in ("queries", "keys", "values", "scores", "scaled_scores",
-                                "masked_scores", "weights", "dropped_weights", "context")}  # fmt: skip
+        stacked = {
+            name: torch.cat([getattr(t, name) for t in per_head], dim=1)  # (B, H, ...)
+            for name in (
+                "queries",
+                "keys",
+                "values",
+                "scores",
+                "scaled_scores",
+                "masked_scores",
+                "weights",
+                "dropped_weights",
+                "context",
+            )
+        }
         masks = [t.dropout_mask for t in per_head]
         first = per_head[0]
         parts = dict(
-            stacked, mask=first.mask, scale=first.scale, dropout=first.dropout,
+            stacked,
+            mask=first.mask,
+            scale=first.scale,
+            dropout=first.dropout,
             dropout_mask=None if masks[0] is None else torch.cat(masks, dim=1),
-        )  # fmt: skip
+        )
         output = torch.cat([t.output for t in per_head], dim=-1)  # (B, T, H * d_out)
         return _trace(self, x, parts, output)
 
@@ -216,8 +257,16 @@ class MultiHeadAttention(nn.Module):
         keys = self._split_heads(self.W_key(x), b, num_tokens)  # (B, H, T, head_dim)
         queries = self._split_heads(self.W_query(x), b, num_tokens)  # (B, H, T, head_dim)
         values = self._split_heads(self.W_value(x), b, num_tokens)  # (B, H, T, head_dim)
-        parts = attend(queries, keys, values, scale=keys.shape[-1] ** 0.5, causal=self.causal,
-                       dropout=self.dropout.p, training=self.training, generator=generator)  # fmt: skip
+        parts = attend(
+            queries,
+            keys,
+            values,
+            scale=keys.shape[-1] ** 0.5,
+            causal=self.causal,
+            dropout=self.dropout.p,
+            training=self.training,
+            generator=generator,
+        )
         context_vec = parts["context"].transpose(1, 2)  # (B, T, H, head_dim)
         context_vec = context_vec.contiguous().view(b, num_tokens, self.d_out)  # (B, T, d_out)
         return _trace(self, x, parts, self.out_proj(context_vec))
@@ -249,8 +298,16 @@ class SelfAttentionQKV(nn.Module):
         queries = self.W_query.matmul(x.T).T  # (T, d_k)
         keys = self.W_key.matmul(x.T).T  # (T, d_k)
         values = self.W_value.matmul(x.T).T  # (T, d_v)
-        parts = attend(queries, keys, values, scale=self.d_k**0.5, causal=False,
-                       dropout=0.0, training=False, generator=None)  # fmt: skip
+        parts = attend(
+            queries,
+            keys,
+            values,
+            scale=self.d_k**0.5,
+            causal=False,
+            dropout=0.0,
+            training=False,
+            generator=None,
+        )
         return _trace(self, x, parts, parts["context"])
 
 
@@ -281,8 +338,16 @@ class MultiHeadSelfAttentionQKV(nn.Module):
         queries = self._project(self.multihead_W_query, x)  # (h, T, d_k)
         keys = self._project(self.multihead_W_key, x)  # (h, T, d_k)
         values = self._project(self.multihead_W_value, x)  # (h, T, d_v)
-        parts = attend(queries, keys, values, scale=self.d_k**0.5, causal=False,
-                       dropout=0.0, training=False, generator=None)  # fmt: skip
+        parts = attend(
+            queries,
+            keys,
+            values,
+            scale=self.d_k**0.5,
+            causal=False,
+            dropout=0.0,
+            training=False,
+            generator=None,
+        )
         return _trace(self, x, parts, torch.cat(list(parts["context"]), dim=-1))
 
 

@@ -40,9 +40,20 @@ class AttentionTrace:
     config: Any = None  # the ExplorerConfig that produced it, when run() made it
 
     TENSORS = (
-        "x", "queries", "keys", "values", "scores", "scaled_scores", "mask", "masked_scores",
-        "weights", "dropout_mask", "dropped_weights", "context", "output",
-    )  # fmt: skip
+        "x",
+        "queries",
+        "keys",
+        "values",
+        "scores",
+        "scaled_scores",
+        "mask",
+        "masked_scores",
+        "weights",
+        "dropout_mask",
+        "dropped_weights",
+        "context",
+        "output",
+    )
 
     @property
     def num_heads(self) -> int:
@@ -111,8 +122,17 @@ def attend(
         dropped_weights = weights * noise  # (B, H, T, T)
     context = dropped_weights @ values  # (B, H, T, d_v)
     return dict(
-        queries=queries, keys=keys, values=values, scores=scores, scaled_scores=scaled_scores,
-        mask=mask, masked_scores=masked_scores, weights=weights, dropout_mask=dropout_mask,
-        dropped_weights=dropped_weights, context=context, scale=scale,
+        queries=queries,
+        keys=keys,
+        values=values,
+        scores=scores,
+        scaled_scores=scaled_scores,
+        mask=mask,
+        masked_scores=masked_scores,
+        weights=weights,
+        dropout_mask=dropout_mask,
+        dropped_weights=dropped_weights,
+        context=context,
+        scale=scale,
         dropout=dropout if dropout_mask is not None else 0.0,
-    )  # fmt: skip
+    )

@@ -34,9 +34,13 @@ def test_simplified_attention_for_journey(inputs):
 
 def test_simplified_all_context_vectors(inputs):
     expected = [
-        [0.4421, 0.5931, 0.5790], [0.4419, 0.6515, 0.5683], [0.4431, 0.6496, 0.5671],
-        [0.4304, 0.6298, 0.5510], [0.4671, 0.5910, 0.5266], [0.4177, 0.6503, 0.5645],
-    ]  # fmt: skip
+        [0.4421, 0.5931, 0.5790],
+        [0.4419, 0.6515, 0.5683],
+        [0.4431, 0.6496, 0.5671],
+        [0.4304, 0.6298, 0.5510],
+        [0.4671, 0.5910, 0.5266],
+        [0.4177, 0.6503, 0.5645],
+    ]
     close(SimplifiedSelfAttention()(inputs), expected)
 
 
@@ -59,8 +63,14 @@ def test_hello_shiny_sun_exact_float32():
 def test_self_attention_v1_seed_123(inputs):
     torch.manual_seed(123)
     sa_v1 = SelfAttention_v1(3, 2)
-    expected = [[0.2996, 0.8053], [0.3061, 0.8210], [0.3058, 0.8203],
-                [0.2948, 0.7939], [0.2927, 0.7891], [0.2990, 0.8040]]  # fmt: skip
+    expected = [
+        [0.2996, 0.8053],
+        [0.3061, 0.8210],
+        [0.3058, 0.8203],
+        [0.2948, 0.7939],
+        [0.2927, 0.7891],
+        [0.2990, 0.8040],
+    ]
     close(sa_v1(inputs), expected)
     trace = sa_v1.trace(inputs)
     close(trace.queries[0, 0, 1], [0.4306, 1.4551])
@@ -71,8 +81,14 @@ def test_self_attention_v1_seed_123(inputs):
 def test_self_attention_v2_seed_789(inputs):
     torch.manual_seed(789)
     sa_v2 = SelfAttention_v2(3, 2)
-    expected = [[-0.0739, 0.0713], [-0.0748, 0.0703], [-0.0749, 0.0702],
-                [-0.0760, 0.0685], [-0.0763, 0.0679], [-0.0754, 0.0693]]  # fmt: skip
+    expected = [
+        [-0.0739, 0.0713],
+        [-0.0748, 0.0703],
+        [-0.0749, 0.0702],
+        [-0.0760, 0.0685],
+        [-0.0763, 0.0679],
+        [-0.0754, 0.0693],
+    ]
     close(sa_v2(inputs), expected)
     close(sa_v2.trace(inputs).weights[0, 0, 0], [0.1921, 0.1646, 0.1652, 0.1550, 0.1721, 0.1510])
 
@@ -115,16 +131,28 @@ def test_minus_inf_mask_equals_tril_multiply_and_renormalise(inputs):
 def test_book_dropout_example_seed_123():
     torch.manual_seed(123)
     example = torch.nn.Dropout(0.5)(torch.ones(6, 6))
-    expected = [[2, 2, 0, 2, 2, 0], [0, 0, 0, 2, 0, 2], [2, 2, 2, 2, 0, 2],
-                [0, 2, 2, 0, 0, 2], [0, 2, 0, 2, 0, 2], [0, 2, 2, 2, 2, 0]]  # fmt: skip
+    expected = [
+        [2, 2, 0, 2, 2, 0],
+        [0, 0, 0, 2, 0, 2],
+        [2, 2, 2, 2, 0, 2],
+        [0, 2, 2, 0, 0, 2],
+        [0, 2, 0, 2, 0, 2],
+        [0, 2, 2, 2, 2, 0],
+    ]
     assert example.tolist() == expected
 
 
 def test_causal_attention_seed_123(batch):
     torch.manual_seed(123)
     ca = CausalAttention(3, 2, 6, 0.0)
-    expected = [[-0.4519, 0.2216], [-0.5874, 0.0058], [-0.6300, -0.0632],
-                [-0.5675, -0.0843], [-0.5526, -0.0981], [-0.5299, -0.1081]]  # fmt: skip
+    expected = [
+        [-0.4519, 0.2216],
+        [-0.5874, 0.0058],
+        [-0.6300, -0.0632],
+        [-0.5675, -0.0843],
+        [-0.5526, -0.0981],
+        [-0.5299, -0.1081],
+    ]
     out = ca(batch)
     assert out.shape == (2, 6, 2)
     close(out[0], expected)
@@ -137,9 +165,14 @@ def test_causal_attention_seed_123(batch):
 def test_wrapper_seed_123(batch):
     torch.manual_seed(123)
     mha = MultiHeadAttentionWrapper(3, 2, 6, 0.0, num_heads=2)
-    expected = [[-0.4519, 0.2216, 0.4772, 0.1063], [-0.5874, 0.0058, 0.5891, 0.3257],
-                [-0.6300, -0.0632, 0.6202, 0.3860], [-0.5675, -0.0843, 0.5478, 0.3589],
-                [-0.5526, -0.0981, 0.5321, 0.3428], [-0.5299, -0.1081, 0.5077, 0.3493]]  # fmt: skip
+    expected = [
+        [-0.4519, 0.2216, 0.4772, 0.1063],
+        [-0.5874, 0.0058, 0.5891, 0.3257],
+        [-0.6300, -0.0632, 0.6202, 0.3860],
+        [-0.5675, -0.0843, 0.5478, 0.3589],
+        [-0.5526, -0.0981, 0.5321, 0.3428],
+        [-0.5299, -0.1081, 0.5077, 0.3493],
+    ]
     out = mha(batch)
     assert out.shape == (2, 6, 4)
     close(out[0], expected)
@@ -156,8 +189,14 @@ def test_exercise_3_2_d_out_1_gives_width_2(batch):
 def test_multi_head_attention_seed_123(batch):
     torch.manual_seed(123)
     mha = MultiHeadAttention(3, 2, 6, 0.0, num_heads=2)
-    expected = [[0.3190, 0.4858], [0.2943, 0.3897], [0.2856, 0.3593],
-                [0.2693, 0.3873], [0.2639, 0.3928], [0.2575, 0.4028]]  # fmt: skip
+    expected = [
+        [0.3190, 0.4858],
+        [0.2943, 0.3897],
+        [0.2856, 0.3593],
+        [0.2693, 0.3873],
+        [0.2639, 0.3928],
+        [0.2575, 0.4028],
+    ]
     close(mha(batch)[0], expected)
 
 

@@ -15,15 +15,30 @@ from attention.modules import MultiHeadAttention
 from attention.run import build_module
 
 DROPOUT = ExplorerConfig(
-    text="the cat sat on the mat because the mat was warm", embedding="random", d_in=8,
-    variant="mha", d_out=8, heads=4, dropout=0.5, train=True, seed=2024,
-)  # fmt: skip
+    text="the cat sat on the mat because the mat was warm",
+    embedding="random",
+    d_in=8,
+    variant="mha",
+    d_out=8,
+    heads=4,
+    dropout=0.5,
+    train=True,
+    seed=2024,
+)
 
 
 def test_default_run_reproduces_the_book():
     trace = run(ExplorerConfig())
-    expected = torch.tensor([[0.3190, 0.4858], [0.2943, 0.3897], [0.2856, 0.3593],
-                             [0.2693, 0.3873], [0.2639, 0.3928], [0.2575, 0.4028]])  # fmt: skip
+    expected = torch.tensor(
+        [
+            [0.3190, 0.4858],
+            [0.2943, 0.3897],
+            [0.2856, 0.3593],
+            [0.2693, 0.3873],
+            [0.2639, 0.3928],
+            [0.2575, 0.4028],
+        ]
+    )
     torch.testing.assert_close(trace.output[0], expected, atol=1e-4, rtol=0)
     assert trace.tokens.texts[1] == "journey" and trace.config == ExplorerConfig()
     assert trace.device == "cpu" and trace.seconds > 0
@@ -81,8 +96,16 @@ def test_eight_threads_agree_while_others_use_the_global_rng():
     "variant", ["simplified", "v1", "v2", "causal", "wrapper", "mha", "blog", "blog_heads"]
 )
 def test_every_variant_runs_and_knobs_change_the_numbers(variant):
-    base = ExplorerConfig(text="one two three four", embedding="random", d_in=6, variant=variant,
-                          d_out=6, d_v=4, heads=2, seed=1)  # fmt: skip
+    base = ExplorerConfig(
+        text="one two three four",
+        embedding="random",
+        d_in=6,
+        variant=variant,
+        d_out=6,
+        d_v=4,
+        heads=2,
+        seed=1,
+    )
     trace = run(base)
     assert trace.weights.shape[-1] == 4 and trace.output.shape[-1] == base.output_width
     torch.testing.assert_close(trace.weights.sum(-1), torch.ones_like(trace.weights.sum(-1)))

@@ -19,7 +19,7 @@ CONFIGS = [
     ExplorerConfig(variant="wrapper", heads=3, d_out=2, dropout=0.3, train=True),
     ExplorerConfig(
         text="Life is short, eat dessert first", embedding="random", d_in=16, variant="blog", d_out=24, d_v=28
-    ),  # fmt: skip
+    ),
     ExplorerConfig(text="the cat saw the dog", embedding="random", d_in=5, variant="blog_heads", heads=3),
     ExplorerConfig(text="a b", embedding="custom", matrix=((0.1, 0.2), (0.3, 0.4)), variant="mha", d_out=4),
 ]
@@ -33,7 +33,8 @@ def test_script_reproduces_the_trace(config):
     trace = run(config)
     out = namespace["out"]
     assert torch.equal(out if out.dim() == 3 else out.unsqueeze(0), trace.output)
-    for (name, a), (_, b) in zip(namespace["module"].named_parameters(),
-                                 build_module(config)[0].named_parameters(), strict=True):  # fmt: skip
+    for (name, a), (_, b) in zip(
+        namespace["module"].named_parameters(), build_module(config)[0].named_parameters(), strict=True
+    ):
         assert torch.equal(a, b), name
     assert "tensor(" in printed.getvalue()

@@ -1,0 +1,154 @@
+"""Explorer: type a sentence, turn the knobs, see every step of attention as heatmaps."""
+
+from urllib.parse import urlencode
+
+import pandas as pd
+import streamlit as st
+
+from attention import figures
+from attention.snippet import pytorch_script
+from pages import ui
+
+st.title("Attention Explorer")
+config, notes = ui.explorer_controls()
+ui.show_notes(notes)
+trace = ui.cached_trace(config)
+tokens = trace.tokens
+labels = [f"{i}: {t}" for i, t in enumerate(tokens.texts)]
+
+# --- summary ---------------------------------------------------------------------------------
+st.markdown(
+    f"**{trace.module}** · {config.tokenizer} tokens · {config.embedding} embedding · seed {config.seed}"
+)
+cols = st.columns(4)
+cols[0].metric("tokens T", len(tokens))
+cols[1].metric("heads H", trace.num_heads)
+cols[2].metric("output shape", figures.shape_text(trace, "output"))
+cols[3].metric("compute time", f"{trace.seconds * 1e3:.2f} ms")
+st.caption(
+    f"Device: {ui.device_caption(config, trace)}. Rows are queries (the token that looks); "
+    "columns are keys (the token looked at)."
+)
+
+head = 0
+if trace.num_heads > 1:
+    head = st.radio(
+        "Head shown in detail",
+        range(trace.num_heads),
+        horizontal=True,
+        key="head",
+        format_func=lambda h: f"head {h}",
+    )
+
+steps_tab, heads_tab, vectors_tab, query_tab, tokens_tab, export_tab = st.tabs(
+    ["Steps", "All heads", "Vectors", "Query focus", "Tokens", "Share, code & downloads"]
+)
+
+with steps_tab:
+    st.caption(
+        f"Head {head}. Each step feeds the next: scores → ÷√d_k → mask → softmax → dropout. "
+        "Hatched cells are masked (−inf); × marks weights dropout removed."
+    )
+    step_figs = figures.step_figures(trace, head)
+    grid = st.columns(2 if len(tokens) <= 24 else 1)
+    for i, (name, fig) in enumerate(step_figs.items()):
+        with grid[i % len(grid)]:
+            ui.chart(fig, key=f"step_{name}")
+    if trace.mask is None:
+        st.caption("No causal mask: every query sees every key (masked_scores = scaled_scores).")
+    if trace.dropout_mask is None:
+        st.caption("No dropout in this run (p = 0, eval mode, or a variant without dropout).")
+
+with heads_tab:
+    st.caption(
+        f"weights {figures.shape_text(trace, 'weights')}: every head, colour only. "
+        "Pick a head above for its exact numbers."
+    )
+    ui.chart(figures.heads_grid(trace), key="heads_grid")
+
+with vectors_tab:
+    left, right = st.columns(2)
+    with left:
+        ui.chart(
+            figures.vectors_heatmap(
+                trace.x[0], figures.token_labels(trace), f"x (embeddings) {figures.shape_text(trace, 'x')}"
+            ),
+            key="vec_x",
+        )
+    with right:
+        ui.chart(
+            figures.vectors_heatmap(
+                trace.output[0], figures.token_labels(trace), f"output {figures.shape_text(trace, 'output')}"
+            ),
+            key="vec_out",
+        )
+    for i, name in enumerate(("queries", "keys", "values", "context")):
+        with left if i % 2 == 0 else right:
+            title = f"{name}, head {head} of {figures.shape_text(trace, name)}"
+            ui.chart(
+                figures.vectors_heatmap(getattr(trace, name)[0, head], figures.token_labels(trace), title),
+                key=f"vec_{name}",
+            )
+
+with query_tab:
+    query = st.selectbox(
+        "Query token",
+        range(len(tokens)),
+        format_func=labels.__getitem__,
+        key="query",
+        index=min(1, len(tokens) - 1),
+    )
+    ui.chart(figures.query_bar(trace, head, query), key="query_bar")
+    st.markdown(f"**Context vector of query {query} = Σ weight × value vector** (head {head})")
+    summed = figures.weighted_sum_frame(trace, head, query)
+    if summed.size <= 20_000:
+        st.dataframe(summed.style.format("{:.4f}"), width="stretch")
+    else:
+        st.caption("Too large to tabulate here; download the values and weights as CSV below.")
+
+with tokens_tab:
+    st.dataframe(
+        pd.DataFrame({"position": range(len(tokens)), "token": tokens.texts, "id": tokens.ids}),
+        hide_index=True,
+        width="content",
+    )
+    st.caption(
+        f"Vocabulary ({len(tokens.vocab)} entries, sorted; id = index): {', '.join(tokens.vocab[:50])}"
+        + (" …" if len(tokens.vocab) > 50 else "")
+    )
+    st.markdown(f"**Embedding matrix x** {figures.shape_text(trace, 'x')}, source: {config.embedding}")
+    x_frame = figures.matrix_frame(trace, "x")
+    if x_frame.size <= 20_000:
+        st.dataframe(x_frame.style.format("{:.4f}"), width="stretch")
+    else:
+        st.caption("Too large to tabulate here; see the Vectors tab or download x as CSV.")
+
+with export_tab:
+    st.markdown(
+        "**Share.** The address bar holds every setting; this link reproduces the view exactly "
+        "(same numbers, same dropout mask):"
+    )
+    st.code("?" + urlencode(config.to_query_params()), language=None, wrap_lines=True)
+    with st.expander("PyTorch code that reproduces these numbers", expanded=False):
+        st.code(pytorch_script(config), language="python")
+    st.markdown("**Downloads** (CSV with tokens as row and column labels; PNG from each chart's camera icon)")
+    c1, c2, c3 = st.columns([2, 1, 1])
+    name = c1.selectbox("Matrix", [n for n in trace.TENSORS if getattr(trace, n) is not None], key="csv_name")
+    per_head = getattr(trace, name).dim() == 4
+    csv_head = c2.number_input(
+        "head", 0, trace.num_heads - 1, value=head, key="csv_head", disabled=not per_head
+    )
+    c3.download_button(
+        "CSV",
+        lambda: figures.matrix_frame(trace, name, head=csv_head if per_head else None).to_csv(),
+        file_name=f"{name}{f'_head{csv_head}' if per_head else ''}.csv",
+        mime="text/csv",
+        on_click="ignore",
+    )
+    st.download_button(
+        "Whole trace (JSON)",
+        lambda: figures.trace_json(trace),
+        file_name="trace.json",
+        mime="application/json",
+        on_click="ignore",
+    )

@@ -1,0 +1,205 @@
+"""The Explorer's UI layer: widgets in, plain values out; caches keyed by plain values.
+
+Not a page (app.py registers only pages/explorer.py). Streamlit lives here and in the pages,
+never in attention/.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from attention import AttentionTrace, ExplorerConfig, run
+from attention.config import MAX_D_IN, MAX_D_OUT, MAX_HEADS, MAX_SEED, MAX_TEXT_CHARS, VARIANTS
+from attention.devices import available_devices, resolve_device
+from attention.embeddings import format_matrix, presets
+from attention.text import SCHEME_LABELS
+
+CUSTOM_PRESET = "— your own settings —"
+MAX_DROPOUT_WIDGET = 1.0 - 2**-53  # the largest float below 1: any p the config accepts
+KNOBS = ("d_out", "d_v", "heads", "dropout", "causal", "bias", "train")
+
+
+# --- cache: one trace per config, shared by every session (traces are immutable) ------------
+
+
+@st.cache_resource(max_entries=256, show_spinner=False)
+def _trace_for(params: tuple[tuple[str, str], ...]) -> AttentionTrace:
+    config, _ = ExplorerConfig.from_values(dict(params))
+    return run(config)
+
+
+def cached_trace(config: ExplorerConfig) -> AttentionTrace:
+    return _trace_for(tuple(sorted(config.to_query_params().items())))
+
+
+# --- widget state <-> config -----------------------------------------------------------------
+
+
+def _widget_values(config: ExplorerConfig) -> dict:
+    values = {
+        name: getattr(config, name)
+        for name in (
+            "text",
+            "tokenizer",
+            "embedding",
+            "variant",
+            "d_in",
+            "d_out",
+            "d_v",
+            "heads",
+            "dropout",
+            "causal",
+            "bias",
+            "seed",
+            "train",
+            "device",
+        )
+    }
+    values["matrix"] = format_matrix(config.matrix) if config.matrix else ""
+    return values
+
+
+def _load(config: ExplorerConfig) -> None:
+    for key, value in _widget_values(config).items():
+        st.session_state[f"w_{key}"] = value
+
+
+def _apply_preset() -> None:
+    name = st.session_state["w_preset"]
+    preset = next((p for p in presets() if p["name"] == name), None)
+    if preset is not None:
+        _load(
+            ExplorerConfig(**{**preset["settings"], "text": preset["text"], "tokenizer": preset["tokenizer"]})
+        )
+
+
+def _init_from_url() -> None:
+    """On a session's first run, the URL's query parameters set every widget."""
+    if st.session_state.get("_ready"):
+        return
+    raw = {key: st.query_params.get_all(key) for key in st.query_params}
+    config, notes = ExplorerConfig.from_values(raw)
+    _load(config)
+    st.session_state["_url_notes"] = notes
+    st.session_state["_ready"] = True
+
+
+def _raw_values() -> dict:
+    """Widget values as from_values takes them: only the knobs this variant and embedding use."""
+    s = {key[2:]: value for key, value in st.session_state.items() if key.startswith("w_")}
+    knobs = VARIANTS[s["variant"]].knobs
+    raw = {k: s[k] for k in ("text", "tokenizer", "variant", "seed", "device")}
+    raw |= {k: s[k] for k in KNOBS if k in knobs}
+    raw["embedding"] = s["matrix"] if s["embedding"] == "custom" else s["embedding"]
+    if s["embedding"] == "random":
+        raw["d_in"] = s["d_in"]
+    return raw
+
+
+# --- the controls ----------------------------------------------------------------------------
+
+
+def explorer_controls() -> tuple[ExplorerConfig, list[str]]:
+    """The sentence box and the sidebar knobs -> the config to show, and notes on anything that
+    was corrected (bad URL values, impossible combinations)."""
+    _init_from_url()
+    s = st.session_state
+    st.text_area(
+        "Sentence",
+        key="w_text",
+        height=80,
+        max_chars=MAX_TEXT_CHARS,
+        help="Type anything; tokens are split by the tokenizer in the sidebar.",
+    )
+
+    with st.sidebar:
+        names = [CUSTOM_PRESET] + [p["name"] for p in presets()]
+        st.selectbox("Preset (the documents' examples)", names, key="w_preset", on_change=_apply_preset)
+        variant = VARIANTS[s["w_variant"]]
+        st.selectbox("Module", list(VARIANTS), key="w_variant", format_func=lambda v: VARIANTS[v].label)
+        st.selectbox("Tokenizer", list(SCHEME_LABELS), key="w_tokenizer", format_func=SCHEME_LABELS.get)
+        st.radio(
+            "Embedding",
+            ["book", "random", "custom"],
+            key="w_embedding",
+            horizontal=True,
+            format_func={
+                "book": "book vectors",
+                "random": "nn.Embedding (seeded)",
+                "custom": "my matrix",
+            }.get,
+            help="Book vectors exist for the documents' sentences (see Preset).",
+        )
+        if s["w_embedding"] == "custom":
+            st.text_area(
+                "Matrix: one row per token, numbers split by commas, rows by ';' or lines",
+                key="w_matrix",
+                height=100,
+            )
+        knobs = variant.knobs
+        blog = variant.key.startswith("blog")
+        st.number_input(
+            "d_in (embedding width)",
+            1,
+            MAX_D_IN,
+            key="w_d_in",
+            disabled=s["w_embedding"] != "random",
+            help="Fixed vectors decide d_in; pick the nn.Embedding source to change it.",
+        )
+        d_out_label = {"wrapper": "d_out per head", "blog": "d_q = d_k", "blog_heads": "d_q = d_k per head"}
+        st.number_input(
+            d_out_label.get(variant.key, "d_out"), 1, MAX_D_OUT, key="w_d_out", disabled="d_out" not in knobs
+        )
+        if blog:
+            st.number_input("d_v (value width)", 1, MAX_D_OUT, key="w_d_v")
+        st.number_input("heads", 1, MAX_HEADS, key="w_heads", disabled="heads" not in knobs)
+        st.number_input(
+            "dropout p",
+            0.0,
+            MAX_DROPOUT_WIDGET,
+            step=0.05,
+            key="w_dropout",
+            format="%.2f",
+            disabled="dropout" not in knobs,
+            help="Applied to the weights in train mode only.",
+        )
+        st.checkbox("causal mask", key="w_causal", disabled="causal" not in knobs)
+        st.checkbox("qkv bias", key="w_bias", disabled="bias" not in knobs)
+        st.toggle("train mode (dropout on)", key="w_train", disabled="train" not in knobs)
+        st.number_input(
+            "seed", 0, MAX_SEED, key="w_seed", help="Seeds the embedding, the weights and dropout."
+        )
+        devices = ["auto", *available_devices()]
+        if s["w_device"] not in devices:
+            devices.append(s["w_device"])  # asked for by a link; resolve_device explains the fallback
+        st.selectbox("device", devices, key="w_device")
+        if not knobs:
+            st.caption(f"{variant.class_name} has no trainable weights: only the text and embedding matter.")
+
+    config, notes = ExplorerConfig.from_values(_raw_values())
+    url_notes = s.pop("_url_notes", [])
+    st.query_params.from_dict(config.to_query_params())
+    return config, url_notes + notes
+
+
+def show_notes(notes: list[str], from_url: bool = False) -> None:
+    """Corrections, as text (never HTML): what was wrong and what is shown instead."""
+    if notes:
+        st.warning("**Some settings could not be used as given; the page shows the closest valid view.**")
+        for note in notes:
+            st.text("• " + note)
+
+
+def device_caption(config: ExplorerConfig, trace: AttentionTrace) -> str:
+    choice = resolve_device(config.device)
+    text = f"{choice.name}"
+    if choice.reason:
+        text += f" — {choice.reason}"
+    return text
+
+
+def chart(fig, key: str) -> None:
+    """A plotly chart with its PNG download (the modebar camera) kept."""
+    st.plotly_chart(
+        fig, key=key, config={"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
+    )
