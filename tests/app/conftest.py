@@ -1,0 +1,53 @@
+import base64
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+
+
+@pytest.fixture
+def app():
+    """A fresh Explorer session (not yet run)."""
+    return AppTest.from_file(APP, default_timeout=60)
+
+
+def decode(value):
+    """A plotly typed array ({dtype, bdata, shape}) or a list -> numpy array."""
+    if isinstance(value, dict) and "bdata" in value:
+        array = np.frombuffer(
+            base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]).newbyteorder("<")
+        )
+        if value.get("shape"):
+            array = array.reshape([int(d) for d in str(value["shape"]).split(",")])
+        return array
+    return np.asarray(value, dtype=float)
+
+
+def figures(at) -> list[dict]:
+    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+
+
+def title(fig: dict) -> str:
+    return fig["layout"].get("title", {}).get("text", "")
+
+
+def figure(at, title_start: str) -> dict:
+    """The first figure whose title starts with `title_start`."""
+    for fig in figures(at):
+        if title(fig).startswith(title_start):
+            return fig
+    raise AssertionError(
+        f"no figure titled {title_start!r}: {[f['layout'].get('title') for f in figures(at)]}"
+    )
+
+
+def z(fig: dict, trace: int = 0) -> np.ndarray:
+    return decode(fig["data"][trace]["z"])
+
+
+def messages(at) -> str:
+    return "\n".join([w.value for w in at.warning] + [t.value for t in at.text] + [e.value for e in at.error])
