@@ -4,6 +4,9 @@ Payload rules (design.md): exact numbers travel as float32 typed arrays; thumbna
 show colour, travel as uint8; axes are integer positions with tickvals/ticktext, so repeated
 tokens keep their own rows, and plotly's hover then shows the tick text (the token). Every
 token is HTML-escaped before it reaches a figure, since plotly renders some HTML in labels.
+
+Figures are built as plain dicts and wrapped without validation: plotly's property validation
+cost ~20 ms a figure, most of a rerun. Tests check the specs instead.
 """
 
 from __future__ import annotations
@@ -15,15 +18,14 @@ import math
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from attention.trace import AttentionTrace
 
-# Colour-blind-safe scales: diverging for signed scores, sequential for weights in [0, 1].
-DIVERGING = "RdBu_r"
+# Colour-blind-safe scales (plotly.js names): diverging for signed scores, sequential for weights.
+DIVERGING = "RdBu"  # with reversescale: red positive, blue negative
 SEQUENTIAL = "Viridis"
 MASK_GREY = "#8c8c8c"
-TEMPLATE = go.layout.Template(layout={"font": {"size": 14}})  # plotly's default template is ~10 kB
+TEMPLATE = {"layout": {"font": {"size": 14}}}  # plotly's default template is ~10 kB a figure
 
 STEPS = {  # trace field -> (title, what a cell is, colour scale)
     "scores": ("scores = queries @ keysᵀ", "score", DIVERGING),
@@ -46,18 +48,26 @@ def token_labels(trace: AttentionTrace) -> list[str]:
     return [token_label(t) for t in trace.tokens.texts]
 
 
+def _figure(data: list[dict], layout: dict) -> go.Figure:
+    return go.Figure({"data": data, "layout": {"template": TEMPLATE, **layout}}, _validate=False)
+
+
+def _title(text: str, subtitle: str = "", size: int = 15) -> dict:
+    return {"text": f"{text}<br><sub>{subtitle}</sub>" if subtitle else text, "font": {"size": size}}
+
+
 def _position_axis(labels: list[str], title: str) -> dict:
     n = len(labels)
-    return dict(
-        title=dict(text=title),
-        tickmode="array",
-        tickvals=list(range(n)),
-        ticktext=labels,
-        tickfont=dict(size=14 if n <= 16 else 11 if n <= 48 else 8),
-        showgrid=False,
-        zeroline=False,
-        constrain="domain",
-    )
+    return {
+        "title": {"text": title},
+        "tickmode": "array",
+        "tickvals": list(range(n)),
+        "ticktext": labels,
+        "tickfont": {"size": 14 if n <= 16 else 11 if n <= 48 else 8},
+        "showgrid": False,
+        "zeroline": False,
+        "constrain": "domain",
+    }
 
 
 def _f32(a) -> np.ndarray:
@@ -73,6 +83,19 @@ def _mask_polygon(num_tokens: int) -> tuple[list[float], list[float]]:
     xs += [num_tokens - 0.5, num_tokens - 0.5, 0.5]
     ys += [num_tokens - 1.5, -0.5, -0.5]
     return xs, ys
+
+
+def _colour(colorscale: str, values: np.ndarray) -> dict:
+    """Colour scale and range: diverging ones centred on 0, sequential ones from 0."""
+    finite = values[np.isfinite(values)]
+    if colorscale == DIVERGING:
+        bound = float(np.abs(finite).max()) if finite.size else 1.0
+        return {"colorscale": DIVERGING, "reversescale": True, "zmid": 0.0, "zmin": -bound, "zmax": bound}
+    return {
+        "colorscale": SEQUENTIAL,
+        "zmin": 0.0,
+        "zmax": float(max(1.0, finite.max() if finite.size else 1.0)),
+    }
 
 
 def attention_heatmap(
@@ -93,71 +116,78 @@ def attention_heatmap(
     z = _f32(matrix)
     z[np.isneginf(z)] = np.nan
     n = z.shape[0]
-    finite = z[np.isfinite(z)]
-    hover = f"query %{{y}}<br>key %{{x}}<br>{value_name} %{{z:.4f}}<extra></extra>"
-    heat = dict(
-        z=z,
-        colorscale=colorscale,
-        hovertemplate=hover,
-        hoverongaps=False,
-        colorbar=dict(thickness=12, len=0.9),
-    )
-    if colorscale == DIVERGING:
-        bound = float(np.abs(finite).max()) if finite.size else 1.0
-        heat.update(zmid=0.0, zmin=-bound, zmax=bound)
-    else:
-        heat.update(zmin=0.0, zmax=float(max(1.0, finite.max() if finite.size else 1.0)))
-    fig = go.Figure(go.Heatmap(**heat))
+    data = [
+        {
+            "type": "heatmap",
+            "z": z,
+            "hoverongaps": False,
+            "colorbar": {"thickness": 12, "len": 0.9},
+            "hovertemplate": f"query %{{y}}<br>key %{{x}}<br>{value_name} %{{z:.4f}}<extra></extra>",
+            **_colour(colorscale, z),
+        }
+    ]
     if mask is not None and n > 1:
         xs, ys = _mask_polygon(n)
-        fig.add_trace(
-            go.Scatter(
-                x=xs,
-                y=ys,
-                fill="toself",
-                mode="lines",
-                line=dict(width=0),
-                fillcolor=MASK_GREY,
-                fillpattern=dict(shape="/", bgcolor=MASK_GREY, fgcolor="white", size=8, solidity=0.3),
-                hoveron="fills",
-                hoverinfo="text",
-                text="masked (−inf): a query may not look at later keys",
-                name="masked",
-                showlegend=False,
-            )
+        data.append(
+            {
+                "type": "scatter",
+                "x": xs,
+                "y": ys,
+                "fill": "toself",
+                "mode": "lines",
+                "line": {"width": 0},
+                "fillcolor": MASK_GREY,
+                "fillpattern": {
+                    "shape": "/",
+                    "bgcolor": MASK_GREY,
+                    "fgcolor": "white",
+                    "size": 8,
+                    "solidity": 0.3,
+                },
+                "hoveron": "fills",
+                "hoverinfo": "text",
+                "text": "masked (−inf): a query may not look at later keys",
+                "name": "masked",
+                "showlegend": False,
+            }
         )
     if dropout_mask is not None:
         dropped = np.argwhere(~np.asarray(dropout_mask, dtype=bool))  # (k, 2): row, col
         if mask is not None:
-            dropped = dropped[dropped[:, 1] <= dropped[:, 0]]  # masked cells are already 0
-        fig.add_trace(
-            go.Scatter(
-                x=dropped[:, 1].astype(np.int16),
-                y=dropped[:, 0].astype(np.int16),
-                mode="markers",
-                marker=dict(
-                    symbol="x-thin", size=max(4, min(14, 360 // n)), line=dict(width=2, color="#d62728")
-                ),
-                hovertemplate=f"query %{{y}}<br>key %{{x}}<br>dropped (p = {dropout:g})<extra></extra>",
-                name="dropped",
-                showlegend=False,
-            )
+            dropped = dropped[dropped[:, 1] <= dropped[:, 0]]  # masked cells are 0 already
+        data.append(
+            {
+                "type": "scatter",
+                "x": dropped[:, 1].astype(np.int16),
+                "y": dropped[:, 0].astype(np.int16),
+                "mode": "markers",
+                "name": "dropped",
+                "showlegend": False,
+                "marker": {
+                    "symbol": "x-thin",
+                    "size": max(4, min(14, 360 // n)),
+                    "line": {"width": 2, "color": "#d62728"},
+                },
+                "hovertemplate": f"query %{{y}}<br>key %{{x}}<br>dropped (p = {dropout:g})<extra></extra>",
+            }
         )
         subtitle += f" · kept weights × 1/(1 − {dropout:g}) = ×{1 / (1 - dropout):.4g} · ✕ = dropped"
-    fig.update_layout(
-        template=TEMPLATE,
-        title=dict(text=f"{title}<br><sub>{subtitle}</sub>" if subtitle else title, font=dict(size=15)),
-        xaxis=_position_axis(labels, "keys (looked at) →") | dict(range=[-0.5, n - 0.5]),
-        yaxis=_position_axis(labels, "← queries (looking)") | dict(autorange="reversed", scaleanchor="x"),
-        height=height or int(min(720, max(360, 140 + 28 * n))),
-        margin=dict(l=10, r=10, t=70, b=10),
+    return _figure(
+        data,
+        {
+            "title": _title(title, subtitle),
+            "xaxis": _position_axis(labels, "keys (looked at) →") | {"range": [-0.5, n - 0.5]},
+            "yaxis": _position_axis(labels, "← queries (looking)")
+            | {"autorange": "reversed", "scaleanchor": "x"},
+            "height": height or int(min(720, max(380, 160 + 30 * n))),
+            "margin": {"l": 10, "r": 10, "t": 70, "b": 10},
+        },
     )
-    return fig
 
 
 def step_figures(trace: AttentionTrace, head: int, batch: int = 0) -> dict[str, go.Figure]:
-    """One head's five steps, scores -> dropped_weights. Steps that change nothing are left out
-    (masked_scores without a mask, dropped_weights without dropout)."""
+    """One head's steps, scores -> dropped_weights. Steps that do not happen are left out
+    (no scaling in 3.3's simplified attention, no mask, no dropout)."""
     labels = token_labels(trace)
     mask = None if trace.mask is None else trace.mask.numpy()
     out = {}
@@ -167,10 +197,8 @@ def step_figures(trace: AttentionTrace, head: int, batch: int = 0) -> dict[str, 
         if name == "dropped_weights" and trace.dropout_mask is None:
             continue
         if name == "scaled_scores" and trace.module == "SimplifiedSelfAttention":
-            continue  # no scaling step in section 3.3
+            continue
         step_title = title.replace("√d_k", f"√{trace.queries.shape[-1]} = {trace.scale:.4g}")
-        shown_mask = mask if name in ("masked_scores", "weights", "dropped_weights") else None
-        keep = trace.dropout_mask[batch, head].numpy() if name == "dropped_weights" else None
         out[name] = attention_heatmap(
             getattr(trace, name)[batch, head].numpy(),
             labels,
@@ -178,8 +206,8 @@ def step_figures(trace: AttentionTrace, head: int, batch: int = 0) -> dict[str, 
             value_name,
             scale,
             subtitle=f"{name} {shape_text(trace, name)}, head {head}",
-            mask=shown_mask,
-            dropout_mask=keep,
+            mask=mask if name in ("masked_scores", "weights", "dropped_weights") else None,
+            dropout_mask=trace.dropout_mask[batch, head].numpy() if name == "dropped_weights" else None,
             dropout=trace.dropout,
         )
     return out
@@ -191,85 +219,101 @@ def heads_grid(trace: AttentionTrace, name: str = "weights", batch: int = 0, col
     heads = trace.num_heads
     cols = min(columns, heads)
     rows = math.ceil(heads / cols)
-    fig = make_subplots(
-        rows=rows,
-        cols=cols,
-        subplot_titles=[f"head {h}" for h in range(heads)],
-        horizontal_spacing=0.03,
-        vertical_spacing=0.08 / rows,
-    )
     values = getattr(trace, name)[batch].numpy()  # (H, T, T)
+    gap_x, gap_y = 0.03, 0.12 / rows
+    width, height = (1 - gap_x * (cols - 1)) / cols, (1 - gap_y * (rows - 1)) / rows
+    data, layout = [], {}
     for h in range(heads):
+        r, c = divmod(h, cols)
+        axis = "" if h == 0 else str(h + 1)
         z = np.clip(np.nan_to_num(values[h], neginf=0.0), 0.0, 1.0)
-        fig.add_trace(
-            go.Heatmap(
-                z=np.round(z * 255).astype(np.uint8),
-                zmin=0,
-                zmax=255,
-                colorscale=SEQUENTIAL,
-                showscale=False,
-                hoverinfo="skip",
-            ),
-            row=h // cols + 1,
-            col=h % cols + 1,
+        data.append(
+            {
+                "type": "heatmap",
+                "z": np.round(z * 255).astype(np.uint8),
+                "zmin": 0,
+                "zmax": 255,
+                "colorscale": SEQUENTIAL,
+                "showscale": False,
+                "hoverinfo": "skip",
+                "xaxis": f"x{axis}",
+                "yaxis": f"y{axis}",
+            }
         )
-    fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False)
-    fig.update_yaxes(showticklabels=False, showgrid=False, zeroline=False, autorange="reversed")
-    fig.update_layout(template=TEMPLATE, height=40 + 190 * rows, margin=dict(l=5, r=5, t=30, b=5))
-    return fig
+        x0, y1 = c * (width + gap_x), 1 - r * (height + gap_y)
+        x1, y0 = min(1.0, x0 + width), max(0.0, y1 - height)  # float error must not leave [0, 1]
+        hidden = {"showticklabels": False, "showgrid": False, "zeroline": False}
+        layout[f"xaxis{axis}"] = {**hidden, "domain": [x0, x1], "anchor": f"y{axis}"}
+        layout[f"yaxis{axis}"] = {
+            **hidden,
+            "domain": [y0, y1],
+            "anchor": f"x{axis}",
+            "autorange": "reversed",
+        }
+        layout.setdefault("annotations", []).append(
+            {
+                "text": f"head {h}",
+                "showarrow": False,
+                "xref": "paper",
+                "yref": "paper",
+                "x": x0 + width / 2,
+                "y": y1,
+                "yanchor": "bottom",
+                "font": {"size": 13},
+            }
+        )
+    return _figure(data, layout | {"height": 40 + 200 * rows, "margin": {"l": 5, "r": 5, "t": 30, "b": 5}})
 
 
 def vectors_heatmap(matrix, row_labels: list[str], title: str, row_title: str = "tokens") -> go.Figure:
     """A (T, d) matrix of vectors: one row per token, one column per dimension."""
     z = _f32(matrix)
-    n, d = z.shape
-    bound = float(np.abs(z).max()) or 1.0
-    fig = go.Figure(
-        go.Heatmap(
-            z=z,
-            colorscale=DIVERGING,
-            zmid=0.0,
-            zmin=-bound,
-            zmax=bound,
-            hovertemplate="token %{y}<br>dimension %{x}<br>value %{z:.4f}<extra></extra>",
-            colorbar=dict(thickness=10),
-        )
+    n = z.shape[0]
+    data = [
+        {
+            "type": "heatmap",
+            "z": z,
+            "colorbar": {"thickness": 10},
+            **_colour(DIVERGING, z),
+            "hovertemplate": "token %{y}<br>dimension %{x}<br>value %{z:.4f}<extra></extra>",
+        }
+    ]
+    return _figure(
+        data,
+        {
+            "title": _title(title, size=14),
+            "xaxis": {"title": {"text": "dimension"}, "showgrid": False, "zeroline": False},
+            "yaxis": _position_axis(row_labels, row_title) | {"autorange": "reversed"},
+            "height": int(min(640, max(220, 110 + 22 * n))),
+            "margin": {"l": 10, "r": 10, "t": 50, "b": 10},
+        },
     )
-    fig.update_layout(
-        template=TEMPLATE,
-        title=dict(text=title, font=dict(size=14)),
-        xaxis=dict(title=dict(text="dimension"), showgrid=False, zeroline=False),
-        yaxis=_position_axis(row_labels, row_title) | dict(autorange="reversed"),
-        height=int(min(640, max(220, 110 + 22 * n))),
-        margin=dict(l=10, r=10, t=50, b=10),
-    )
-    return fig
 
 
 def query_bar(trace: AttentionTrace, head: int, query: int, batch: int = 0) -> go.Figure:
-    """How one query spreads its weight over the keys."""
+    """How one query spreads its weight over the keys (after dropout, as the context uses it)."""
     labels = token_labels(trace)
     weights = _f32(trace.dropped_weights[batch, head, query])
     masked = trace.mask[query].numpy() if trace.mask is not None else np.zeros(len(labels), bool)
-    fig = go.Figure(
-        go.Bar(
-            x=np.arange(len(labels), dtype=np.int16),
-            y=weights,
-            marker_color=np.where(masked, "#bbbbbb", "#1f77b4").tolist(),
-            hovertemplate="key %{x}<br>weight %{y:.4f}<extra></extra>",
-        )
+    data = [
+        {
+            "type": "bar",
+            "x": np.arange(len(labels), dtype=np.int16),
+            "y": weights,
+            "marker": {"color": np.where(masked, "#bbbbbb", "#1f5fbf").tolist()},
+            "hovertemplate": "key %{x}<br>weight %{y:.4f}<extra></extra>",
+        }
+    ]
+    return _figure(
+        data,
+        {
+            "title": _title(f"weights of query “{labels[query]}” (position {query}) over the keys", size=14),
+            "xaxis": _position_axis(labels, "keys"),
+            "yaxis": {"title": {"text": "weight"}, "rangemode": "tozero"},
+            "height": 320,
+            "margin": {"l": 10, "r": 10, "t": 50, "b": 10},
+        },
     )
-    fig.update_layout(
-        template=TEMPLATE,
-        title=dict(
-            text=f"weights of query “{labels[query]}” (position {query}) over the keys", font=dict(size=14)
-        ),
-        xaxis=_position_axis(labels, "keys"),
-        yaxis=dict(title=dict(text="weight"), rangemode="tozero"),
-        height=320,
-        margin=dict(l=10, r=10, t=50, b=10),
-    )
-    return fig
 
 
 def weighted_sum_frame(trace: AttentionTrace, head: int, query: int, batch: int = 0) -> pd.DataFrame:

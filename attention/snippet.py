@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+from functools import cache
 
 import numpy as np
 
@@ -11,6 +12,7 @@ from attention.config import VARIANTS, ExplorerConfig
 from attention.embeddings import embed
 
 
+@cache
 def _class_source(cls) -> str:
     """The book's class without the explorer's .trace method."""
     source = inspect.getsource(cls)
