@@ -22,7 +22,16 @@ import plotly.graph_objects as go
 from attention.trace import AttentionTrace
 
 # Colour-blind-safe scales (plotly.js names): diverging for signed scores, sequential for weights.
-DIVERGING = "RdBu"  # with reversescale: red positive, blue negative
+# ColorBrewer RdBu, blue for negative, white at 0, red for positive (plotly.js's own "RdBu" differs)
+DIVERGING = [
+    [0.0, "#2166ac"],
+    [0.25, "#67a9cf"],
+    [0.4, "#d1e5f0"],
+    [0.5, "#f7f7f7"],
+    [0.6, "#fddbc7"],
+    [0.75, "#ef8a62"],
+    [1.0, "#b2182b"],
+]
 SEQUENTIAL = "Viridis"
 MASK_GREY = "#8c8c8c"
 TEMPLATE = {"layout": {"font": {"size": 14}}}  # plotly's default template is ~10 kB a figure
@@ -52,8 +61,8 @@ def _figure(data: list[dict], layout: dict) -> go.Figure:
     return go.Figure({"data": data, "layout": {"template": TEMPLATE, **layout}}, _validate=False)
 
 
-def _title(text: str, subtitle: str = "", size: int = 15) -> dict:
-    return {"text": f"{text}<br><sub>{subtitle}</sub>" if subtitle else text, "font": {"size": size}}
+def _title(text: str, size: int = 15) -> dict:
+    return {"text": text, "font": {"size": size}}
 
 
 def _position_axis(labels: list[str], title: str) -> dict:
@@ -85,12 +94,12 @@ def _mask_polygon(num_tokens: int) -> tuple[list[float], list[float]]:
     return xs, ys
 
 
-def _colour(colorscale: str, values: np.ndarray) -> dict:
+def _colour(colorscale, values: np.ndarray) -> dict:
     """Colour scale and range: diverging ones centred on 0, sequential ones from 0."""
     finite = values[np.isfinite(values)]
     if colorscale == DIVERGING:
         bound = float(np.abs(finite).max()) if finite.size else 1.0
-        return {"colorscale": DIVERGING, "reversescale": True, "zmid": 0.0, "zmin": -bound, "zmax": bound}
+        return {"colorscale": DIVERGING, "zmid": 0.0, "zmin": -bound, "zmax": bound}
     return {
         "colorscale": SEQUENTIAL,
         "zmin": 0.0,
@@ -98,36 +107,35 @@ def _colour(colorscale: str, values: np.ndarray) -> dict:
     }
 
 
-def attention_heatmap(
-    matrix,
-    labels: list[str],
-    title: str,
+def _step_traces(
+    z,
+    n: int,
     value_name: str,
     colorscale: str,
-    *,
-    subtitle: str = "",
+    axes: tuple[str, str],
+    colorbar: dict,
     mask=None,
     dropout_mask=None,
     dropout: float = 0.0,
-    height: int | None = None,
-) -> go.Figure:
-    """A (T, T) matrix: rows are queries, columns are keys. Masked cells are hatched grey
-    (hover: "masked (−inf)"); dropped cells are crossed out; −inf itself is sent as NaN."""
-    z = _f32(matrix)
-    z[np.isneginf(z)] = np.nan
-    n = z.shape[0]
+) -> list[dict]:
+    """One (T, T) panel: the heatmap (−inf sent as NaN), the masked cells as one hatched grey
+    polygon (hover: "masked (−inf)"), and a ✕ on every cell dropout removed."""
+    ref = {"xaxis": axes[0], "yaxis": axes[1]}
     data = [
         {
             "type": "heatmap",
             "z": z,
             "hoverongaps": False,
-            "colorbar": {"thickness": 12, "len": 0.9},
+            "colorbar": colorbar,
+            "name": value_name,
+            **ref,
             "hovertemplate": f"query %{{y}}<br>key %{{x}}<br>{value_name} %{{z:.4f}}<extra></extra>",
             **_colour(colorscale, z),
         }
     ]
     if mask is not None and n > 1:
         xs, ys = _mask_polygon(n)
+        pattern = {"shape": "/", "bgcolor": MASK_GREY, "fgcolor": "white", "size": 8, "solidity": 0.3}
         data.append(
             {
                 "type": "scatter",
@@ -137,18 +145,13 @@ def attention_heatmap(
                 "mode": "lines",
                 "line": {"width": 0},
                 "fillcolor": MASK_GREY,
-                "fillpattern": {
-                    "shape": "/",
-                    "bgcolor": MASK_GREY,
-                    "fgcolor": "white",
-                    "size": 8,
-                    "solidity": 0.3,
-                },
+                "fillpattern": pattern,
                 "hoveron": "fills",
                 "hoverinfo": "text",
                 "text": "masked (−inf): a query may not look at later keys",
                 "name": "masked",
                 "showlegend": False,
+                **ref,
             }
         )
     if dropout_mask is not None:
@@ -163,6 +166,7 @@ def attention_heatmap(
                 "mode": "markers",
                 "name": "dropped",
                 "showlegend": False,
+                **ref,
                 "marker": {
                     "symbol": "x-thin",
                     "size": max(4, min(14, 360 // n)),
@@ -171,46 +175,96 @@ def attention_heatmap(
                 "hovertemplate": f"query %{{y}}<br>key %{{x}}<br>dropped (p = {dropout:g})<extra></extra>",
             }
         )
-        subtitle += f" · kept weights × 1/(1 − {dropout:g}) = ×{1 / (1 - dropout):.4g} · ✕ = dropped"
-    return _figure(
-        data,
-        {
-            "title": _title(title, subtitle),
-            "xaxis": _position_axis(labels, "keys (looked at) →") | {"range": [-0.5, n - 0.5]},
-            "yaxis": _position_axis(labels, "← queries (looking)")
-            | {"autorange": "reversed", "scaleanchor": "x"},
-            "height": height or int(min(720, max(380, 160 + 30 * n))),
-            "margin": {"l": 10, "r": 10, "t": 70, "b": 10},
-        },
-    )
+    return data
 
 
-def step_figures(trace: AttentionTrace, head: int, batch: int = 0) -> dict[str, go.Figure]:
-    """One head's steps, scores -> dropped_weights. Steps that do not happen are left out
-    (no scaling in 3.3's simplified attention, no mask, no dropout)."""
+def steps_figure(trace: AttentionTrace, head: int, batch: int = 0) -> go.Figure:
+    """One head's steps, scores -> dropped_weights, as panels of one figure (one chart to draw,
+    not five). Rows are queries, columns are keys. Steps that do not happen are left out (no
+    scaling in 3.3's simplified attention, no mask, no dropout). Each heatmap trace is named
+    after its trace field."""
     labels = token_labels(trace)
+    n = len(labels)
     mask = None if trace.mask is None else trace.mask.numpy()
-    out = {}
-    for name, (title, value_name, scale) in STEPS.items():
-        if name == "masked_scores" and trace.mask is None:
-            continue
-        if name == "dropped_weights" and trace.dropout_mask is None:
-            continue
-        if name == "scaled_scores" and trace.module == "SimplifiedSelfAttention":
-            continue
-        step_title = title.replace("√d_k", f"√{trace.queries.shape[-1]} = {trace.scale:.4g}")
-        out[name] = attention_heatmap(
-            getattr(trace, name)[batch, head].numpy(),
-            labels,
-            step_title,
-            value_name,
+    steps = [
+        name
+        for name in STEPS
+        if not (
+            (name == "masked_scores" and trace.mask is None)
+            or (name == "dropped_weights" and trace.dropout_mask is None)
+            or (name == "scaled_scores" and trace.module == "SimplifiedSelfAttention")
+        )
+    ]
+    cols = 2 if n <= 24 else 1
+    rows = math.ceil(len(steps) / cols)
+    panel = int(min(700, max(260, 100 + 26 * n)))  # px per panel
+    head_px = 115  # px above each panel: its title (45) and the key axis on top (70)
+    block = head_px + panel + 25
+    plot = rows * block  # the plot area's height in px; margins are extra
+    gap_x = 0.16
+    width = (1 - gap_x * (cols - 1)) / cols
+    data, layout = [], {"annotations": []}
+    for i, name in enumerate(steps):
+        title, value_name, scale = STEPS[name]
+        r, c = divmod(i, cols)
+        axis = "" if i == 0 else str(i + 1)
+        x0 = c * (width + gap_x)
+        x1 = min(1.0, x0 + width - 0.06)  # room for the colour bar
+        y_title = 1 - r * block / plot
+        y1 = 1 - (r * block + head_px) / plot
+        y0 = max(0.0, y1 - panel / plot)
+        z = _f32(getattr(trace, name)[batch, head])
+        z[np.isneginf(z)] = np.nan
+        colorbar = {
+            "thickness": 12,
+            "len": (y1 - y0),
+            "y": (y0 + y1) / 2,
+            "x": min(1.0, x1 + 0.01),
+            "xanchor": "left",
+            "yanchor": "middle",
+        }
+        data += _step_traces(
+            z,
+            n,
+            name,
             scale,
-            subtitle=f"{name} {shape_text(trace, name)}, head {head}",
+            (f"x{axis}", f"y{axis}"),
+            colorbar,
             mask=mask if name in ("masked_scores", "weights", "dropped_weights") else None,
             dropout_mask=trace.dropout_mask[batch, head].numpy() if name == "dropped_weights" else None,
             dropout=trace.dropout,
         )
-    return out
+        layout[f"xaxis{axis}"] = _position_axis(labels, "keys (looked at) →") | {
+            "domain": [x0, x1],
+            "anchor": f"y{axis}",
+            "range": [-0.5, n - 0.5],
+            "side": "top",
+            "title": {"text": "keys (looked at) →", "standoff": 4},
+        }
+        layout[f"yaxis{axis}"] = _position_axis(labels, "← queries (looking)") | {
+            "domain": [y0, y1],
+            "anchor": f"x{axis}",
+            "range": [n - 0.5, -0.5],  # query 0 on top; fixed, so the ✕ markers cannot shrink it
+        }
+        step_title = title.replace("√d_k", f"√{trace.queries.shape[-1]} = {trace.scale:.4g}")
+        subtitle = f"{name} {shape_text(trace, name)}, head {head}"
+        if name == "dropped_weights":
+            subtitle += f" · kept × 1/(1 − {trace.dropout:g}) = ×{1 / (1 - trace.dropout):.4g} · ✕ dropped"
+        layout["annotations"].append(
+            {
+                "text": f"<b>{step_title}</b><br><span style='font-size:12px'>{subtitle}</span>",
+                "showarrow": False,
+                "xref": "paper",
+                "yref": "paper",
+                "x": x0,
+                "xanchor": "left",
+                "y": y_title,
+                "yanchor": "top",
+                "align": "left",
+                "font": {"size": 15},
+            }
+        )
+    return _figure(data, layout | {"height": plot + 20, "margin": {"l": 10, "r": 10, "t": 10, "b": 10}})
 
 
 def heads_grid(trace: AttentionTrace, name: str = "weights", batch: int = 0, columns: int = 4) -> go.Figure:

@@ -40,33 +40,32 @@ if trace.num_heads > 1:
         format_func=lambda h: f"head {h}",
     )
 
-steps_tab, heads_tab, vectors_tab, query_tab, tokens_tab, export_tab = st.tabs(
-    ["Steps", "All heads", "Vectors", "Query focus", "Tokens", "Share, code & downloads"]
+# Only the chosen view is built and sent: the browser's drawing of charts, not the math, is
+# what a rerun waits for (tests/bench/explorer_update.py).
+VIEWS = ["Steps", "All heads", "Vectors", "Query focus", "Tokens", "Share, code & downloads"]
+view = (
+    st.segmented_control("View", VIEWS, key="view", default="Steps", label_visibility="collapsed") or "Steps"
 )
 
-with steps_tab:
+if view == "Steps":
     st.caption(
         f"Head {head}. Each step feeds the next: scores → ÷√d_k → mask → softmax → dropout. "
-        "Hatched cells are masked (−inf); × marks weights dropout removed."
+        "Hatched cells are masked (−inf); ✕ marks weights dropout removed."
     )
-    step_figs = figures.step_figures(trace, head)
-    grid = st.columns(2 if len(tokens) <= 24 else 1)
-    for i, (name, fig) in enumerate(step_figs.items()):
-        with grid[i % len(grid)]:
-            ui.chart(fig, key=f"step_{name}")
+    ui.chart(figures.steps_figure(trace, head), key="steps")
     if trace.mask is None:
         st.caption("No causal mask: every query sees every key (masked_scores = scaled_scores).")
     if trace.dropout_mask is None:
         st.caption("No dropout in this run (p = 0, eval mode, or a variant without dropout).")
 
-with heads_tab:
+elif view == "All heads":
     st.caption(
         f"weights {figures.shape_text(trace, 'weights')}: every head, colour only. "
         "Pick a head above for its exact numbers."
     )
     ui.chart(figures.heads_grid(trace), key="heads_grid")
 
-with vectors_tab:
+elif view == "Vectors":
     left, right = st.columns(2)
     with left:
         ui.chart(
@@ -90,7 +89,7 @@ with vectors_tab:
                 key=f"vec_{name}",
             )
 
-with query_tab:
+elif view == "Query focus":
     query = st.selectbox(
         "Query token",
         range(len(tokens)),
@@ -106,7 +105,7 @@ with query_tab:
     else:
         st.caption("Too large to tabulate here; download the values and weights as CSV below.")
 
-with tokens_tab:
+elif view == "Tokens":
     st.dataframe(
         pd.DataFrame({"position": range(len(tokens)), "token": tokens.texts, "id": tokens.ids}),
         hide_index=True,
@@ -123,7 +122,7 @@ with tokens_tab:
     else:
         st.caption("Too large to tabulate here; see the Vectors tab or download x as CSV.")
 
-with export_tab:
+else:
     st.markdown(
         "**Share.** The address bar holds every setting; this link reproduces the view exactly "
         "(same numbers, same dropout mask):"

@@ -49,5 +49,34 @@ def z(fig: dict, trace: int = 0) -> np.ndarray:
     return decode(fig["data"][trace]["z"])
 
 
+def steps_figure(at) -> dict:
+    """The Steps view's figure: one heatmap panel per step, each trace named after its field."""
+    for fig in figures(at):
+        if any(d.get("name") == "scores" for d in fig["data"]):
+            return fig
+    raise AssertionError("no steps figure on the page")
+
+
+def step_names(at) -> list[str]:
+    return [d["name"] for d in steps_figure(at)["data"] if d["type"] == "heatmap"]
+
+
+def step(at, name: str) -> np.ndarray:
+    """The z values of one step's heatmap (float32, exactly as sent)."""
+    for d in steps_figure(at)["data"]:
+        if d["type"] == "heatmap" and d.get("name") == name:
+            return decode(d["z"])
+    raise AssertionError(f"no {name} panel; panels: {step_names(at)}")
+
+
+def step_titles(at) -> str:
+    return "\n".join(a["text"] for a in steps_figure(at)["layout"]["annotations"])
+
+
+def show(at, view: str):
+    at.session_state["view"] = view
+    return at.run()
+
+
 def messages(at) -> str:
     return "\n".join([w.value for w in at.warning] + [t.value for t in at.text] + [e.value for e in at.error])

@@ -5,7 +5,18 @@ import pytest
 
 from attention import ExplorerConfig
 from attention.config import MAX_TOKENS
-from tests.app.conftest import decode, figure, figures, messages, title, z
+from tests.app.conftest import (
+    decode,
+    figure,
+    figures,
+    messages,
+    show,
+    step,
+    step_names,
+    step_titles,
+    steps_figure,
+    z,
+)
 
 
 def set_value(at, key, value):
@@ -14,24 +25,26 @@ def set_value(at, key, value):
 
 
 def weights(at) -> np.ndarray:
-    return z(figure(at, "weights = softmax"))
+    return step(at, "weights")
 
 
 def test_defaults_render_the_books_example(app):
     at = app.run()
     assert not at.exception
     assert at.text_area(key="w_text").value == "Your journey starts with one step"
-    fig = figure(at, "weights = softmax")
-    assert fig["data"][0]["z"]["dtype"] == "f4"  # float32 typed arrays, not lists
+    fig = steps_figure(at)
+    assert step_names(at) == ["scores", "scaled_scores", "masked_scores", "weights"]
+    assert all(d["z"]["dtype"] == "f4" for d in fig["data"] if d["type"] == "heatmap")  # float32, not lists
     assert fig["layout"]["yaxis"]["ticktext"] == ["Your", "journey", "starts", "with", "one", "step"]
     w = weights(at)
     assert w.shape == (6, 6)
     np.testing.assert_allclose(w.sum(axis=1), 1, atol=1e-6)
     assert np.all(np.triu(w, 1) == 0)  # causal by default
+    assert "scores (1, 2, 6, 6), head 0" in step_titles(at)
+    assert len(at.radio(key="head").options) == 2
+    at = show(at, "Vectors")
     out = z(figure(at, "output (1, 6, 2)"))
     np.testing.assert_allclose(out[0], [0.3190, 0.4858], atol=1e-4)  # the book's printed numbers
-    assert "(1, 2, 6, 6)" in figure(at, "scores")["layout"]["title"]["text"]
-    assert len(at.radio(key="head").options) == 2
 
 
 def test_heads_4_gives_four_heatmaps(app):
@@ -39,31 +52,32 @@ def test_heads_4_gives_four_heatmaps(app):
     at.session_state["w_d_out"] = 8
     at = set_value(at, "w_heads", 4)
     assert not at.exception
+    assert len(at.radio(key="head").options) == 4
+    at = set_value(at, "head", 3)
+    assert "head 3" in step_titles(at)
+    at = show(at, "All heads")
     grid = [f for f in figures(at) if f["data"][0].get("showscale") is False]
     assert len(grid) == 1 and len(grid[0]["data"]) == 4
     assert grid[0]["data"][0]["z"]["dtype"] == "u1"  # thumbnails carry colour only
-    assert len(at.radio(key="head").options) == 4
-    at = set_value(at, "head", 3)
-    assert "head 3" in figure(at, "weights = softmax")["layout"]["title"]["text"]
 
 
 def test_causal_switch(app):
     at = app.run()
     assert np.all(np.triu(weights(at), 1) == 0)
-    assert figure(at, "masked_scores")
+    assert "masked_scores" in step_names(at)
     at = set_value(at, "w_causal", False)
     assert not at.exception
     assert np.all(weights(at)[np.triu_indices(6, 1)] > 0)
-    assert not any(title(f).startswith("masked_scores") for f in figures(at))
+    assert "masked_scores" not in step_names(at)
 
 
 def test_dropout_in_train_mode_marks_and_scales(app):
     at = app.run()
     at.session_state["w_dropout"] = 0.5
     at = set_value(at, "w_train", True)
-    fig = figure(at, "dropped_weights")
-    dropped, kept_w = z(fig), weights(at)
-    assert "×2" in fig["layout"]["title"]["text"]
+    fig = steps_figure(at)
+    dropped, kept_w = step(at, "dropped_weights"), weights(at)
+    assert "×2" in step_titles(at)
     keep = dropped > 0
     np.testing.assert_allclose(dropped[keep], kept_w[keep] * 2, rtol=1e-6)
     marks = [d for d in fig["data"] if d.get("name") == "dropped"]
@@ -83,15 +97,15 @@ def test_dropout_in_train_mode_marks_and_scales(app):
 )
 def test_each_knob_changes_the_numbers(app, key, value):
     at = app.run()
-    before = z(figure(at, "scores"))
+    before = step(at, "scores")
     at = set_value(at, key, value)
     assert not at.exception, at.exception
-    after = z(figure(at, "scores"))
+    after = step(at, "scores")
     assert after.shape != before.shape or not np.allclose(after, before)
 
 
 def test_d_in_and_d_out_change_the_shapes(app):
-    at = app.run()
+    at = show(app.run(), "Vectors")
     at = set_value(at, "w_embedding", "random")
     at = set_value(at, "w_d_in", 5)
     assert "(1, 6, 5)" in figure(at, "x (embeddings)")["layout"]["title"]["text"]
@@ -103,7 +117,7 @@ def test_blog_preset_reproduces_document_001(app):
     at = app.run()
     at.selectbox(key="w_preset").select("Life is short, eat dessert first (document 001)").run()
     assert not at.exception
-    scores = z(figure(at, "scores"))
+    scores = step(at, "scores")
     np.testing.assert_allclose(scores[1], [8.5808, -7.6597, 3.2558, 1.0395, 11.1466, -0.4800], atol=1e-4)
     np.testing.assert_allclose(weights(at)[1], [0.2912, 0.0106, 0.0982, 0.0625, 0.4917, 0.0458], atol=1e-4)
 
@@ -112,8 +126,9 @@ def test_simplified_shows_hello_shiny_sun(app):
     at = app.run()
     at.selectbox(key="w_preset").select("Hello shiny sun! (document 000)").run()
     assert not at.exception
+    assert step_names(at) == ["scores", "weights"]  # no scaling, mask or dropout in section 3.3
+    at = show(at, "Vectors")
     np.testing.assert_allclose(z(figure(at, "output"))[1], [0.3990, 0.3854, 0.8610], atol=1e-4)
-    assert not any(title(f).startswith("scaled_scores") for f in figures(at))
 
 
 @pytest.mark.parametrize(
@@ -134,7 +149,7 @@ def test_invalid_settings_show_the_message_and_keep_the_page(app, changes, messa
     assert not at.exception
     assert message in messages(at)
     assert at.warning  # the visible note
-    assert len(figures(at)) >= 5  # the rest of the page still renders, with the values used instead
+    assert len(step_names(at)) >= 2  # the rest of the page still renders, with the values used instead
 
 
 def test_query_params_round_trip(app):
@@ -159,7 +174,7 @@ def test_query_params_round_trip(app):
         k: at.query_params[k][0] if isinstance(at.query_params[k], list) else at.query_params[k]
         for k in at.query_params
     } == config.to_query_params()
-    fig = figure(at, "weights = softmax")
+    fig = steps_figure(at)
     assert fig["layout"]["yaxis"]["ticktext"] == ["the", "cat", "saw", "the", "dog"]  # repeats keep rows
     assert len(at.radio(key="head").options) == 3
     assert not messages(at)
@@ -179,15 +194,37 @@ def test_html_in_tokens_is_escaped(app):
     at = app.run()
     at.session_state["w_embedding"] = "random"
     at = set_value(at, "w_text", "<b>x</b> <img src=x onerror=alert(1)>")
-    labels = figure(at, "weights = softmax")["layout"]["yaxis"]["ticktext"]
+    labels = steps_figure(at)["layout"]["yaxis"]["ticktext"]
     assert "b" in labels and all("<" not in label for label in labels)
     at = set_value(at, "w_tokenizer", "chars")
-    labels = figure(at, "weights = softmax")["layout"]["yaxis"]["ticktext"]
+    labels = steps_figure(at)["layout"]["yaxis"]["ticktext"]
     assert "&lt;" in labels and "<" not in "".join(labels)
 
 
 def test_code_and_downloads_are_offered(app):
-    at = app.run()
+    at = show(app.run(), "Share, code & downloads")
     code = [c.value for c in at.code if "import torch" in c.value]
     assert code and "MultiHeadAttention(d_in=3, d_out=2, context_length=6" in code[0]
     assert any(c.value.startswith("?text=") for c in at.code)
+
+
+@pytest.mark.parametrize("view", ["All heads", "Vectors", "Query focus", "Tokens", "Share, code & downloads"])
+def test_every_view_renders_with_dropout_and_repeated_tokens(app, view):
+    config = ExplorerConfig(text="the cat saw the dog", embedding="random", d_in=4, d_out=4, heads=2,
+                            dropout=0.5, train=True)  # fmt: skip
+    for key, value in config.to_query_params().items():
+        app.query_params[key] = value
+    at = show(app.run(), view)
+    assert not at.exception
+    assert not messages(at)
+
+
+def test_query_focus_sums_the_weighted_values(app):
+    at = show(app.run(), "Query focus")
+    bar = figure(at, "weights of query “journey”")
+    weights_row = decode(bar["data"][0]["y"])
+    np.testing.assert_allclose(weights_row.sum(), 1, atol=1e-6)
+    at = set_value(at, "query", 4)
+    assert figure(at, "weights of query “one”")
+    table = at.dataframe[0].value
+    np.testing.assert_allclose(table.iloc[:-1].sum().to_numpy(), table.iloc[-1].to_numpy(), atol=1e-6)
