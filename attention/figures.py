@@ -178,24 +178,28 @@ def _step_traces(
     return data
 
 
-def steps_figure(trace: AttentionTrace, head: int, batch: int = 0) -> go.Figure:
-    """One head's steps, scores -> dropped_weights, as panels of one figure (one chart to draw,
-    not five). Rows are queries, columns are keys. Steps that do not happen are left out (no
-    scaling in 3.3's simplified attention, no mask, no dropout). Each heatmap trace is named
-    after its trace field."""
+def available_steps(trace: AttentionTrace) -> list[str]:
+    """The steps this trace went through: no scaling in 3.3's simplified attention, no
+    masked_scores without a mask, no dropped_weights without dropout."""
+    skip = {
+        "masked_scores": trace.mask is None,
+        "dropped_weights": trace.dropout_mask is None,
+        "scaled_scores": trace.module == "SimplifiedSelfAttention",
+    }
+    return [name for name in STEPS if not skip.get(name, False)]
+
+
+def steps_figure(
+    trace: AttentionTrace, head: int, steps: list[str] | None = None, batch: int = 0
+) -> go.Figure:
+    """One head's steps (default: all it went through) as panels of one figure: one chart to
+    draw, not five. Rows are queries, columns are keys. Each heatmap trace is named after its
+    trace field."""
     labels = token_labels(trace)
     n = len(labels)
     mask = None if trace.mask is None else trace.mask.numpy()
-    steps = [
-        name
-        for name in STEPS
-        if not (
-            (name == "masked_scores" and trace.mask is None)
-            or (name == "dropped_weights" and trace.dropout_mask is None)
-            or (name == "scaled_scores" and trace.module == "SimplifiedSelfAttention")
-        )
-    ]
-    cols = 2 if n <= 24 else 1
+    steps = steps or available_steps(trace)
+    cols = 2 if n <= 24 and len(steps) > 1 else 1
     rows = math.ceil(len(steps) / cols)
     panel = int(min(700, max(260, 100 + 26 * n)))  # px per panel
     head_px = 115  # px above each panel: its title (45) and the key axis on top (70)

@@ -48,11 +48,17 @@ view = (
 )
 
 if view == "Steps":
+    steps = figures.available_steps(trace)
+    shown = st.segmented_control(
+        "Step", [*steps, "all"], key="step", default="weights",
+        format_func=lambda n: "all steps side by side" if n == "all" else n,
+    )  # fmt: skip
     st.caption(
         f"Head {head}. Each step feeds the next: scores → ÷√d_k → mask → softmax → dropout. "
         "Hatched cells are masked (−inf); ✕ marks weights dropout removed."
     )
-    ui.chart(figures.steps_figure(trace, head), key="steps")
+    chosen = [shown] if shown in steps else None if shown == "all" else ["weights"]
+    ui.chart(figures.steps_figure(trace, head, chosen), key="steps")
     if trace.mask is None:
         st.caption("No causal mask: every query sees every key (masked_scores = scaled_scores).")
     if trace.dropout_mask is None:

@@ -2,18 +2,22 @@
 
     .venv/bin/python -m tests.bench.explorer_update [--tokens 8 64 256] [--repeats 5]
 
-For each T it opens the Explorer (MultiHeadAttention, H = 12) and the reference app
-(tests/bench/reference_app.py: one T x T plotly heatmap), changes the seed control, and
-measures the time until the changed heatmap is drawn, and the bytes the server sent over the
-websocket for that update. Bytes per heatmap cell = bytes sent / cells of every heatmap on the
-page. Targets (issue 3): Explorer <= 1.5x the reference's update time at T = 8 and 64; <= 4
-bytes per heatmap cell.
+For each T it opens the Explorer (MultiHeadAttention, H = 12, default view) and the reference
+app (tests/bench/reference_app.py: one T x T plotly heatmap), changes the seed control, and
+measures the time until the changed heatmap is drawn, and the bytes the server sent for that
+update: on the wire (a counting TCP proxy sits between browser and server, so websocket
+compression counts) and as decompressed websocket payload. Bytes per heatmap cell = wire bytes
+/ cells of every heatmap on the page. Targets (issue 3): Explorer <= 1.5x the reference's
+update time at T = 8 and 64; <= 4 bytes per heatmap cell.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import socket
 import statistics
+import threading
 import time
 from pathlib import Path
 from urllib.parse import urlencode
@@ -22,14 +26,50 @@ from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, free_port, start_streaml
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-FIRST_ROW_SUM = """() => { const d = document.querySelector('.js-plotly-plot');
+LAST_ROW = """() => { const d = document.querySelector('.js-plotly-plot');
     if (!d || !d.calcdata) return null;
-    const z = d.calcdata[0][0].z; return z ? Array.from(z[0]).join(',') : null; }"""
+    const z = d.calcdata[0][0].z; return z ? Array.from(z[z.length - 1]).join(',') : null; }"""
 HEATMAP_CELLS = """() => [...document.querySelectorAll('.js-plotly-plot')]
     .reduce((n, d) => n + (d.calcdata || [])
         .filter(c => c[0] && c[0].trace && c[0].trace.type === 'heatmap')
         .reduce((m, c) => m + c[0].z.length * c[0].z[0].length, 0), 0)"""
 IDLE = '[data-test-script-state="notRunning"]'
+
+
+class CountingProxy:
+    """A loopback TCP proxy that counts the bytes the server sends to the browser."""
+
+    def __init__(self, target_port: int):
+        self.target_port, self.sent = target_port, 0
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(("127.0.0.1", self.target_port))
+            threading.Thread(target=self._pump, args=(client, upstream, False), daemon=True).start()
+            threading.Thread(target=self._pump, args=(upstream, client, True), daemon=True).start()
+
+    def _pump(self, source, sink, count):
+        try:
+            while data := source.recv(65536):
+                if count:
+                    self.sent += len(data)
+                sink.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for sock in (source, sink):
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
+
+    def close(self):
+        self.listener.close()
 
 
 def explorer_query(tokens: int, seed: int) -> str:
@@ -46,34 +86,37 @@ def explorer_query(tokens: int, seed: int) -> str:
     )
 
 
-def measure(browser, url: str, repeats: int) -> dict:
+def measure(browser, url: str, proxy: CountingProxy, repeats: int) -> dict:
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
     received: list[int] = []
     page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: received.append(len(payload))))
     page.goto(url)
     page.wait_for_selector(IDLE, timeout=120_000)
-    page.wait_for_function(FIRST_ROW_SUM, timeout=120_000)
+    page.wait_for_function(LAST_ROW, timeout=120_000)
     seed_box = page.locator('input[aria-label="seed"]')
-    times, sizes = [], []
+    times, sizes, payloads = [], [], []
     for i in range(repeats + 1):  # the first update warms caches and is not counted
-        before = page.evaluate(FIRST_ROW_SUM)
+        before = page.evaluate(LAST_ROW)
         received.clear()
+        wire_before = proxy.sent
         start = time.perf_counter()
         seed_box.fill(str(1000 + i))
         seed_box.press("Enter")
         page.wait_for_function(
-            f"(b) => {{ const s = ({FIRST_ROW_SUM})(); return s && s !== b; }}", arg=before, timeout=120_000
+            f"(b) => {{ const s = ({LAST_ROW})(); return s && s !== b; }}", arg=before, timeout=120_000
         )
         page.wait_for_selector(IDLE, timeout=120_000)
         page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
         elapsed = time.perf_counter() - start
         if i:
             times.append(elapsed)
-            sizes.append(sum(received))
+            sizes.append(proxy.sent - wire_before)
+            payloads.append(sum(received))
     cells = page.evaluate(HEATMAP_CELLS)
     context.close()
-    return {"ms": statistics.median(times) * 1e3, "bytes": statistics.median(sizes), "cells": cells}
+    return {"ms": statistics.median(times) * 1e3, "bytes": statistics.median(sizes),
+            "payload": statistics.median(payloads), "cells": cells}  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -90,32 +133,33 @@ def main(argv: list[str] | None = None) -> None:
         start_streamlit(ROOT / "app.py", ports[0]),
         start_streamlit(HERE / "reference_app.py", ports[1]),
     ]
+    proxies = [CountingProxy(port) for port in ports]
     rows = []
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             for tokens in args.tokens:
-                ours = measure(
-                    browser, f"http://127.0.0.1:{ports[0]}/?{explorer_query(tokens, 1)}", args.repeats
-                )
-                ref = measure(browser, f"http://127.0.0.1:{ports[1]}/?tokens={tokens}", args.repeats)
+                ours_url = f"http://127.0.0.1:{proxies[0].port}/?{explorer_query(tokens, 1)}"
+                ours = measure(browser, ours_url, proxies[0], args.repeats)
+                ref_url = f"http://127.0.0.1:{proxies[1].port}/?tokens={tokens}"
+                ref = measure(browser, ref_url, proxies[1], args.repeats)
                 rows.append((tokens, ours, ref))
             browser.close()
     finally:
+        for proxy in proxies:
+            proxy.close()
         for s in servers:
             s.terminate()
-    print("Seed change -> updated heatmap, headless Chromium, median of", args.repeats, "updates; H = 12")
-    print(
-        f"{'T':>4} {'explorer ms':>12} {'reference ms':>13} {'ratio':>6} {'explorer bytes':>15} "
-        f"{'heatmap cells':>14} {'bytes/cell':>11} {'ref bytes/cell':>15}"
-    )
+    print(f"Seed change -> updated heatmap; headless Chromium; median of {args.repeats} updates; H = 12")
+    head = ["T", "explorer ms", "reference ms", "ratio", "wire bytes", "payload bytes", "heatmap cells",
+            "wire B/cell", "ref wire B/cell"]  # fmt: skip
+    print(" ".join(f"{h:>{max(6, len(h))}}" for h in head))
     for tokens, ours, ref in rows:
-        print(
-            f"{tokens:>4} {ours['ms']:>12.0f} {ref['ms']:>13.0f} {ours['ms'] / ref['ms']:>6.2f} "
-            f"{ours['bytes']:>15,.0f} {ours['cells']:>14,} {ours['bytes'] / ours['cells']:>11.2f} "
-            f"{ref['bytes'] / ref['cells']:>15.2f}"
-        )
-    print("targets: ratio <= 1.5 at T = 8 and 64; bytes/cell <= 4")
+        values = [f"{tokens}", f"{ours['ms']:.0f}", f"{ref['ms']:.0f}", f"{ours['ms'] / ref['ms']:.2f}",
+                  f"{ours['bytes']:,.0f}", f"{ours['payload']:,.0f}", f"{ours['cells']:,}",
+                  f"{ours['bytes'] / ours['cells']:.2f}", f"{ref['bytes'] / ref['cells']:.2f}"]  # fmt: skip
+        print(" ".join(f"{v:>{max(6, len(h))}}" for v, h in zip(values, head, strict=True)))
+    print("targets: ratio <= 1.5 at T = 8 and 64; <= 4 bytes per heatmap cell")
 
 
 if __name__ == "__main__":
