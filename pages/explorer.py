@@ -17,17 +17,15 @@ tokens = trace.tokens
 labels = [f"{i}: {t}" for i, t in enumerate(tokens.texts)]
 
 # --- summary ---------------------------------------------------------------------------------
+# One line of text, not four metric widgets: every element costs the browser time per rerun.
 st.markdown(
-    f"**{trace.module}** · {config.tokenizer} tokens · {config.embedding} embedding · seed {config.seed}"
+    f"**{trace.module}** · T = {len(tokens)} tokens · H = {trace.num_heads} heads · "
+    f"output {figures.shape_text(trace, 'output')} · computed in {trace.seconds * 1e3:.2f} ms on "
+    f"{ui.device_caption(config)}"
 )
-cols = st.columns(4)
-cols[0].metric("tokens T", len(tokens))
-cols[1].metric("heads H", trace.num_heads)
-cols[2].metric("output shape", figures.shape_text(trace, "output"))
-cols[3].metric("compute time", f"{trace.seconds * 1e3:.2f} ms")
 st.caption(
-    f"Device: {ui.device_caption(config, trace)}. Rows are queries (the token that looks); "
-    "columns are keys (the token looked at)."
+    f"{config.tokenizer} tokenizer · {config.embedding} embedding · seed {config.seed}. "
+    "Rows are queries (the token that looks); columns are keys (the token looked at)."
 )
 
 head = 0

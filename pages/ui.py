@@ -190,12 +190,10 @@ def show_notes(notes: list[str], from_url: bool = False) -> None:
             st.text("• " + note)
 
 
-def device_caption(config: ExplorerConfig, trace: AttentionTrace) -> str:
+def device_caption(config: ExplorerConfig) -> str:
+    """The device that ran, in words, with the reason for any fallback."""
     choice = resolve_device(config.device)
-    text = f"{choice.name}"
-    if choice.reason:
-        text += f" — {choice.reason}"
-    return text
+    return choice.name + (f" ({choice.reason})" if choice.reason else "")
 
 
 def chart(fig, key: str) -> None:

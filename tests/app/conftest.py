@@ -6,13 +6,17 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from attention.figures import STEPS
+
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
 @pytest.fixture
 def app():
-    """A fresh Explorer session (not yet run)."""
-    return AppTest.from_file(APP, default_timeout=60)
+    """A fresh Explorer session (not yet run), showing all steps side by side."""
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state["step"] = "all"
+    return at
 
 
 def decode(value):
@@ -52,7 +56,7 @@ def z(fig: dict, trace: int = 0) -> np.ndarray:
 def steps_figure(at) -> dict:
     """The Steps view's figure: one heatmap panel per step, each trace named after its field."""
     for fig in figures(at):
-        if any(d.get("name") == "scores" for d in fig["data"]):
+        if any(d.get("name") in STEPS and d["type"] == "heatmap" for d in fig["data"]):
             return fig
     raise AssertionError("no steps figure on the page")
 

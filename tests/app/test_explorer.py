@@ -2,10 +2,12 @@
 
 import numpy as np
 import pytest
+from streamlit.testing.v1 import AppTest
 
 from attention import ExplorerConfig
 from attention.config import MAX_TOKENS
 from tests.app.conftest import (
+    APP,
     decode,
     figure,
     figures,
@@ -26,6 +28,13 @@ def set_value(at, key, value):
 
 def weights(at) -> np.ndarray:
     return step(at, "weights")
+
+
+def test_default_view_is_the_weights_of_head_0():
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    assert not at.exception
+    assert step_names(at) == ["weights"]
+    assert "weights (1, 2, 6, 6), head 0" in step_titles(at)
 
 
 def test_defaults_render_the_books_example(app):

@@ -86,37 +86,57 @@ def explorer_query(tokens: int, seed: int) -> str:
     )
 
 
-def measure(browser, url: str, proxy: CountingProxy, repeats: int) -> dict:
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = context.new_page()
-    received: list[int] = []
-    page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: received.append(len(payload))))
-    page.goto(url)
-    page.wait_for_selector(IDLE, timeout=120_000)
-    page.wait_for_function(LAST_ROW, timeout=120_000)
-    seed_box = page.locator('input[aria-label="seed"]')
-    times, sizes, payloads = [], [], []
-    for i in range(repeats + 1):  # the first update warms caches and is not counted
+class Session:
+    """One browser page on one app, whose seed control the benchmark turns."""
+
+    def __init__(self, browser, url: str, proxy: CountingProxy):
+        self.proxy, self.received = proxy, []
+        self.context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        self.page = self.context.new_page()
+        self.page.on("websocket", lambda ws: ws.on("framereceived", lambda p: self.received.append(len(p))))
+        self.page.goto(url)
+        self.page.wait_for_selector(IDLE, timeout=120_000)
+        self.page.wait_for_function(LAST_ROW, timeout=120_000)
+        self.seed_box = self.page.locator('input[aria-label="seed"]')
+
+    def update(self, seed: int) -> tuple[float, int, int]:
+        """Change the seed; (seconds until the changed heatmap is drawn, wire bytes, payload bytes)."""
+        page = self.page
         before = page.evaluate(LAST_ROW)
-        received.clear()
-        wire_before = proxy.sent
+        self.received.clear()
+        wire_before = self.proxy.sent
         start = time.perf_counter()
-        seed_box.fill(str(1000 + i))
-        seed_box.press("Enter")
-        page.wait_for_function(
-            f"(b) => {{ const s = ({LAST_ROW})(); return s && s !== b; }}", arg=before, timeout=120_000
-        )
+        self.seed_box.fill(str(seed))
+        self.seed_box.press("Enter")
+        page.wait_for_function(f"(b) => {{ const s = ({LAST_ROW})(); return s && s !== b; }}", arg=before,
+                               timeout=120_000)  # fmt: skip
         page.wait_for_selector(IDLE, timeout=120_000)
         page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
-        elapsed = time.perf_counter() - start
-        if i:
-            times.append(elapsed)
-            sizes.append(proxy.sent - wire_before)
-            payloads.append(sum(received))
-    cells = page.evaluate(HEATMAP_CELLS)
-    context.close()
-    return {"ms": statistics.median(times) * 1e3, "bytes": statistics.median(sizes),
-            "payload": statistics.median(payloads), "cells": cells}  # fmt: skip
+        return time.perf_counter() - start, self.proxy.sent - wire_before, sum(self.received)
+
+    def cells(self) -> int:
+        return self.page.evaluate(HEATMAP_CELLS)
+
+    def close(self):
+        self.context.close()
+
+
+def compare(browser, urls: tuple[str, str], proxies, repeats: int) -> list[dict]:
+    """Explorer and reference updated alternately, so machine noise hits both alike; the first
+    update of each warms caches and is not counted."""
+    sessions = [Session(browser, url, proxy) for url, proxy in zip(urls, proxies, strict=True)]
+    samples: list[list[tuple]] = [[], []]
+    for i in range(repeats + 1):
+        for k, session in enumerate(sessions):
+            result = session.update(1000 + i)
+            if i:
+                samples[k].append(result)
+    out = []
+    for session, rows in zip(sessions, samples, strict=True):
+        seconds, wire, payload = (statistics.median(column) for column in zip(*rows, strict=True))
+        out.append({"ms": seconds * 1e3, "bytes": wire, "payload": payload, "cells": session.cells()})
+        session.close()
+    return out
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -126,7 +146,7 @@ def main(argv: list[str] | None = None) -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--tokens", type=int, nargs="+", default=[8, 64, 256])
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=9, help="updates per app (3 at T > 64)")
     args = parser.parse_args(argv)
     ports = free_port(), free_port()
     servers = [
@@ -139,10 +159,9 @@ def main(argv: list[str] | None = None) -> None:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             for tokens in args.tokens:
-                ours_url = f"http://127.0.0.1:{proxies[0].port}/?{explorer_query(tokens, 1)}"
-                ours = measure(browser, ours_url, proxies[0], args.repeats)
-                ref_url = f"http://127.0.0.1:{proxies[1].port}/?tokens={tokens}"
-                ref = measure(browser, ref_url, proxies[1], args.repeats)
+                urls = (f"http://127.0.0.1:{proxies[0].port}/?{explorer_query(tokens, 1)}",
+                        f"http://127.0.0.1:{proxies[1].port}/?tokens={tokens}")  # fmt: skip
+                ours, ref = compare(browser, urls, proxies, args.repeats if tokens <= 64 else 3)
                 rows.append((tokens, ours, ref))
             browser.close()
     finally:

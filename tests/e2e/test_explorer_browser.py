@@ -22,17 +22,25 @@ def chart_data(page, name: str) -> list | None:
 
 
 def tick_labels(page) -> list[str] | None:
-    """The query-axis tick labels of the first step panel, as the browser drew them."""
+    """The query-axis tick labels of the weights panel (the default view), as drawn."""
     return page.evaluate(
-        f"""() => {{ const d = ({CHART_WITH})('scores'); if (!d) return null;
+        f"""() => {{ const d = ({CHART_WITH})('weights'); if (!d) return null;
             return Array.from(d.querySelectorAll('.subplot.xy .ytick text'), e => e.textContent); }}"""
     )
+
+
+def show_all_steps(page) -> None:
+    page.get_by_text("all steps side by side").click()
+    page.wait_for_function(f"() => ({CHART_WITH})('scores')", timeout=30_000)
+    wait_idle(page)
 
 
 def test_page_loads_with_token_tick_labels_and_screenshot(server, page):
     page.goto(server)
     wait_idle(page)
     assert tick_labels(page) == ["Your", "journey", "starts", "with", "one", "step"]
+    assert chart_data(page, "weights") is not None and chart_data(page, "scores") is None
+    show_all_steps(page)
     assert chart_data(page, "scores") is not None and chart_data(page, "masked_scores") is not None
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "explorer.png"), full_page=True)
@@ -44,7 +52,8 @@ def test_changing_a_control_updates_the_heatmaps(server, page):
     wait_idle(page)
     before = chart_data(page, "weights")
     page.get_by_text("causal mask").click()
-    page.wait_for_function(f"() => !({CHART_WITH})('masked_scores')", timeout=30_000)
+    last = f"() => {{ const d = ({CHART_WITH})('weights'); return d && d.calcdata[0][0].z[0][5] > 0; }}"
+    page.wait_for_function(last, timeout=30_000)
     wait_idle(page)
     after = chart_data(page, "weights")
     assert before[0][5] == 0 and after[0][5] > 0  # row 0 now looks at the last key
@@ -91,6 +100,7 @@ def test_share_link_reproduces_the_numbers_in_a_fresh_page(server, browser):
         pg = context.new_page()
         pg.goto(f"{server}/?{urlencode(params)}")
         wait_idle(pg)
+        show_all_steps(pg)
         pages.append((context, pg))
     first, second = (pg for _, pg in pages)
     for title in ("scores", "weights", "dropped_weights"):
