@@ -110,3 +110,18 @@ def test_share_link_reproduces_the_numbers_in_a_fresh_page(server, browser):
     assert "seed=99" in first.url and "dropout=0.3" in first.url
     for context, _ in pages:
         context.close()
+
+
+def test_hover_names_the_tokens_and_says_masked(server, page):
+    page.goto(f"{server}/?{urlencode({'text': 'the cat saw the dog', 'embedding': 'random', 'd_in': '4'})}")
+    wait_idle(page)
+    box = page.locator(".js-plotly-plot .nsewdrag").first.bounding_box()
+
+    def hover(row: int, col: int) -> str:  # the middle of a cell of the 5 x 5 weights panel
+        page.mouse.move(box["x"] + box["width"] * (col + 0.5) / 5, box["y"] + box["height"] * (row + 0.5) / 5)
+        page.wait_for_timeout(400)
+        return page.evaluate("() => document.querySelector('.hoverlayer').textContent")
+
+    text = hover(3, 1)  # the second "the" looking at "cat"
+    assert "query the" in text and "key cat" in text and "weights 0." in text
+    assert "masked (−inf)" in hover(0, 4)
