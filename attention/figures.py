@@ -408,16 +408,23 @@ def shape_text(trace: AttentionTrace, name: str) -> str:
     return "—" if shape is None else "(" + ", ".join(map(str, shape)) + ")"
 
 
-def trace_json(trace: AttentionTrace) -> str:
-    """The whole trace as JSON: tokens, settings, shapes and every tensor as nested lists."""
+JSON_MAX_NUMBERS = 2_000_000  # ~25 MB of JSON; beyond it, export one head
 
-    def encode(t):  # −inf (masked scores) is not JSON: written as null
+
+def trace_json(trace: AttentionTrace, head: int | None = None) -> str:
+    """The trace as JSON: tokens, settings, shapes and every tensor as nested lists, with all
+    heads, or only `head` of the per-head tensors (for traces too large to export whole)."""
+
+    def encode(name):  # −inf (masked scores) is not JSON: written as null
+        t = getattr(trace, name)
         if t is None:
             return None
         a = t.numpy()
-        if a.dtype == bool:
+        if head is not None and a.ndim == 4:
+            a = a[:, head : head + 1]  # (B, 1, ...)
+        if a.dtype == bool or not np.isneginf(a).any():
             return a.tolist()
-        return np.where(np.isneginf(a), None, a).tolist() if np.isneginf(a).any() else a.tolist()
+        return np.where(np.isneginf(a), None, a).tolist()
 
     payload = {
         "tokens": list(trace.tokens.texts) if trace.tokens else None,
@@ -428,8 +435,13 @@ def trace_json(trace: AttentionTrace) -> str:
         "seconds": trace.seconds,
         "scale": trace.scale,
         "dropout": trace.dropout,
+        "heads": "all" if head is None else [head],
         "shapes": trace.shapes(),
         "note": "masked_scores: null marks -inf (masked) cells",
-        "tensors": {name: encode(getattr(trace, name)) for name in trace.TENSORS},
+        "tensors": {name: encode(name) for name in trace.TENSORS},
     }
     return json.dumps(payload)
+
+
+def trace_numbers(trace: AttentionTrace) -> int:
+    return sum(t.nelement() for n in trace.TENSORS if (t := getattr(trace, n)) is not None)

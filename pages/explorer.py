@@ -148,10 +148,11 @@ else:
         mime="text/csv",
         on_click="ignore",
     )
+    whole = figures.trace_numbers(trace) <= figures.JSON_MAX_NUMBERS  # else one head, to spare the server
     st.download_button(
-        "Whole trace (JSON)",
-        lambda: figures.trace_json(trace),
-        file_name="trace.json",
+        "Whole trace (JSON)" if whole else f"Trace of head {head} (JSON; the whole trace is too large)",
+        lambda: figures.trace_json(trace, None if whole else head),
+        file_name="trace.json" if whole else f"trace_head{head}.json",
         mime="application/json",
         on_click="ignore",
     )

@@ -182,7 +182,7 @@ def explorer_controls() -> tuple[ExplorerConfig, list[str]]:
     return config, url_notes + notes
 
 
-def show_notes(notes: list[str], from_url: bool = False) -> None:
+def show_notes(notes: list[str]) -> None:
     """Corrections, as text (never HTML): what was wrong and what is shown instead."""
     if notes:
         st.warning("**Some settings could not be used as given; the page shows the closest valid view.**")
