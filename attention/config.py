@@ -29,6 +29,8 @@ MAX_HEADS = 16
 MAX_ATTENTION_CELLS = 2**20  # H * T * T of each attention matrix (16 heads at 256 tokens)
 MAX_SEED = 2**32 - 1
 DEVICES = ("auto", "cpu", "cuda", "mps")
+RANGES = {"d_in": (1, MAX_D_IN), "d_out": (1, MAX_D_OUT), "d_v": (1, MAX_D_OUT), "heads": (1, MAX_HEADS),
+          "seed": (0, MAX_SEED)}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -107,13 +109,7 @@ class ExplorerConfig:
         _check_choice("tokenizer", self.tokenizer, SCHEMES)
         _check_choice("embedding", self.embedding, EMBEDDINGS)
         _check_choice("device", self.device, DEVICES)
-        for name, low, high in (
-            ("d_in", 1, MAX_D_IN),
-            ("d_out", 1, MAX_D_OUT),
-            ("d_v", 1, MAX_D_OUT),
-            ("heads", 1, MAX_HEADS),
-            ("seed", 0, MAX_SEED),
-        ):
+        for name, (low, high) in RANGES.items():
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int):
                 raise ConfigError(f"{name}={value!r} must be a whole number", name)
@@ -267,13 +263,7 @@ class ExplorerConfig:
                 typed[key] = parsed
 
         # Clamp the numeric knobs into range, then fix combinations one at a time.
-        for name, low, high in (
-            ("d_in", 1, MAX_D_IN),
-            ("d_out", 1, MAX_D_OUT),
-            ("d_v", 1, MAX_D_OUT),
-            ("heads", 1, MAX_HEADS),
-            ("seed", 0, MAX_SEED),
-        ):
+        for name, (low, high) in RANGES.items():
             if not low <= typed[name] <= high:
                 clamped = min(max(typed[name], low), high)
                 notes.append(f"{name}={typed[name]} is out of range {low}..{high}; used {clamped}.")

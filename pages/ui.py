@@ -9,7 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from attention import AttentionTrace, ExplorerConfig, run
-from attention.config import MAX_D_IN, MAX_D_OUT, MAX_HEADS, MAX_SEED, MAX_TEXT_CHARS, VARIANTS
+from attention.config import MAX_D_IN, MAX_D_OUT, MAX_HEADS, MAX_SEED, MAX_TEXT_CHARS, PARAMS, VARIANTS
 from attention.devices import available_devices, resolve_device
 from attention.embeddings import format_matrix, presets
 from attention.text import SCHEME_LABELS
@@ -22,7 +22,9 @@ KNOBS = ("d_out", "d_v", "heads", "dropout", "causal", "bias", "train")
 # --- cache: one trace per config, shared by every session (traces are immutable) ------------
 
 
-@st.cache_resource(max_entries=256, show_spinner=False)
+# Bounded: a trace at the caps holds ~25 MB (16 heads x 256^2 x 6 matrices x 4 B), so 16 entries
+# stay under ~400 MB even if every one is that large.
+@st.cache_resource(max_entries=16, ttl=3600, show_spinner=False)
 def _trace_for(params: tuple[tuple[str, str], ...]) -> AttentionTrace:
     config, _ = ExplorerConfig.from_values(dict(params))
     return run(config)
@@ -36,25 +38,7 @@ def cached_trace(config: ExplorerConfig) -> AttentionTrace:
 
 
 def _widget_values(config: ExplorerConfig) -> dict:
-    values = {
-        name: getattr(config, name)
-        for name in (
-            "text",
-            "tokenizer",
-            "embedding",
-            "variant",
-            "d_in",
-            "d_out",
-            "d_v",
-            "heads",
-            "dropout",
-            "causal",
-            "bias",
-            "seed",
-            "train",
-            "device",
-        )
-    }
+    values = {name: getattr(config, name) for name in PARAMS}
     values["matrix"] = format_matrix(config.matrix) if config.matrix else ""
     return values
 
