@@ -237,3 +237,21 @@ def test_query_focus_sums_the_weighted_values(app):
     assert figure(at, "weights of query “one”")
     table = at.dataframe[0].value
     np.testing.assert_allclose(table.iloc[:-1].sum().to_numpy(), table.iloc[-1].to_numpy(), atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x" * 10_000,  # one huge word: cut to 5,000 characters, label cut to 16
+        "I ❤️ 🍕 👩‍💻 مرحبا بالعالم 我喜欢你 e\u0301\u0301 zero\u200bwidth \x07bell",
+        "[x](javascript:alert(1)) **bold** <script>alert(1)</script>",
+        "\u200b\u200b",  # invisible only: no tokens
+    ],
+)
+def test_odd_text_never_raises(app, text):
+    at = app.run()
+    at.session_state["w_embedding"] = "random"
+    at = set_value(at, "w_text", text)
+    assert not at.exception
+    assert step_names(at)
+    assert all(len(label) <= 16 for label in steps_figure(at)["layout"]["yaxis"]["ticktext"])
