@@ -185,3 +185,14 @@ def chart(fig, key: str) -> None:
     st.plotly_chart(
         fig, key=key, config={"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
     )
+
+
+def self_check(key: str, question: str, options: list[str], answer: str, why: str) -> str | None:
+    """A prediction before the reveal: immediate feedback once the learner picks an option."""
+    picked = st.radio(f"Predict: {question}", options, index=None, key=key)
+    if picked is not None:
+        if picked == answer:
+            st.success(f"Right: {answer}. {why}")
+        else:
+            st.error(f"Not quite: the answer is {answer}. {why}")
+    return picked

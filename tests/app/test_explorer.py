@@ -219,8 +219,9 @@ def test_code_and_downloads_are_offered(app):
 
 @pytest.mark.parametrize("view", ["All heads", "Vectors", "Query focus", "Tokens", "Share, code & downloads"])
 def test_every_view_renders_with_dropout_and_repeated_tokens(app, view):
-    config = ExplorerConfig(text="the cat saw the dog", embedding="random", d_in=4, d_out=4, heads=2,
-                            dropout=0.5, train=True)  # fmt: skip
+    config = ExplorerConfig(
+        text="the cat saw the dog", embedding="random", d_in=4, d_out=4, heads=2, dropout=0.5, train=True
+    )
     for key, value in config.to_query_params().items():
         app.query_params[key] = value
     at = show(app.run(), view)

@@ -108,8 +108,9 @@ class Session:
         start = time.perf_counter()
         self.seed_box.fill(str(seed))
         self.seed_box.press("Enter")
-        page.wait_for_function(f"(b) => {{ const s = ({LAST_ROW})(); return s && s !== b; }}", arg=before,
-                               timeout=120_000)  # fmt: skip
+        page.wait_for_function(
+            f"(b) => {{ const s = ({LAST_ROW})(); return s && s !== b; }}", arg=before, timeout=120_000
+        )
         page.wait_for_selector(IDLE, timeout=120_000)
         page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
         return time.perf_counter() - start, self.proxy.sent - wire_before, sum(self.received)
@@ -159,8 +160,10 @@ def main(argv: list[str] | None = None) -> None:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             for tokens in args.tokens:
-                urls = (f"http://127.0.0.1:{proxies[0].port}/?{explorer_query(tokens, 1)}",
-                        f"http://127.0.0.1:{proxies[1].port}/?tokens={tokens}")  # fmt: skip
+                urls = (
+                    f"http://127.0.0.1:{proxies[0].port}/?{explorer_query(tokens, 1)}",
+                    f"http://127.0.0.1:{proxies[1].port}/?tokens={tokens}",
+                )
                 ours, ref = compare(browser, urls, proxies, args.repeats if tokens <= 64 else 3)
                 rows.append((tokens, ours, ref))
             browser.close()
@@ -170,13 +173,30 @@ def main(argv: list[str] | None = None) -> None:
         for s in servers:
             s.terminate()
     print(f"Seed change -> updated heatmap; headless Chromium; median of {args.repeats} updates; H = 12")
-    head = ["T", "explorer ms", "reference ms", "ratio", "wire bytes", "payload bytes", "heatmap cells",
-            "wire B/cell", "ref wire B/cell"]  # fmt: skip
+    head = [
+        "T",
+        "explorer ms",
+        "reference ms",
+        "ratio",
+        "wire bytes",
+        "payload bytes",
+        "heatmap cells",
+        "wire B/cell",
+        "ref wire B/cell",
+    ]
     print(" ".join(f"{h:>{max(6, len(h))}}" for h in head))
     for tokens, ours, ref in rows:
-        values = [f"{tokens}", f"{ours['ms']:.0f}", f"{ref['ms']:.0f}", f"{ours['ms'] / ref['ms']:.2f}",
-                  f"{ours['bytes']:,.0f}", f"{ours['payload']:,.0f}", f"{ours['cells']:,}",
-                  f"{ours['bytes'] / ours['cells']:.2f}", f"{ref['bytes'] / ref['cells']:.2f}"]  # fmt: skip
+        values = [
+            f"{tokens}",
+            f"{ours['ms']:.0f}",
+            f"{ref['ms']:.0f}",
+            f"{ours['ms'] / ref['ms']:.2f}",
+            f"{ours['bytes']:,.0f}",
+            f"{ours['payload']:,.0f}",
+            f"{ours['cells']:,}",
+            f"{ours['bytes'] / ours['cells']:.2f}",
+            f"{ref['bytes'] / ref['cells']:.2f}",
+        ]
         print(" ".join(f"{v:>{max(6, len(h))}}" for v, h in zip(values, head, strict=True)))
     print("targets: ratio <= 1.5 at T = 8 and 64; <= 4 bytes per heatmap cell")
 
