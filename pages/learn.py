@@ -45,6 +45,7 @@ st.header("1 · Tokens → ids → embeddings")
 st.markdown("Document 001's recipe: split into words, sort the unique words, a word's id is its place.")
 token_info = config.tokens()
 st.latex(r"\text{vocabulary} = \mathrm{sorted}(\mathrm{set}(\text{words})),\quad x^{(i)} = E[\mathrm{id}_i]")
+st.code(f"vocabulary = {token_info.vocabulary}", language=None)
 c1, c2 = st.columns(2)
 c1.dataframe(pd.DataFrame({"token": token_info.texts, "id": token_info.ids}), width="content")
 with c2:
@@ -159,9 +160,9 @@ st.latex(
     r"\qquad \text{B: } \alpha = \mathrm{softmax}(\omega + M),\ M_{ij} = -\infty \text{ for } j > i"
 )
 a, b = st.columns(2)
-a.markdown("**A: multiply by tril, renormalise** (document 002)")
+a.markdown(f"**A: multiply by tril, renormalise** (document 002), ({len(tokens)}, {len(tokens)})")
 a.dataframe(pd.DataFrame(two["renormalised"].numpy(), index=labels, columns=labels).style.format("{:.4f}"))
-b.markdown("**B: −inf before the softmax** (CausalAttention)")
+b.markdown(f"**B: −inf before the softmax** (CausalAttention), ({len(tokens)}, {len(tokens)})")
 b.dataframe(pd.DataFrame(two["minus_inf"].numpy(), index=labels, columns=labels).style.format("{:.4f}"))
 diff = (two["renormalised"] - two["minus_inf"]).abs().max().item()
 st.markdown(
@@ -213,6 +214,10 @@ ui.self_check(
 
 # --- 6. multi-head ----------------------------------------------------------------------------
 st.header("6 · Multi-head attention")
+st.latex(
+    r"\mathrm{head}_h = \mathrm{softmax}\!\left(\frac{Q_h K_h^\top}{\sqrt{d_{head}}} + M\right) V_h,\qquad "
+    r"\mathrm{MultiHead}(x) = [\mathrm{head}_1, \dots, \mathrm{head}_H]\, W_{out}"
+)
 h_col, d_col = st.columns(2)
 heads = h_col.selectbox("heads", [1, 2, 3, 4, 6], index=1, key="learn_heads")
 d_out = d_col.selectbox("d_out (total)", [12, 24, 48], index=0, key="learn_d_out")

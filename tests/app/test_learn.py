@@ -85,3 +85,11 @@ def test_own_sentence_and_bad_input(learn):
     assert "nn.Embedding(4, 3)" in text_of(at)
     at = at.text_input(key="learn_text").set_value("   ").run()
     assert not at.exception and "The text is empty" in at.error[0].value
+
+
+def test_document_001_vocabulary_for_an_own_sentence(learn):
+    at = learn.run()
+    at = at.radio(key="learn_source").set_value("my own sentence").run()
+    at = at.text_input(key="learn_text").set_value("Life is short, eat dessert first").run()
+    assert "{'Life': 0, 'dessert': 1, 'eat': 2, 'first': 3, 'is': 4, 'short': 5}" in text_of(at)
+    assert len(at.latex) == 6  # a formula for every step
