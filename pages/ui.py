@@ -57,15 +57,19 @@ def _apply_preset() -> None:
         )
 
 
-def _init_from_url() -> None:
-    """On a session's first run, the URL's query parameters set every widget."""
-    if st.session_state.get("_ready"):
+def _init_widgets() -> None:
+    """Give every widget its value when it has none: on a session's first run from the URL's
+    query parameters; after a visit to another page (Streamlit drops the state of widgets a
+    run did not draw) from the view the Explorer last showed."""
+    if "w_variant" in st.session_state:
         return
-    raw = {key: st.query_params.get_all(key) for key in st.query_params}
-    config, notes = ExplorerConfig.from_values(raw)
+    saved = st.session_state.get("_explorer_params")
+    if saved is None:
+        raw = {key: st.query_params.get_all(key) for key in st.query_params}
+        config, st.session_state["_url_notes"] = ExplorerConfig.from_values(raw)
+    else:
+        config, _ = ExplorerConfig.from_values(saved)
     _load(config)
-    st.session_state["_url_notes"] = notes
-    st.session_state["_ready"] = True
 
 
 def _raw_values() -> dict:
@@ -86,7 +90,7 @@ def _raw_values() -> dict:
 def explorer_controls() -> tuple[ExplorerConfig, list[str]]:
     """The sentence box and the sidebar knobs -> the config to show, and notes on anything that
     was corrected (bad URL values, impossible combinations)."""
-    _init_from_url()
+    _init_widgets()
     s = st.session_state
     st.text_area(
         "Sentence",
@@ -162,6 +166,7 @@ def explorer_controls() -> tuple[ExplorerConfig, list[str]]:
 
     config, notes = ExplorerConfig.from_values(_raw_values())
     url_notes = s.pop("_url_notes", [])
+    st.session_state["_explorer_params"] = config.to_query_params()
     st.query_params.from_dict(config.to_query_params())
     return config, url_notes + notes
 

@@ -256,3 +256,16 @@ def test_odd_text_never_raises(app, text):
     assert not at.exception
     assert step_names(at)
     assert all(len(label) <= 16 for label in steps_figure(at)["layout"]["yaxis"]["ticktext"])
+
+
+def test_settings_survive_a_visit_to_the_learn_page(app):
+    at = app.run()
+    at.session_state["w_d_out"] = 8
+    at = set_value(at, "w_heads", 4)
+    at.switch_page("pages/learn.py")
+    at = at.run()
+    assert not at.exception
+    at.switch_page("pages/explorer.py")
+    at = at.run()
+    assert not at.exception
+    assert at.number_input(key="w_heads").value == 4 and len(at.radio(key="head").options) == 4
