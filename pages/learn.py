@@ -8,6 +8,13 @@ from attention.embeddings import presets
 from attention.run import build_module
 from pages import ui
 
+
+@st.cache_data(show_spinner=False)
+def scaling_table() -> pd.DataFrame:
+    """The √d_k demo draws ~6 M random numbers; it depends on nothing the learner sets."""
+    return pd.DataFrame(lesson.scaling_demo())
+
+
 st.title("Learn attention, step by step")
 st.caption("Every number below is computed live by the same engine as the Explorer. Predict, then check.")
 
@@ -133,7 +140,7 @@ st.markdown(
     + ", ".join(lesson.fmt(v) for v in trace.scores[0, 0, query].tolist())
 )
 st.subheader("Why divide by √d_k?")
-demo = pd.DataFrame(lesson.scaling_demo())
+demo = scaling_table()
 st.markdown(
     "Random queries and keys with unit variance: their dot products spread like √d_k, so without "
     "scaling one weight takes almost everything (the softmax saturates and its gradients vanish)."

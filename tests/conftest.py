@@ -17,6 +17,16 @@ BOOK_INPUTS = [
     [0.05, 0.80, 0.55],
 ]
 
+# The book's MultiHeadAttention(3, 2, 6, 0.0, num_heads=2) output after torch.manual_seed(123).
+BOOK_MHA_OUTPUT = [
+    [0.3190, 0.4858],
+    [0.2943, 0.3897],
+    [0.2856, 0.3593],
+    [0.2693, 0.3873],
+    [0.2639, 0.3928],
+    [0.2575, 0.4028],
+]
+
 
 @pytest.fixture
 def inputs():

@@ -15,6 +15,7 @@ from attention.modules import (
     SimplifiedSelfAttention,
     reset_parameters,
 )
+from tests.conftest import BOOK_MHA_OUTPUT
 
 
 def close(actual, expected, atol=1e-4):
@@ -189,15 +190,7 @@ def test_exercise_3_2_d_out_1_gives_width_2(batch):
 def test_multi_head_attention_seed_123(batch):
     torch.manual_seed(123)
     mha = MultiHeadAttention(3, 2, 6, 0.0, num_heads=2)
-    expected = [
-        [0.3190, 0.4858],
-        [0.2943, 0.3897],
-        [0.2856, 0.3593],
-        [0.2693, 0.3873],
-        [0.2639, 0.3928],
-        [0.2575, 0.4028],
-    ]
-    close(mha(batch)[0], expected)
+    close(mha(batch)[0], BOOK_MHA_OUTPUT)
 
 
 def test_exercise_3_3_gpt2_sized_parameter_count():

@@ -13,6 +13,7 @@ from attention.devices import resolve_device
 from attention.embeddings import random_embedding
 from attention.modules import MultiHeadAttention
 from attention.run import build_module
+from tests.conftest import BOOK_MHA_OUTPUT
 
 DROPOUT = ExplorerConfig(
     text="the cat sat on the mat because the mat was warm",
@@ -29,16 +30,7 @@ DROPOUT = ExplorerConfig(
 
 def test_default_run_reproduces_the_book():
     trace = run(ExplorerConfig())
-    expected = torch.tensor(
-        [
-            [0.3190, 0.4858],
-            [0.2943, 0.3897],
-            [0.2856, 0.3593],
-            [0.2693, 0.3873],
-            [0.2639, 0.3928],
-            [0.2575, 0.4028],
-        ]
-    )
+    expected = torch.tensor(BOOK_MHA_OUTPUT)
     torch.testing.assert_close(trace.output[0], expected, atol=1e-4, rtol=0)
     assert trace.tokens.texts[1] == "journey" and trace.config == ExplorerConfig()
     assert trace.device == "cpu" and trace.seconds > 0
