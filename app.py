@@ -7,6 +7,8 @@ st.set_page_config(page_title="Attention Explorer", page_icon="🔍", layout="wi
 PAGES = [
     st.Page("pages/explorer.py", title="Explorer", icon="🔍", default=True),
     st.Page("pages/learn.py", title="Learn step by step", icon="📖"),
+    st.Page("pages/compare.py", title="Compare", icon="⚖️"),
+    st.Page("pages/scaling.py", title="Scaling", icon="📈"),
 ]
 # Our own links: Streamlit's automatic menu would also list every file in pages/ (ui.py is
 # not a page) for a moment before st.navigation takes over. config.toml turns that menu off.

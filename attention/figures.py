@@ -445,3 +445,133 @@ def trace_json(trace: AttentionTrace, head: int | None = None) -> str:
 
 def trace_numbers(trace: AttentionTrace) -> int:
     return sum(t.nelement() for n in trace.TENSORS if (t := getattr(trace, n)) is not None)
+
+
+# --- Compare and Scaling pages ---------------------------------------------------------------
+
+COMPARABLE = {  # trace field -> what one cell is; per head, except output
+    "weights": "weight",
+    "scaled_scores": "scaled score",
+    "scores": "score",
+    "dropped_weights": "weight after dropout",
+    "context": "context value",
+    "output": "output value",
+}
+
+
+def comparison_matrices(a: AttentionTrace, b: AttentionTrace, name: str, head_a: int = 0, head_b: int = 0):
+    """The two matrices to compare (float32, −inf as NaN), or a reason they cannot be compared."""
+    za = _f32(a.output[0] if name == "output" else getattr(a, name)[0, head_a])
+    zb = _f32(b.output[0] if name == "output" else getattr(b, name)[0, head_b])
+    if za.shape != zb.shape:
+        return za, zb, f"{name} has shape {za.shape} in A and {zb.shape} in B: no difference to take"
+    return za, zb, None
+
+
+def comparison_figure(
+    a: AttentionTrace, b: AttentionTrace, name: str, head_a: int = 0, head_b: int = 0
+) -> go.Figure:
+    """A, B and A − B side by side, one figure. Rows are queries (tokens for context and output);
+    the difference uses the diverging scale centred on 0, so 'no change' is white."""
+    za, zb, why = comparison_matrices(a, b, name, head_a, head_b)
+    labels = token_labels(a)
+    n = len(labels)
+    square = za.shape[-1] == n and name not in ("context", "output")
+    value = COMPARABLE[name]
+    head_text = "" if name == "output" else ", head {}"
+    panels = [
+        (za, f"A: {a.module}{head_text.format(head_a)}", value),
+        (zb, f"B: {b.module}{head_text.format(head_b)}", value),
+    ]
+    if why is None:
+        with np.errstate(invalid="ignore"):
+            diff = za - zb
+        diff[np.isnan(diff)] = 0.0 if np.array_equal(np.isnan(za), np.isnan(zb)) else np.nan
+        panels.append((diff, "A − B", f"difference in {value}"))
+    cols = len(panels)
+    gap = 0.07
+    width = (1 - gap * (cols - 1)) / cols
+    data, layout = [], {"annotations": []}
+    sequential = name in ("weights", "dropped_weights")
+    for i, (z, title, cell) in enumerate(panels):
+        z = z.copy()
+        z[np.isneginf(z)] = np.nan
+        axis = "" if i == 0 else str(i + 1)
+        x0 = i * (width + gap)
+        x1 = x0 + width - 0.02
+        scale = SEQUENTIAL if sequential and i < 2 else DIVERGING
+        data.append(
+            {
+                "type": "heatmap",
+                "z": z,
+                "name": ["A", "B", "A − B"][i],
+                "hoverongaps": False,
+                "xaxis": f"x{axis}",
+                "yaxis": f"y{axis}",
+                "colorbar": {"thickness": 10, "x": x1 + 0.005, "xanchor": "left", "len": 0.9},
+                **_colour(scale, z),
+                "hovertemplate": ("query %{y}<br>key %{x}" if square else "token %{y}<br>dimension %{x}")
+                + f"<br>{cell} %{{z:.4f}}<extra></extra>",
+            }
+        )
+        x_axis = _position_axis(labels, "keys →") if square else {"title": {"text": "dimension"}}
+        layout[f"xaxis{axis}"] = x_axis | {"domain": [x0, x1], "anchor": f"y{axis}"}
+        layout[f"yaxis{axis}"] = _position_axis(labels, "queries" if square else "tokens") | {
+            "anchor": f"x{axis}",
+            "autorange": "reversed",
+            "showticklabels": i == 0,
+            "title": {"text": ("← queries" if square else "tokens") if i == 0 else ""},
+        }
+        layout["annotations"].append(
+            {"text": f"<b>{html.escape(title)}</b>", "showarrow": False, "xref": "paper", "yref": "paper",
+             "x": x0, "xanchor": "left", "y": 1.0, "yanchor": "bottom", "font": {"size": 14}}
+        )  # fmt: skip
+    height = int(min(700, max(300, 150 + 26 * n)))
+    return _figure(data, layout | {"height": height, "margin": {"l": 10, "r": 10, "t": 40, "b": 10}})
+
+
+def scaling_figure(frame: pd.DataFrame, measure: str = "ms") -> go.Figure:
+    """Log-log lines of `measure` (ms or peak_bytes) against tokens, one per (device, variant,
+    mode), with the O(T²) slope drawn through the last point of the steepest line; for memory,
+    also the size of one attention matrix, B·H·T²·4 bytes."""
+    memory = measure == "peak_bytes"
+    unit = "MiB" if memory else "ms"
+    frame = frame[frame[measure].notna() & (frame[measure] > 0)] if len(frame) else frame
+    data = []
+    for (device, module, mode), part in frame.groupby(["device", "module", "mode"], sort=False):
+        part = part.sort_values("tokens")
+        y = part[measure] / (2**20 if memory else 1)
+        data.append(
+            {"type": "scatter", "mode": "lines+markers", "name": f"{module} · {mode} · {device}",
+             "x": part["tokens"].to_numpy(np.int32), "y": _f32(y),
+             "hovertemplate": f"T = %{{x}}<br>%{{y:.4g}} {unit}<extra>{mode}, {device}</extra>"}
+        )  # fmt: skip
+    if len(frame):
+        tokens = np.array(sorted(frame["tokens"].unique()), dtype=float)
+        top = frame.loc[frame["tokens"] == tokens.max()]
+        anchor = float(top[measure].max()) / (2**20 if memory else 1)
+        reference = anchor * (tokens / tokens.max()) ** 2
+        data.append(
+            {"type": "scatter", "mode": "lines", "name": "O(T²) reference slope", "x": tokens, "y": reference,
+             "line": {"dash": "dash", "color": "#555555"}, "hoverinfo": "skip"}
+        )  # fmt: skip
+        if memory:
+            one = frame.drop_duplicates("tokens").sort_values("tokens")
+            heads = frame["heads"].max()
+            data.append(
+                {"type": "scatter", "mode": "lines", "name": f"attention matrix B·H·T²·4 (H = {heads})",
+                 "x": one["tokens"].to_numpy(np.int32), "y": _f32(heads * one["tokens"] ** 2 * 4 / 2**20),
+                 "line": {"dash": "dot", "color": "#000000"}, "hoverinfo": "skip"}
+            )  # fmt: skip
+    title = "Peak memory of one call" if memory else "Time per call (median)"
+    return _figure(
+        data,
+        {
+            "title": _title(title),
+            "xaxis": {"type": "log", "title": {"text": "tokens T"}, "dtick": math.log10(2)},
+            "yaxis": {"type": "log", "title": {"text": "MiB" if memory else "ms"}},
+            "height": 460,
+            "legend": {"orientation": "h", "y": -0.2},
+            "margin": {"l": 10, "r": 10, "t": 50, "b": 10},
+        },
+    )

@@ -7,12 +7,21 @@ never in attention/.
 from __future__ import annotations
 
 import streamlit as st
+from streamlit.runtime.pages_manager import PagesManager
 
 from attention import AttentionTrace, ExplorerConfig, run
 from attention.config import MAX_D_IN, MAX_D_OUT, MAX_HEADS, MAX_SEED, MAX_TEXT_CHARS, PARAMS, VARIANTS
 from attention.devices import available_devices, resolve_device
 from attention.embeddings import format_matrix, presets
 from attention.text import SCHEME_LABELS
+
+# Until some run calls st.navigation, Streamlit serves a folder called pages/ the old (v1) way:
+# a fresh server's first visitor arriving at /compare would get that page alone, without app.py
+# (no page config, no sidebar), and so would everyone after until someone opened "/". Every page
+# imports this module, so the first such run switches the server to app.py's router and reruns.
+if PagesManager.uses_pages_directory:
+    PagesManager.uses_pages_directory = False
+    st.rerun()
 
 CUSTOM_PRESET = "— your own settings —"
 MAX_DROPOUT_WIDGET = 1.0 - 2**-53  # the largest float below 1: any p the config accepts

@@ -59,3 +59,35 @@ def test_trace_json_has_every_tensor_and_can_keep_one_head():
     )
     one = json.loads(figures.trace_json(trace, head=1))
     assert np.array_equal(np.array(one["tensors"]["weights"])[0, 0], trace.weights[0, 1].numpy())
+
+
+def test_comparison_figure_escapes_tokens_and_takes_the_difference():
+    a = run(HOSTILE)
+    b = run(ExplorerConfig(**{**HOSTILE.__dict__, "causal": False}))
+    spec = figures.comparison_figure(a, b, "weights", 1, 1).to_plotly_json()
+    heat = {d["name"]: decode(d["z"]) for d in spec["data"]}
+    np.testing.assert_array_equal(heat["A"], a.weights[0, 1].numpy())
+    np.testing.assert_array_equal(heat["A − B"], heat["A"] - heat["B"])
+    text = json.dumps(spec, default=str)
+    assert "<img" not in text and "onerror" in text and "&lt;" in text  # the tokens, escaped
+    wider = run(ExplorerConfig(**{**HOSTILE.__dict__, "d_out": 8}))
+    assert figures.comparison_matrices(a, wider, "output")[2].startswith("output has shape")
+    assert [d["name"] for d in figures.comparison_figure(a, wider, "output").to_plotly_json()["data"]] == [
+        "A",
+        "B",
+    ]
+
+
+def test_scaling_figure_draws_the_quadratic_reference_through_the_last_point():
+    import pandas as pd
+
+    rows = [{"variant": "mha", "module": "M", "mode": "forward", "device": "cpu", "tokens": t, "heads": 2,
+             "d": 8, "ms": 0.01 * t, "peak_bytes": 8 * t * t, "attention_bytes": 8 * t * t}
+            for t in (8, 16, 32)]  # fmt: skip
+    for measure in ("ms", "peak_bytes"):
+        spec = figures.scaling_figure(pd.DataFrame(rows), measure).to_plotly_json()
+        assert spec["layout"]["xaxis"]["type"] == spec["layout"]["yaxis"]["type"] == "log"
+        ref = next(d for d in spec["data"] if d["name"] == "O(T²) reference slope")
+        y = decode(ref["y"])
+        np.testing.assert_allclose(y / y[-1], [1 / 16, 1 / 4, 1])
+    assert spec["data"][-1]["name"].startswith("attention matrix")

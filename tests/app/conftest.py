@@ -84,3 +84,11 @@ def show(at, view: str):
 
 def messages(at) -> str:
     return "\n".join([w.value for w in at.warning] + [t.value for t in at.text] + [e.value for e in at.error])
+
+
+def open_page(path: str, timeout: int = 60) -> AppTest:
+    """A fresh session, run once on the Explorer, then on page `path` (e.g. "pages/compare.py")."""
+    at = AppTest.from_file(APP, default_timeout=timeout)
+    at.run()
+    at.switch_page(path)
+    return at.run()

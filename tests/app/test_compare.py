@@ -1,0 +1,100 @@
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from attention import ExplorerConfig, run
+from tests.app.conftest import APP, decode, figures, open_page
+
+
+@pytest.fixture
+def compare():
+    return open_page("pages/compare.py")
+
+
+def comparison(at) -> dict:
+    (fig,) = [f for f in figures(at) if {d.get("name") for d in f["data"]} >= {"A", "B"}]
+    return {d["name"]: decode(d["z"]) for d in fig["data"]}
+
+
+def headline(at) -> str:
+    return next(m.value for m in at.markdown if m.value.startswith("**max |A − B|"))
+
+
+def pick(at, example: str):
+    return at.button_group(key="cmp_example").set_value(example).run()
+
+
+def test_opens_on_causal_off_against_on(compare):
+    assert not compare.exception
+    panels = comparison(compare)
+    a, b, diff = panels["A"], panels["B"], panels["A − B"]
+    upper = np.triu(np.ones_like(a, dtype=bool), 1)
+    assert (a[upper] > 0).all() and (b[upper] == 0).all()  # B's mask zeroes the future
+    np.testing.assert_allclose(a.sum(1), 1, atol=1e-6)
+    np.testing.assert_array_equal(diff, a - b)
+    # the numbers are the engine's: B is the Explorer's default, which has a causal mask
+    expected = run(ExplorerConfig()).weights[0, 0].numpy()
+    np.testing.assert_array_equal(b, expected)
+    assert float(headline(compare).split("= ")[1].split("*")[0]) == pytest.approx(
+        np.abs(diff).max(), rel=1e-5
+    )
+
+
+@pytest.mark.parametrize(
+    "example, step, differs",
+    [
+        ("two seeds", "weights", True),
+        ("v1 vs v2, same seed", "weights", True),
+        ("dropout off vs 0.5", "dropped_weights", True),
+        ("2 heads vs 4", "output", True),
+    ],
+)
+def test_examples_set_both_sides_and_the_telling_step(compare, example, step, differs):
+    at = pick(compare, example)
+    assert not at.exception and not at.error
+    assert at.session_state["cmp_what"] == step
+    assert ("identical" not in headline(at)) == differs
+
+
+def test_dropout_changes_dropped_weights_but_not_weights(compare):
+    at = pick(compare, "dropout off vs 0.5")
+    assert at.session_state["cmp_b_dropout"] == 0.5
+    at.selectbox(key="cmp_what").set_value("weights").run()
+    assert "identical" in headline(at)
+
+
+def test_shapes_that_differ_are_shown_without_a_difference(compare):
+    at = pick(compare, "2 heads vs 4")
+    at.selectbox(key="cmp_what").set_value("context").run()  # head_dim 2 vs 1
+    assert "no difference to take" in at.info[0].value
+    assert set(comparison(at)) == {"A", "B"}
+    at.selectbox(key="cmp_head_b").set_value(3).run()
+    assert not at.exception
+
+
+def test_impossible_side_settings_are_repaired_with_a_note(compare):
+    compare.number_input(key="cmp_a_d_out").set_value(4).run()
+    at = compare.number_input(key="cmp_a_heads").set_value(3).run()
+    assert not at.exception
+    assert any("not divisible by num_heads=3" in t.value for t in at.text)
+
+
+def test_sentence_comes_from_the_explorer():
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["text"] = "the cat sat on the mat"
+    at.query_params["embedding"] = "random"
+    at.run()
+    at.switch_page("pages/compare.py").run()
+    assert at.text_area(key="cmp_text").value == "the cat sat on the mat"
+    assert len(comparison(at)["A"]) == 6
+    at.text_area(key="cmp_text").set_value("").run()  # empty: both sides fall back alike
+    assert not at.exception and len(comparison(at)["A"]) > 0
+
+
+def test_variant_table_every_row_matches(compare):
+    assert "Every variant matches the reference" in compare.success[0].value
+    table = compare.dataframe[0].value
+    assert len(table) == 10 and (table["max |diff|"] < 1e-5).all()
+    at = compare.number_input(key="cmp_table_d").set_value(6).run()
+    assert at.selectbox(key="cmp_table_heads").options == ["1", "2", "3", "6"]
+    assert not at.exception and "Every variant matches" in at.success[0].value

@@ -1,0 +1,70 @@
+import json
+
+import pytest
+
+from attention.devices import available_devices
+from tests.app.conftest import figures, open_page
+
+
+@pytest.fixture
+def scaling():
+    return open_page("pages/scaling.py", timeout=120)
+
+
+def short(at, longest=32, variants=("mha", "sdpa"), d=16):
+    at.selectbox(key="scaling_d").set_value(d)
+    at.multiselect(key="scaling_variants").set_value(list(variants))
+    at.select_slider(key="scaling_longest").set_value(longest)
+    return at.run()
+
+
+def test_page_says_which_devices_and_waits_for_run(scaling):
+    assert not scaling.exception
+    if "cuda" not in available_devices():
+        assert "No CUDA GPU" in scaling.info[0].value
+    assert not figures(scaling)
+    assert "Press Run" in scaling.caption[-1].value
+
+
+def test_longest_length_is_capped_by_memory(scaling):
+    scaling.selectbox(key="scaling_d").set_value(64)
+    at = scaling.selectbox(key="scaling_heads").set_value(16).run()
+    options = [int(o) for o in at.select_slider(key="scaling_longest").options]
+    assert 16 * options[-1] ** 2 * 4 <= 64 * 2**20 < 16 * (2 * options[-1]) ** 2 * 4  # CPU: 64 MiB a matrix
+
+
+def test_a_short_sweep_draws_log_log_charts_and_is_kept(scaling):
+    at = short(scaling, variants=("mha", "sdpa", "v2"))
+    at = at.button(key="scaling_run").click().run()
+    assert not at.exception and not at.error
+    time_fig, memory_fig = figures(at)
+    assert time_fig["layout"]["xaxis"]["type"] == "log" and time_fig["layout"]["yaxis"]["type"] == "log"
+    names = [d["name"] for d in time_fig["data"]]
+    assert "O(T²) reference slope" in names
+    devices = available_devices()
+    assert len(names) == 1 + 5 * len(devices)  # mha forward+trace, v2 forward+trace, sdpa forward
+    assert any(d["name"].startswith("attention matrix B·H·T²·4") for d in memory_fig["data"])
+    table = at.dataframe[0].value
+    assert set(table["tokens"]) == {8, 16, 32} and len(table) == 15 * len(devices)
+    # kept for every session: a new visitor with the same settings sees it without running
+    other = short(open_page("pages/scaling.py"), variants=("mha", "sdpa", "v2"))
+    assert "Measured earlier" in other.caption[0].value and other.button(key="scaling_run").disabled
+    assert len(figures(other)) == 2
+
+
+def test_a_stopped_sweep_shows_what_finished(scaling):
+    at = short(scaling, longest=16)
+    params = {"tokens": [8, 16], "variants": ["mha", "sdpa"], "devices": available_devices(),
+              "modes": ["forward", "trace"], "d": 16, "heads": 4, "causal": True}  # fmt: skip
+    row = {"variant": "mha", "module": "MultiHeadAttention (3.6.2)", "mode": "forward", "device": "cpu",
+           "tokens": 8, "heads": 4, "d": 16, "ms": 0.1, "peak_bytes": 4096,
+           "attention_bytes": 1024}  # fmt: skip
+    at.session_state["scaling_partial"] = (json.dumps(params, sort_keys=True), [row])
+    at = at.run()
+    assert "Stopped after 1 measurements" in at.warning[0].value
+    assert len(figures(at)) == 2
+
+
+def test_nothing_to_measure_is_explained(scaling):
+    at = scaling.multiselect(key="scaling_modes").set_value([]).run()
+    assert "Pick at least one" in at.warning[0].value and not at.exception

@@ -1,0 +1,76 @@
+"""The Compare and Scaling pages in headless Chromium: drawn numbers, and a sweep that stops."""
+
+import re
+import subprocess
+
+from tests.e2e.conftest import ARTIFACTS, ROOT, free_port, start_streamlit, wait_idle
+
+
+def test_a_fresh_servers_first_visitor_on_a_page_gets_the_router(browser):
+    """Streamlit serves pages/ the old way until a run calls st.navigation; pages/ui.py switches
+    it over, so a link to /compare opened first still gets app.py's page config and sidebar."""
+    port = free_port()
+    proc = start_streamlit(ROOT / "app.py", port)
+    try:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(f"http://127.0.0.1:{port}/compare")
+        page.wait_for_selector('[data-testid="stSidebar"]', timeout=60_000)
+        page.wait_for_selector('[data-test-script-state="notRunning"]', timeout=60_000)
+        assert page.title() == "Attention Explorer"
+        assert page.get_by_role("link", name="Scaling").count() == 1
+        assert page.get_by_text("Sentence (both sides)").count() == 1
+        page.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+def test_compare_draws_a_b_and_their_difference(server, page):
+    page.goto(f"{server}/compare")
+    wait_idle(page)
+    drawn = page.evaluate(
+        """() => [...document.querySelectorAll('.js-plotly-plot')].flatMap(d =>
+            (d.data || []).filter(t => t.type === 'heatmap').map((t, i) => [t.name,
+             d.calcdata[d.data.indexOf(t)][0].z.map(r => Array.from(r))]))"""
+    )
+    panels = dict(drawn)
+    assert set(panels) >= {"A", "B", "A − B"}
+    a, b, diff = panels["A"], panels["B"], panels["A − B"]
+    assert all(abs(diff[i][j] - (a[i][j] - b[i][j])) < 1e-6 for i in range(len(a)) for j in range(len(a)))
+    assert page.get_by_text("Every variant matches the reference").count() == 1
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "compare.png"), full_page=True)
+    assert page.dialogs == []
+
+
+def _sweeps_running() -> int:
+    found = subprocess.run(["pgrep", "-f", "attention.bench scaling"], capture_output=True, text=True)
+    return len(found.stdout.split())
+
+
+def test_scaling_sweep_shows_progress_and_stop_kills_it(server, page):
+    page.goto(f"{server}/scaling")
+    page.wait_for_selector('[data-test-script-state="notRunning"]', timeout=60_000)
+    # the longest allowed sweep with every variant: long enough to stop halfway
+    page.get_by_role("button", name="Run sweep").wait_for(timeout=30_000)
+    slider = page.get_by_role("slider")
+    slider.focus()
+    slider.press("End")
+    page.wait_for_selector('[data-test-script-state="notRunning"]', timeout=60_000)
+    page.get_by_role("button", name="Run sweep").click()
+    page.wait_for_selector('[data-testid="stProgress"]', timeout=60_000)
+    page.get_by_text(re.compile(r"\d+/\d+: T = ")).wait_for(timeout=60_000)  # a row has arrived
+    assert _sweeps_running() == 1
+    page.get_by_role("button", name="Stop").click()
+    page.get_by_text("Stopped after").wait_for(timeout=60_000)
+    page.locator(".js-plotly-plot").first.wait_for(timeout=30_000)  # what finished is drawn
+    page.wait_for_timeout(500)
+    assert _sweeps_running() == 0  # Stop killed the child process
+    assert page.get_by_text("Traceback").count() == 0
+    page.screenshot(path=str(ARTIFACTS / "scaling.png"), full_page=True)
+
+
+def test_explorer_still_answers_after_the_sweep(server, page):
+    page.goto(server)
+    wait_idle(page)
+    assert page.get_by_text("MultiHeadAttention").count() >= 1
