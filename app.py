@@ -9,10 +9,15 @@ PAGES = [
     st.Page("pages/learn.py", title="Learn step by step", icon="📖"),
     st.Page("pages/compare.py", title="Compare", icon="⚖️"),
     st.Page("pages/scaling.py", title="Scaling", icon="📈"),
+    st.Page("pages/train.py", title="Watch it learn", icon="🎓"),
 ]
 # Our own links: Streamlit's automatic menu would also list every file in pages/ (ui.py is
 # not a page) for a moment before st.navigation takes over. config.toml turns that menu off.
 page = st.navigation(PAGES, position="hidden")
+# A page keeps heavy per-session state (a model being trained) under "_held_<its url>": leaving
+# the page drops it, so a student wandering off frees the memory.
+for key in [k for k in st.session_state if k.startswith("_held_") and k != f"_held_{page.url_path}"]:
+    del st.session_state[key]
 
 with st.sidebar:
     st.markdown("### 🔍 Attention Explorer")

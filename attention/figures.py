@@ -575,3 +575,71 @@ def scaling_figure(frame: pd.DataFrame, measure: str = "ms") -> go.Figure:
             "margin": {"l": 10, "r": 10, "t": 50, "b": 10},
         },
     )
+
+
+# --- Train page --------------------------------------------------------------------------------
+
+
+def training_curves(losses: list[float], accuracies: list[tuple[int, float]]) -> go.Figure:
+    """Training loss per step (left axis) and held-out accuracy at each snapshot (right axis)."""
+    steps = np.arange(1, len(losses) + 1, dtype=np.int32)
+    acc_steps = np.array([s for s, _ in accuracies], dtype=np.int32)
+    acc = _f32([a for _, a in accuracies])
+    data = [
+        {"type": "scatter", "mode": "lines", "name": "loss (cross-entropy)", "x": steps, "y": _f32(losses),
+         "line": {"color": "#0072b2"}, "hovertemplate": "step %{x}<br>loss %{y:.4f}<extra></extra>"},
+        {"type": "scatter", "mode": "lines", "name": "accuracy (held out)", "x": acc_steps, "y": acc,
+         "yaxis": "y2", "line": {"color": "#d55e00", "dash": "dot"},
+         "hovertemplate": "step %{x}<br>accuracy %{y:.1%}<extra></extra>"},
+    ]  # fmt: skip
+    return _figure(
+        data,
+        {
+            "title": _title("Loss and accuracy"),
+            "xaxis": {"title": {"text": "step"}, "rangemode": "tozero"},
+            "yaxis": {"title": {"text": "loss"}, "rangemode": "tozero"},
+            "yaxis2": {"title": {"text": "accuracy"}, "overlaying": "y", "side": "right", "range": [0, 1.02],
+                       "tickformat": ".0%", "dtick": 0.25, "showgrid": False},
+            "legend": {"orientation": "h", "y": -0.25},
+            "height": 380,
+            "margin": {"l": 10, "r": 10, "t": 50, "b": 10},
+        },
+    )  # fmt: skip
+
+
+def pattern_figure(
+    weights: np.ndarray, expected: np.ndarray | None, tokens: list[str], step: int
+) -> go.Figure:
+    """The probe's attention weights per head at one step, and the pattern that solves the task
+    (blank rows: nothing is asked there). Rows are queries, columns keys, as everywhere."""
+    labels = [token_label(t) for t in tokens]
+    n = len(labels)
+    panels = [(w, f"head {h}, step {step}") for h, w in enumerate(weights)]
+    if expected is not None:
+        panels.append((expected, "expected (solves the task)"))
+    cols = len(panels)
+    gap = 0.05
+    width = (1 - gap * (cols - 1)) / cols
+    data, layout = [], {"annotations": []}
+    for i, (z, title) in enumerate(panels):
+        axis = "" if i == 0 else str(i + 1)
+        x0 = i * (width + gap)
+        z = _f32(z).copy()
+        z[np.triu(np.ones((n, n), dtype=bool), 1)] = np.nan  # causal: never looked at
+        data.append(
+            {"type": "heatmap", "z": z, "name": title, "xaxis": f"x{axis}", "yaxis": f"y{axis}",
+             "colorscale": SEQUENTIAL, "zmin": 0.0, "zmax": 1.0, "showscale": i == cols - 1,
+             "hoverongaps": False, "colorbar": {"thickness": 10},
+             "hovertemplate": "query %{y}<br>key %{x}<br>weight %{z:.3f}<extra></extra>"}
+        )  # fmt: skip
+        # fixed ranges: a row with nothing asked (all NaN) must not shrink its panel
+        layout[f"xaxis{axis}"] = _position_axis(labels, "keys →") | {
+            "domain": [x0, x0 + width], "anchor": f"y{axis}", "range": [-0.5, n - 0.5]}  # fmt: skip
+        layout[f"yaxis{axis}"] = _position_axis(labels, "← queries" if i == 0 else "") | {
+            "anchor": f"x{axis}", "range": [n - 0.5, -0.5], "showticklabels": i == 0}  # fmt: skip
+        layout["annotations"].append(
+            {"text": f"<b>{title}</b>", "showarrow": False, "xref": "paper", "yref": "paper", "x": x0,
+             "xanchor": "left", "y": 1.0, "yanchor": "bottom", "font": {"size": 14}}
+        )  # fmt: skip
+    height = int(min(520, max(300, 120 + 22 * n)))
+    return _figure(data, layout | {"height": height, "margin": {"l": 10, "r": 10, "t": 40, "b": 10}})

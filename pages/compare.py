@@ -13,6 +13,8 @@ from attention.devices import available_devices, device_name
 from attention.embeddings import embed
 from pages import ui
 
+ui.use_router()
+
 SIDE_KNOBS = ("variant", "d_out", "heads", "causal", "dropout", "seed")
 EXAMPLES = {  # name -> (A's knobs, B's knobs, the step that shows the change), over the Explorer's settings
     "causal mask off vs on": (

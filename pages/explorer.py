@@ -9,6 +9,8 @@ from attention import figures
 from attention.snippet import pytorch_script
 from pages import ui
 
+ui.use_router()
+
 st.title("Attention Explorer")
 config, notes = ui.explorer_controls()
 ui.show_notes(notes)

@@ -8,6 +8,8 @@ from attention.embeddings import presets
 from attention.run import build_module
 from pages import ui
 
+ui.use_router()
+
 
 @st.cache_data(show_spinner=False)
 def scaling_table() -> pd.DataFrame:

@@ -14,6 +14,8 @@ from attention import bench, figures
 from attention.devices import available_devices, device_name
 from pages import ui
 
+ui.use_router()
+
 ROOT = Path(__file__).resolve().parents[1]
 TOKENS = [8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384]
 # The largest attention matrix (B·H·T²·4 bytes) a sweep may build per device. A forward holds ~4

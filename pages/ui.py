@@ -6,6 +6,9 @@ never in attention/.
 
 from __future__ import annotations
 
+import runpy
+from pathlib import Path
+
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
@@ -15,14 +18,24 @@ from attention.devices import available_devices, resolve_device
 from attention.embeddings import format_matrix, presets
 from attention.text import SCHEME_LABELS
 
-# Until some run calls st.navigation, Streamlit serves a folder called pages/ the old (v1) way:
-# a fresh server's first visitor arriving at /compare would get that page alone, without app.py
-# (no page config, no sidebar), and so would everyone after until someone opened "/". Every page
-# imports this module, so the first such run switches the server to app.py's router and reruns.
-if PagesManager.uses_pages_directory:
-    PagesManager.uses_pages_directory = False
-    st.rerun()
 
+def use_router() -> None:
+    """Every page calls this first. Until some run calls st.navigation, Streamlit serves a folder
+    called pages/ the old (v1) way: a fresh server's first visitor arriving at /compare would get
+    that page alone, without app.py (no page config, no sidebar, no per-page cleanup), and so
+    would everyone after until someone opened "/" (AppTest even starts every run that way). Run
+    app.py here instead: its st.navigation switches the process over and runs this page again,
+    inside the router, in this same run (a rerun would lose a button's click)."""
+    if PagesManager.uses_pages_directory:
+        runpy.run_path(str(APP), run_name="__main__")
+        st.stop()
+
+
+if __name__ == "__main__":  # opened as a page (/ui) in that old mode: it is not one
+    use_router()
+
+
+APP = Path(__file__).resolve().parents[1] / "app.py"
 CUSTOM_PRESET = "— your own settings —"
 MAX_DROPOUT_WIDGET = 1.0 - 2**-53  # the largest float below 1: any p the config accepts
 KNOBS = ("d_out", "d_v", "heads", "dropout", "causal", "bias", "train")

@@ -1,0 +1,403 @@
+"""Watch attention learn: a tiny model built around the book's MultiHeadAttention, trained on tasks
+whose correct attention pattern is known, with snapshots of its attention on a fixed probe.
+
+    python -m attention.training [--task previous] [--steps 400] [--seed 0]
+
+Model: token embedding + positional embedding -> MultiHeadAttention (causal) -> linear readout.
+No residual path and no MLP: whatever the readout needs from other positions must come through
+attention, so the pattern that solves the task has to appear in the weights.
+
+Everything is seeded from one local generator (parameters, batches, probe), so a config trains
+to the same numbers every time, whatever other threads do with torch's global RNG.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn as nn
+
+from attention.devices import resolve_device
+from attention.errors import ConfigError
+from attention.modules import MultiHeadAttention, reset_parameters
+
+TEXT_FILE = Path(__file__).resolve().parent.parent / "assets" / "alice.txt"
+MAX_STEPS = 3000
+MAX_LENGTH = 16
+MAX_D_MODEL = 64
+MAX_HEADS = 4
+MAX_SECONDS = 60.0  # training time per run, whatever the settings
+MAX_SNAPSHOTS = 300  # probe weights kept per run: at most 300 x 4 x 33² floats ≈ 5 MB
+IGNORE = -100  # target of positions without one (cross_entropy's ignore_index)
+
+
+# --- tasks ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Task:
+    key: str
+    label: str
+    goal: str  # what the right attention does, in words
+    vocab: list[str]  # token texts; ids are indices
+    defaults: dict = field(default_factory=dict)  # TrainConfig values that suit this task
+
+    def sample(self, n: int, length: int, g: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+        """n sequences -> (inputs (n, T), targets (n, T) with IGNORE where nothing is asked)."""
+        raise NotImplementedError
+
+    def expected(self, inputs: torch.Tensor) -> np.ndarray | None:
+        """(T, T) attention that solves the task for one input sequence: each asked row sums to
+        1 over the right keys; rows with nothing asked are NaN. None: no known pattern."""
+        raise NotImplementedError
+
+
+def _symbols(n: int) -> list[str]:
+    return [chr(ord("a") + i) for i in range(n)]
+
+
+class Previous(Task):
+    def sample(self, n, length, g):
+        x = torch.randint(len(self.vocab), (n, length), generator=g)  # (n, T)
+        y = torch.full_like(x, IGNORE)
+        y[:, 1:] = x[:, :-1]
+        return x, y
+
+    def expected(self, inputs):
+        t = inputs.shape[-1]
+        e = np.zeros((t, t))
+        e[np.arange(1, t), np.arange(t - 1)] = 1.0
+        e[0] = np.nan  # nothing before the first token
+        return e
+
+
+class First(Task):
+    def sample(self, n, length, g):
+        x = torch.randint(len(self.vocab), (n, length), generator=g)
+        y = x[:, :1].expand(n, length).clone()
+        y[:, 0] = IGNORE  # the first token is its own answer: nothing to find
+        return x, y
+
+    def expected(self, inputs):
+        t = inputs.shape[-1]
+        e = np.zeros((t, t))
+        e[:, 0] = 1.0
+        e[0] = np.nan
+        return e
+
+
+class _AfterSeparator(Task):
+    """items x, then SEP, then the answer one token at a time: y_i is asked at position n + i
+    (the SEP, then each answer token so far), so inputs are x + [SEP] + y[:-1]."""
+
+    def answer(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(answers (n, L), source position of each answer in x (n, L))."""
+        raise NotImplementedError
+
+    def sample(self, n, length, g):
+        sep = len(self.vocab) - 1
+        x = self.items(n, length, g)
+        y, _ = self.answer(x)
+        inputs = torch.cat([x, torch.full((n, 1), sep), y[:, :-1]], dim=1)  # (n, 2L)
+        targets = torch.cat([torch.full((n, length), IGNORE), y], dim=1)  # (n, 2L)
+        return inputs, targets
+
+    def items(self, n, length, g):
+        return torch.randint(len(self.vocab) - 1, (n, length), generator=g)
+
+    def expected(self, inputs):
+        t = inputs.shape[-1]
+        length = t // 2
+        _, source = self.answer(inputs[None, :length])
+        e = np.full((t, t), np.nan)
+        for i, j in enumerate(source[0].tolist()):
+            e[length + i] = 0.0
+            e[length + i, j] = 1.0
+        return e
+
+
+class Reverse(_AfterSeparator):
+    def answer(self, x):
+        source = torch.arange(x.shape[1] - 1, -1, -1).expand_as(x)
+        return x.flip(1), source
+
+
+class Sort(_AfterSeparator):
+    def items(self, n, length, g):  # distinct numbers, so each answer has one source
+        return torch.argsort(torch.rand(n, len(self.vocab) - 1, generator=g), dim=1)[:, :length]
+
+    def answer(self, x):
+        values, source = torch.sort(x, dim=1)
+        return values, source
+
+
+class Text(Task):
+    def sample(self, n, length, g):
+        ids = _text_ids()
+        start = torch.randint(len(ids) - length - 1, (n,), generator=g)
+        windows = ids[start[:, None] + torch.arange(length + 1)]  # (n, T + 1)
+        return windows[:, :-1], windows[:, 1:]
+
+    def expected(self, inputs):
+        return None
+
+
+def _text() -> str:
+    return TEXT_FILE.read_text(encoding="utf-8")
+
+
+def _text_ids() -> torch.Tensor:
+    text = _text()
+    vocab = sorted(set(text))
+    index = {c: i for i, c in enumerate(vocab)}
+    return torch.tensor([index[c] for c in text])
+
+
+TASKS: dict[str, Task] = {
+    t.key: t
+    for t in (
+        Previous("previous", "copy the previous token", "each token looks at the one before it", _symbols(8)),
+        First("first", "find the first token", "every token looks at position 0", _symbols(8)),
+        Reverse("reverse", "reverse a sequence", "answer i looks at item L − 1 − i (an anti-diagonal)",
+                [*map(str, range(8)), "|"], {"steps": 400}),
+        Sort("sort", "sort small numbers",
+             "answer i looks at where the i-th smallest number sits (the model may find another way)",
+             [*map(str, range(10)), "|"], {"steps": 1500, "heads": 2, "d_model": 32}),
+        Text("text", "next character of Alice in Wonderland", "no single right pattern: watch what emerges",
+             sorted(set(_text())), {"steps": 1500, "heads": 2, "d_model": 32}),
+    )
+}  # fmt: skip
+
+
+# --- model and config --------------------------------------------------------------------------
+
+
+class TinyAttentionModel(nn.Module):
+    """Token + position embeddings -> the book's MultiHeadAttention (causal) -> linear readout."""
+
+    def __init__(self, vocab_size: int, context_length: int, d_model: int, num_heads: int):
+        super().__init__()
+        self.tok_emb = nn.Embedding(vocab_size, d_model)
+        self.pos_emb = nn.Embedding(context_length, d_model)
+        self.attn = MultiHeadAttention(d_model, d_model, context_length, 0.0, num_heads)
+        self.out = nn.Linear(d_model, vocab_size)
+
+    def embed(self, ids):  # (B, T) -> (B, T, d_model)
+        return self.tok_emb(ids) + self.pos_emb(torch.arange(ids.shape[1], device=ids.device))
+
+    def forward(self, ids):  # (B, T) -> (B, T, vocab) logits
+        return self.out(self.attn(self.embed(ids)))
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    task: str = "previous"
+    steps: int = 300
+    heads: int = 1
+    d_model: int = 24
+    length: int = 8  # items per sequence (tasks with a separator use 2 x length positions)
+    batch: int = 64
+    lr: float = 0.003
+    seed: int = 0
+    snapshot_every: int = 5
+    device: str = "cpu"
+
+    @classmethod
+    def for_task(cls, task: str, **values) -> TrainConfig:
+        """The config with `task`'s own defaults, then `values`."""
+        return cls(task=task, **(TASKS[task].defaults if task in TASKS else {}) | values)
+
+    def __post_init__(self):
+        if self.task not in TASKS:
+            raise ConfigError(f"task={self.task!r} is unknown; choose one of {', '.join(TASKS)}", "task")
+        limits = {"steps": (1, MAX_STEPS), "heads": (1, MAX_HEADS), "d_model": (1, MAX_D_MODEL),
+                  "length": (2, MAX_LENGTH), "batch": (1, 512), "snapshot_every": (1, MAX_STEPS)}  # fmt: skip
+        for name, (low, high) in limits.items():
+            value = getattr(self, name)
+            if not isinstance(value, int) or not low <= value <= high:
+                raise ConfigError(f"{name}={value!r} must be a whole number in {low}..{high}", name)
+        if self.d_model % self.heads:
+            raise ConfigError(f"d_model={self.d_model} is not divisible by heads={self.heads}", "heads")
+        if not (isinstance(self.lr, float) and 0 < self.lr <= 1):
+            raise ConfigError(f"lr={self.lr!r} must be in (0, 1]", "lr")
+        if self.task == "sort" and self.length > len(TASKS["sort"].vocab) - 1:
+            raise ConfigError("sort draws distinct numbers 0-9: use at most 10 items", "length")
+
+    @property
+    def context_length(self) -> int:
+        return 2 * self.length if self.task in ("reverse", "sort") else self.length
+
+
+@dataclass
+class Snapshot:
+    step: int
+    weights: np.ndarray  # (H, T, T) the probe's attention weights
+    loss: float
+
+
+@dataclass
+class Trainer:
+    """One training run, advanced a few steps at a time (the page yields between chunks)."""
+
+    config: TrainConfig
+    step: int = 0
+    losses: list[float] = field(default_factory=list)
+    accuracies: list[tuple[int, float]] = field(default_factory=list)  # (step, accuracy)
+    snapshots: list[Snapshot] = field(default_factory=list)
+    seconds: float = 0.0  # time spent training
+    seconds_to_95: float | None = None
+
+    def __post_init__(self):
+        c = self.config
+        self.task = TASKS[c.task]
+        self.device = resolve_device(c.device).device
+        self.generator = torch.Generator().manual_seed(c.seed)
+        self.model = TinyAttentionModel(len(self.task.vocab), c.context_length, c.d_model, c.heads)
+        nn.init.normal_(self.model.tok_emb.weight, generator=self.generator)
+        nn.init.normal_(self.model.pos_emb.weight, generator=self.generator)
+        reset_parameters(self.model.attn, self.generator)
+        reset_parameters(self.model.out, self.generator)
+        self.model.to(self.device)
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=c.lr)
+        probe, _ = self.task.sample(1, c.length, torch.Generator().manual_seed(c.seed + 1))
+        self.probe = probe[0]  # (T,)
+        self.eval_inputs, self.eval_targets = self.task.sample(
+            512, c.length, torch.Generator().manual_seed(c.seed + 2)
+        )
+        self._record(float("nan"))
+
+    @property
+    def parameters(self) -> int:
+        return sum(p.numel() for p in self.model.parameters())
+
+    @property
+    def out_of_time(self) -> bool:
+        return self.seconds >= MAX_SECONDS
+
+    @property
+    def done(self) -> bool:
+        return self.step >= self.config.steps or self.out_of_time
+
+    def train(self, steps: int) -> None:
+        """Up to `steps` optimiser steps (never past config.steps)."""
+        start = time.perf_counter()
+        loss_fn = nn.CrossEntropyLoss(ignore_index=IGNORE)
+        self.model.train()
+        for _ in range(min(steps, self.config.steps - self.step)):
+            if self.seconds + time.perf_counter() - start >= MAX_SECONDS:
+                break
+            inputs, targets = self.task.sample(self.config.batch, self.config.length, self.generator)
+            logits = self.model(inputs.to(self.device))  # (B, T, V)
+            loss = loss_fn(logits.flatten(0, 1), targets.to(self.device).flatten())
+            self.optimizer.zero_grad()
+            loss.backward()
+            self.optimizer.step()
+            self.step += 1
+            self.losses.append(loss.item())
+            if self.step % self.config.snapshot_every == 0 or self.done:
+                self.seconds += time.perf_counter() - start
+                self._record(self.losses[-1])  # not counted as training time
+                start = time.perf_counter()
+        self.seconds += time.perf_counter() - start
+
+    def _record(self, loss: float) -> None:
+        accuracy = self.accuracy()
+        self.accuracies.append((self.step, accuracy))
+        if accuracy >= 0.95 and self.seconds_to_95 is None:
+            self.seconds_to_95 = self.seconds
+        snapshot = Snapshot(self.step, self.probe_weights(), loss)
+        if len(self.snapshots) >= MAX_SNAPSHOTS:  # keep the first and thin out the rest
+            del self.snapshots[1::2]
+        self.snapshots.append(snapshot)
+
+    @torch.no_grad()
+    def accuracy(self) -> float:
+        """Share of asked tokens predicted right on a fixed held-out batch of 512 sequences."""
+        self.model.eval()
+        predicted = self.model(self.eval_inputs.to(self.device)).argmax(-1).cpu()  # (512, T)
+        asked = self.eval_targets != IGNORE
+        return float((predicted[asked] == self.eval_targets[asked]).float().mean())
+
+    @torch.no_grad()
+    def probe_weights(self) -> np.ndarray:
+        """(H, T, T) attention weights of the probe sequence, through the module's own trace."""
+        self.model.eval()
+        x = self.model.embed(self.probe[None].to(self.device))  # (1, T, d_model)
+        return self.model.attn.trace(x).weights[0].cpu().numpy()
+
+    def expected(self) -> np.ndarray | None:
+        return self.task.expected(self.probe)
+
+    def pattern_score(self, weights: np.ndarray | None = None) -> float | None:
+        """Average weight the best head puts on the expected keys, over the probe's asked rows."""
+        expected = self.expected()
+        if expected is None:
+            return None
+        weights = self.probe_weights() if weights is None else weights
+        asked = ~np.isnan(expected).any(axis=1)
+        per_head = [(w[asked] * expected[asked]).sum(axis=1).mean() for w in weights]
+        return float(max(per_head))
+
+    @torch.no_grad()
+    def mean_weight_on_expected(self, sequences: int = 64) -> float | None:
+        """Like pattern_score, averaged over held-out sequences instead of the one probe."""
+        scores = []
+        for ids in self.eval_inputs[:sequences]:
+            expected = self.task.expected(ids)
+            if expected is None:
+                return None
+            self.model.eval()
+            weights = (
+                self.model.attn.trace(self.model.embed(ids[None].to(self.device))).weights[0].cpu().numpy()
+            )
+            asked = ~np.isnan(expected).any(axis=1)
+            scores.append(max((w[asked] * expected[asked]).sum(axis=1).mean() for w in weights))
+        return float(np.mean(scores))
+
+    def probe_tokens(self) -> list[str]:
+        return [self.task.vocab[i] for i in self.probe.tolist()]
+
+    def free(self) -> None:
+        """Drop the model and optimiser (the snapshots and curves stay for display)."""
+        self.model = self.optimizer = None
+
+
+def train(config: TrainConfig, chunk: int = 50) -> Trainer:
+    trainer = Trainer(config)
+    while not trainer.done:
+        trainer.train(chunk)
+    return trainer
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--task", default="previous", choices=list(TASKS))
+    parser.add_argument("--steps", type=int, help="default: the task's own")
+    parser.add_argument("--heads", type=int, help="default: the task's own")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    values = {k: v for k, v in (("steps", args.steps), ("heads", args.heads)) if v is not None}
+    trainer = train(TrainConfig.for_task(args.task, seed=args.seed, **values))
+    task = TASKS[args.task]
+    print(f"task {task.key} ({task.label}), {trainer.parameters:,} parameters, {trainer.step} steps, "
+          f"{trainer.seconds:.2f} s on {trainer.device} ({torch.get_num_threads()} threads)")  # fmt: skip
+    first = next((s for s, a in trainer.accuracies if a >= 0.95), None)
+    print(
+        f"accuracy {trainer.accuracies[-1][1]:.3f}; reached 95% at step {first} "
+        f"after {trainer.seconds_to_95 if trainer.seconds_to_95 is not None else math.nan:.2f} s"
+    )
+    score = trainer.pattern_score()
+    if score is not None:
+        print(f"weight on the expected keys (best head): {score:.3f}")
+
+
+if __name__ == "__main__":
+    main()

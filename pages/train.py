@@ -1,0 +1,153 @@
+"""Watch attention learn: train a tiny MultiHeadAttention model live and see its pattern emerge."""
+
+import time
+
+import streamlit as st
+
+from attention import ConfigError, figures
+from attention.devices import available_devices
+from attention.training import MAX_SECONDS, MAX_STEPS, TASKS, TrainConfig, Trainer
+from pages import ui
+
+ui.use_router()
+
+HELD = "_held_train"  # app.py drops it when the learner leaves this page (frees the model)
+PACES = {"watch": 0.15, "fast": 0.0}  # seconds between snapshots; either way the thread yields
+
+
+def _task_defaults() -> None:
+    config = TrainConfig.for_task(st.session_state["tr_task"])
+    for name in ("steps", "heads", "d_model"):
+        st.session_state[f"tr_{name}"] = getattr(config, name)
+
+
+def _controls() -> tuple[TrainConfig, float]:
+    s = st.session_state
+    if "tr_task" not in s:
+        s["tr_task"] = "previous"
+        _task_defaults()
+    st.selectbox("Task", list(TASKS), key="tr_task", on_change=_task_defaults,
+                 format_func=lambda t: f"{TASKS[t].label}")  # fmt: skip
+    st.caption("Right attention: " + TASKS[s["tr_task"]].goal + ".")
+    c = st.columns(6)
+    c[0].number_input("steps", 10, MAX_STEPS, step=50, key="tr_steps")
+    c[1].selectbox("heads", [1, 2, 4], key="tr_heads")
+    c[2].selectbox("d_model", [8, 16, 24, 32, 48, 64], key="tr_d_model")
+    c[3].select_slider("learning rate", [0.001, 0.003, 0.01, 0.03], 0.003, key="tr_lr")
+    c[4].number_input("seed", 0, 2**31 - 1, 0, key="tr_seed")
+    c[5].selectbox("device", available_devices(), key="tr_device", help="CPU unless a GPU is here")
+    pace_labels = {"watch": "watch it (a short pause per snapshot)", "fast": "as fast as it goes"}
+    pace = st.radio("Pace", list(PACES), horizontal=True, key="tr_pace", format_func=pace_labels.get)
+    values = {name: s[f"tr_{name}"] for name in ("steps", "heads", "d_model", "seed", "device")}
+    try:
+        return TrainConfig(task=s["tr_task"], lr=float(s["tr_lr"]), **values), PACES[pace]
+    except ConfigError as error:
+        fallback = TrainConfig.for_task(s["tr_task"], seed=values["seed"])
+        st.warning(
+            f"{error}. Using the task's defaults instead: heads={fallback.heads}, d_model={fallback.d_model}."
+        )
+        return fallback, PACES[pace]
+
+
+def _draw(trainer: Trainer, index: int, live: bool) -> None:
+    """Progress, curves and the probe's pattern at snapshot `index`. Live redraws get fresh keys
+    (one run draws them many times)."""
+    snap = trainer.snapshots[index]
+    suffix = f"_{trainer.step}" if live else ""
+    accuracy = dict(trainer.accuracies).get(snap.step, trainer.accuracies[-1][1])
+    loss = trainer.losses[-1] if trainer.losses else float("nan")
+    slots["progress"].progress(trainer.step / trainer.config.steps, text=(
+        f"step {trainer.step}/{trainer.config.steps} · loss {loss:.4f} · held-out accuracy "
+        f"{trainer.accuracies[-1][1]:.1%} · {trainer.seconds:.1f} s of training"))  # fmt: skip
+    with slots["curves"].container():
+        ui.chart(figures.training_curves(trainer.losses, trainer.accuracies), key="tr_curves" + suffix)
+    with slots["pattern"].container():
+        ui.chart(
+            figures.pattern_figure(snap.weights, trainer.expected(), trainer.probe_tokens(), snap.step),
+            key="tr_pattern" + suffix,
+        )
+        score = trainer.pattern_score(snap.weights)
+        st.caption(
+            f"Probe: {' '.join(trainer.probe_tokens())} (a fixed held-out sequence; blank rows: nothing "
+            "asked) · "
+            f"accuracy at step {snap.step}: {accuracy:.1%}"
+            + ("" if score is None else f" · best head's weight on the expected keys: {score:.2f}")
+        )
+
+
+st.title("Watch attention learn")
+st.markdown(
+    "A tiny model — token and position embeddings, the book's `MultiHeadAttention` (causal), a linear "
+    "readout, no residual path — learns a task whose right attention pattern is known. With random "
+    "weights the heatmaps mean nothing; watch the pattern appear as the loss falls."
+)
+config, pace = _controls()
+held = st.session_state.setdefault(HELD, {"trainer": None, "running": False})
+trainer: Trainer | None = held["trainer"]
+if trainer is not None and trainer.config != config:  # new settings: a new run
+    trainer.free()
+    held.update(trainer=None, running=False)
+    trainer = None
+
+b = st.columns([1, 1, 1, 5])
+resumable = trainer is not None and trainer.model is not None and not trainer.done
+play = b[0].button("Resume" if resumable else "Play", icon=":material/play_arrow:", type="primary",
+                   key="tr_play", disabled=held["running"])  # fmt: skip
+pause = b[1].button("Pause", icon=":material/pause:", key="tr_pause", disabled=not held["running"])
+stop = b[2].button(
+    "Stop", icon=":material/stop:", key="tr_stop", disabled=trainer is None or trainer.model is None
+)
+if play:
+    if not resumable:
+        trainer = held["trainer"] = Trainer(config)
+    held["running"] = True
+elif pause:
+    held["running"] = False
+elif stop and trainer is not None:
+    trainer.free()  # the curves and snapshots stay to look at; the model and optimiser go
+    held["running"] = False
+
+if trainer is None:
+    st.info(
+        f"Press Play: {config.steps} steps of batch {config.batch}, at most {MAX_SECONDS:.0f} s of training."
+    )
+    st.stop()
+
+slots = {"progress": st.empty()}
+left, right = st.columns([2, 3])
+slots["curves"], slots["pattern"] = left.empty(), right.empty()
+
+if held["running"]:
+    while not trainer.done:
+        trainer.train(config.snapshot_every)
+        _draw(trainer, -1, live=True)  # a Pause or Stop click interrupts the run here
+        time.sleep(pace)  # also hands the interpreter to other sessions between chunks
+    held["running"] = False
+    trainer.free()  # done: the curves and snapshots hold everything left to show
+    st.rerun()  # draw the finished run once more, with the step slider
+
+shown = len(trainer.snapshots) - 1
+if len(trainer.snapshots) > 1:
+    steps = [s.step for s in trainer.snapshots]
+    picked = st.select_slider(
+        "Scrub through the saved snapshots (step)", steps, steps[-1], key=f"tr_scrub_{id(trainer)}"
+    )
+    shown = steps.index(picked)
+_draw(trainer, shown, live=False)
+
+accuracy = trainer.accuracies[-1][1]
+if trainer.done:
+    score = trainer.pattern_score(trainer.snapshots[-1].weights)
+    reached = next((s for s, a in trainer.accuracies if a >= 0.95), None)
+    summary = (
+        f"Finished: held-out accuracy {accuracy:.1%} after {trainer.step} steps ({trainer.seconds:.1f} s). "
+        + (f"95% reached at step {reached} ({trainer.seconds_to_95:.2f} s). " if reached is not None else "")
+        + ("" if score is None else f"The best head puts {score:.2f} of its weight on the expected keys.")
+    )
+    (st.success if accuracy >= 0.95 else st.info)(summary)
+    if trainer.out_of_time:
+        st.warning(f"Stopped at the {MAX_SECONDS:.0f} s limit per run; use fewer steps or a smaller model.")
+elif trainer.model is None:
+    st.info(f"Stopped at step {trainer.step}: the model is freed. Press Play to start again.")
+else:
+    st.info(f"Paused at step {trainer.step}. Resume, or scrub back through the snapshots.")

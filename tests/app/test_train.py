@@ -1,0 +1,87 @@
+import numpy as np
+import pytest
+
+from attention.training import TrainConfig, Trainer, train
+from tests.app.conftest import decode, figures, open_page
+
+
+@pytest.fixture
+def train_page():
+    at = open_page("pages/train.py", timeout=120)
+    at.radio(key="tr_pace").set_value("fast")
+    return at
+
+
+def test_page_waits_for_play(train_page):
+    at = train_page.run()
+    assert not at.exception and "Press Play" in at.info[0].value
+    assert at.button(key="tr_pause").disabled and at.button(key="tr_stop").disabled
+
+
+def test_a_short_run_finishes_with_curves_pattern_and_accuracy(train_page):
+    train_page.number_input(key="tr_steps").set_value(60)
+    at = train_page.button(key="tr_play").click().run()
+    assert not at.exception
+    assert "Finished: held-out accuracy" in at.success[0].value
+    curves, pattern = figures(at)
+    assert [d["name"] for d in curves["data"]] == ["loss (cross-entropy)", "accuracy (held out)"]
+    heat = {d["name"]: decode(d["z"]) for d in pattern["data"]}
+    assert set(heat) == {"head 0, step 60", "expected (solves the task)"}
+    # the numbers are those of the same run made without the page
+    reference = train(TrainConfig(steps=60))
+    np.testing.assert_allclose(heat["head 0, step 60"], np.where(np.isnan(heat["head 0, step 60"]), np.nan,
+                               reference.snapshots[-1].weights[0]), rtol=1e-6)  # fmt: skip
+    assert decode(curves["data"][0]["y"]).tolist() == pytest.approx(reference.losses, rel=1e-6)
+    # finished runs free their model; the step slider scrubs back
+    assert at.session_state["_held_train"]["trainer"].model is None
+    slider = next(s for s in at.select_slider if s.label.startswith("Scrub"))
+    slider.set_value(0).run()
+    assert "head 0, step 0" in {d["name"] for d in figures(at)[1]["data"]}
+
+
+def test_changing_the_task_loads_its_defaults(train_page):
+    at = train_page.selectbox(key="tr_task").set_value("sort").run()
+    assert (at.session_state["tr_steps"], at.session_state["tr_heads"]) == (1500, 2)
+    assert "smallest" in at.main.caption[0].value
+
+
+def paused(at, steps=10):
+    """A run paused after `steps` steps, as a Pause click leaves it."""
+    trainer = Trainer(TrainConfig())
+    trainer.train(steps)
+    at.session_state["_held_train"] = {"trainer": trainer, "running": False}
+    return trainer
+
+
+def test_resume_continues_the_same_run(train_page):
+    trainer = paused(train_page)
+    first = list(trainer.losses)
+    at = train_page.run()
+    assert "Paused at step 10" in at.info[0].value and at.button(key="tr_play").label == "Resume"
+    at = at.button(key="tr_play").click().run()
+    assert trainer.step == 300 and trainer.losses[:10] == first
+    assert trainer.losses == train(TrainConfig()).losses  # pausing changes nothing
+    assert "Finished" in at.success[0].value
+
+
+def test_stop_frees_the_model_and_keeps_the_curves(train_page):
+    trainer = paused(train_page)
+    at = train_page.run().button(key="tr_stop").click().run()
+    assert trainer.model is None and "Stopped at step 10" in at.info[0].value
+    assert len(figures(at)) == 2
+    at = at.button(key="tr_play").click().run()  # Play after Stop starts a new run
+    assert at.session_state["_held_train"]["trainer"] is not trainer
+
+
+def test_new_settings_start_a_new_run(train_page):
+    trainer = paused(train_page)
+    at = train_page.run().number_input(key="tr_seed").set_value(5).run()
+    assert trainer.model is None and "Press Play" in at.info[0].value
+
+
+def test_leaving_the_page_frees_the_run(train_page):
+    train_page.number_input(key="tr_steps").set_value(20)
+    at = train_page.button(key="tr_play").click().run()
+    assert "_held_train" in at.session_state
+    at.switch_page("pages/explorer.py").run()
+    assert "_held_train" not in at.session_state
