@@ -118,7 +118,8 @@ elif view == "Tokens":
         width="content",
     )
     st.caption(
-        f"Vocabulary ({len(tokens.vocab)} entries, sorted; id = index): {', '.join(tokens.vocab[:50])}"
+        f"Vocabulary ({len(tokens.vocab)} entries, sorted; id = index): "
+        + ui.literal(", ".join(tokens.vocab[:50]))
         + (" …" if len(tokens.vocab) > 50 else "")
     )
     st.markdown(f"**Embedding matrix x** {figures.shape_text(trace, 'x')}, source: {config.embedding}")

@@ -93,7 +93,7 @@ st.latex(
 )
 guess = ui.self_check(
     "check_top",
-    f"Before looking: which key will “{tokens[query]}” attend to most?",
+    f"Before looking: which key will “{ui.literal(tokens[query])}” attend to most?",
     labels,
     labels[work.top_key],
     "The largest dot product wins after the softmax, which keeps the order.",
@@ -138,7 +138,8 @@ for col, name in zip(cols, ("queries", "keys", "values"), strict=True):
         pd.DataFrame(getattr(trace, name)[0, 0].numpy(), index=labels).style.format("{:.4f}"), width="content"
     )
 st.markdown(
-    f"**scores ω = queries · keysᵀ** {figures.shape_text(trace, 'scores')}, query “{tokens[query]}”: "
+    f"**scores ω = queries · keysᵀ** {figures.shape_text(trace, 'scores')}, "
+    f"query “{ui.literal(tokens[query])}”: "
     + ", ".join(lesson.fmt(v) for v in trace.scores[0, 0, query].tolist())
 )
 st.subheader("Why divide by √d_k?")

@@ -68,8 +68,8 @@ def _draw(trainer: Trainer, index: int, live: bool) -> None:
         )
         score = trainer.pattern_score(snap.weights)
         st.caption(
-            f"Probe: {' '.join(trainer.probe_tokens())} (a fixed held-out sequence; blank rows: nothing "
-            "asked) · "
+            f"Probe: {ui.literal(' '.join(trainer.probe_tokens()))} "
+            "(a fixed held-out sequence; blank rows: nothing asked) · "
             f"accuracy at step {snap.step}: {accuracy:.1%}"
             + ("" if score is None else f" · best head's weight on the expected keys: {score:.2f}")
         )

@@ -6,6 +6,7 @@ never in attention/.
 
 from __future__ import annotations
 
+import re
 import runpy
 from pathlib import Path
 
@@ -193,6 +194,16 @@ def explorer_controls() -> tuple[ExplorerConfig, list[str]]:
     return config, url_notes + notes
 
 
+_MARKUP = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character
+
+
+def literal(text: str) -> str:
+    """User text made safe for Streamlit's markdown (labels, captions, messages): every ASCII
+    punctuation mark backslash-escaped (CommonMark allows it), so **bold**, [x](javascript:…),
+    <img …>, $latex$ and :red[colour] directives all show as the characters typed."""
+    return _MARKUP.sub(r"\\\1", text)
+
+
 def show_notes(notes: list[str]) -> None:
     """Corrections, as text (never HTML): what was wrong and what is shown instead."""
     if notes:
@@ -216,10 +227,10 @@ def chart(fig, key: str) -> None:
 
 def self_check(key: str, question: str, options: list[str], answer: str, why: str) -> str | None:
     """A prediction before the reveal: immediate feedback once the learner picks an option."""
-    picked = st.radio(f"Predict: {question}", options, index=None, key=key)
+    picked = st.radio(f"Predict: {question}", options, index=None, key=key, format_func=literal)
     if picked is not None:
         if picked == answer:
-            st.success(f"Right: {answer}. {why}")
+            st.success(f"Right: {literal(answer)}. {why}")
         else:
-            st.error(f"Not quite: the answer is {answer}. {why}")
+            st.error(f"Not quite: the answer is {literal(answer)}. {why}")
     return picked
