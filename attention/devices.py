@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import torch
@@ -58,3 +59,16 @@ def synchronize(device: str) -> None:
         torch.cuda.synchronize()
     elif device == "mps":
         torch.mps.synchronize()
+
+
+def configure_torch_threads(default: int = 1) -> int:
+    """Set torch's intra-op thread count for a shared server: ATTENTION_TORCH_THREADS, else
+    `default`. The pool is process-wide, so 30 sessions' reruns would each fan out over every
+    core and fight; one thread per computation lets the reruns themselves run side by side (and
+    the attention matrices here are small). Returns the count set."""
+    try:
+        threads = max(1, int(os.environ.get("ATTENTION_TORCH_THREADS", default)))
+    except ValueError:
+        threads = default
+    torch.set_num_threads(threads)
+    return threads

@@ -323,9 +323,16 @@ def heads_grid(trace: AttentionTrace, name: str = "weights", batch: int = 0, col
     return _figure(data, layout | {"height": 40 + 200 * rows, "margin": {"l": 5, "r": 5, "t": 30, "b": 5}})
 
 
+MAX_VECTOR_COLUMNS = 256  # per vectors heatmap: keeps the Vectors view under ~2 MB at the caps
+
+
 def vectors_heatmap(matrix, row_labels: list[str], title: str, row_title: str = "tokens") -> go.Figure:
-    """A (T, d) matrix of vectors: one row per token, one column per dimension."""
+    """A (T, d) matrix of vectors: one row per token, one column per dimension (the first
+    MAX_VECTOR_COLUMNS of them; the CSV download has all)."""
     z = _f32(matrix)
+    if z.shape[1] > MAX_VECTOR_COLUMNS:
+        title += f" · first {MAX_VECTOR_COLUMNS} of {z.shape[1]} dimensions (CSV has all)"
+        z = np.ascontiguousarray(z[:, :MAX_VECTOR_COLUMNS])
     n = z.shape[0]
     data = [
         {

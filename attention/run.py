@@ -13,6 +13,8 @@ do with torch's global RNG.
 
 from __future__ import annotations
 
+import os
+import threading
 import time
 from dataclasses import replace
 
@@ -57,9 +59,21 @@ def module_input(config: ExplorerConfig, x: torch.Tensor) -> torch.Tensor:
     return x.unsqueeze(0) if config.variant in ("causal", "wrapper", "mha") else x
 
 
+# At most this many traces are computed at once in a process (a shared server's threads queue
+# for a slot): a trace at the caps needs ~50 MB while it is built (tests/load/memory_budget.py),
+# so 30 students at the caps at once stay ~600 MB lower. Each run takes milliseconds.
+MAX_CONCURRENT_RUNS = int(os.environ.get("ATTENTION_MAX_CONCURRENT_RUNS", "4"))
+_slots = threading.BoundedSemaphore(MAX_CONCURRENT_RUNS)
+
+
 @torch.no_grad()
 def run(config: ExplorerConfig) -> AttentionTrace:
     """Compute one trace for `config` on its device; tensors come back on the CPU."""
+    with _slots:
+        return _run(config)
+
+
+def _run(config: ExplorerConfig) -> AttentionTrace:
     tokens = config.tokens()
     x = embed(tokens, config.embedding, config.d_in, config.seed, config.matrix)  # (T, d_in)
     module, generator = build_module(config)

@@ -15,7 +15,7 @@ from streamlit.runtime.pages_manager import PagesManager
 
 from attention import AttentionTrace, ExplorerConfig, run
 from attention.config import MAX_D_IN, MAX_D_OUT, MAX_HEADS, MAX_SEED, MAX_TEXT_CHARS, PARAMS, VARIANTS
-from attention.devices import available_devices, resolve_device
+from attention.devices import available_devices, configure_torch_threads, resolve_device
 from attention.embeddings import format_matrix, presets
 from attention.text import SCHEME_LABELS
 
@@ -37,6 +37,7 @@ if __name__ == "__main__":  # opened as a page (/ui) in that old mode: it is not
 
 
 APP = Path(__file__).resolve().parents[1] / "app.py"
+configure_torch_threads()  # once per server process: one thread per computation (see there)
 CUSTOM_PRESET = "— your own settings —"
 MAX_DROPOUT_WIDGET = 1.0 - 2**-53  # the largest float below 1: any p the config accepts
 KNOBS = ("d_out", "d_v", "heads", "dropout", "causal", "bias", "train")

@@ -145,3 +145,44 @@ def test_import_attention_loads_no_streamlit():
     code = "import sys, attention, attention.run; print(any(m.startswith('streamlit') for m in sys.modules))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False"
+
+
+def test_at_most_max_concurrent_runs_compute_at_once(monkeypatch):
+    import time
+
+    from attention import run as run_module
+
+    active, peak, lock = [0], [0], threading.Lock()
+
+    def slow(config):
+        with lock:
+            active[0] += 1
+            peak[0] = max(peak[0], active[0])
+        time.sleep(0.05)
+        with lock:
+            active[0] -= 1
+
+    monkeypatch.setattr(run_module, "_run", slow)
+    threads = [threading.Thread(target=run_module.run, args=(None,)) for _ in range(12)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert peak[0] == run_module.MAX_CONCURRENT_RUNS
+
+
+def test_torch_threads_for_a_shared_server(monkeypatch):
+    import torch
+
+    from attention.devices import configure_torch_threads
+
+    before = torch.get_num_threads()
+    try:
+        monkeypatch.setenv("ATTENTION_TORCH_THREADS", "2")
+        assert configure_torch_threads() == 2 == torch.get_num_threads()
+        monkeypatch.setenv("ATTENTION_TORCH_THREADS", "lots")
+        assert configure_torch_threads() == 1
+        monkeypatch.delenv("ATTENTION_TORCH_THREADS")
+        assert configure_torch_threads() == 1
+    finally:
+        torch.set_num_threads(before)
