@@ -1,0 +1,347 @@
+"""A classroom on one server: N students open the Explorer at once and change settings.
+
+    .venv/bin/python -m tests.load.classroom [--sessions 30] [--reruns 4] [--browsers 2]
+    .venv/bin/python -m tests.load.classroom --url ws://127.0.0.1:8080   # against a running server
+
+It starts `streamlit run app.py` (and then the one-heatmap reference app, tests/bench/
+reference_app.py, for comparison) on loopback, and drives N sessions through Streamlit's own
+websocket protocol (ws://HOST/_stcore/stream, subprotocol "streamlit"): a BackMsg rerun_script
+per page load or widget change, then ForwardMsgs until script_finished. Thirty Chromium pages on
+two cores would measure the browsers, not the server; `--browsers` real Chromium pages load the
+page during the load, for what only a browser shows (time to the first drawn heatmap, no
+dialogs, no errors).
+
+Each session loads the page with the default settings, then makes `--reruns` changes, as a
+student does: another of the documents' sentences, heads, dropout in train mode, a new seed.
+Reported: p50/p95 latency of those reruns, errors (an exception element, a failed run, a
+dropped connection), server CPU seconds per rerun (from /proc, the server's own process), the
+server's peak RSS, and whether sessions that asked for the same settings got the same numbers.
+Targets at N = 30 x 4 on this 2-core machine: 0 errors, p95 <= 2.5 s, <= 100 ms CPU per rerun,
+peak RSS <= 1.5 GB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import os
+import random
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import websockets
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, free_port, start_streamlit
+
+ROOT = Path(__file__).resolve().parents[2]
+REFERENCE = ROOT / "tests" / "bench" / "reference_app.py"
+SENTENCES = ["Your journey starts with one step", "Hello shiny sun", "Life is short eat dessert first"]
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+@dataclass
+class Stats:
+    latencies: list[float] = field(default_factory=list)  # seconds per change rerun
+    loads: list[float] = field(default_factory=list)  # seconds per first page load
+    errors: list[str] = field(default_factory=list)
+    numbers: dict[str, list[str]] = field(default_factory=dict)  # settings -> digests of the charts sent
+    received: int = 0  # bytes of ForwardMsgs
+
+
+class Session:
+    """One student's tab, speaking Streamlit's websocket protocol."""
+
+    def __init__(self, url: str, stats: Stats, cookie: str | None = None):
+        self.url, self.stats, self.cookie = url, stats, cookie
+        self.widgets: dict[str, tuple[str, str]] = {}  # user key or label -> (widget id, kind)
+        self.states: dict[str, object] = {}  # widget id -> WidgetState, as the browser keeps them
+        self.query, self.page = "", ""
+
+    async def __aenter__(self):
+        headers = {"Cookie": f"route={self.cookie}"} if self.cookie else None
+        self.ws = await websockets.connect(
+            f"{self.url}/_stcore/stream", subprotocols=["streamlit"], max_size=2**26,
+            additional_headers=headers, open_timeout=60,
+        )  # fmt: skip
+        return self
+
+    async def __aexit__(self, *exc):
+        await self.ws.close()
+
+    async def rerun(self, query: str = "", changes: dict[str, object] | None = None) -> tuple[float, str]:
+        """One script run: the page load (query) or a widget change. Returns (seconds, digest of
+        the charts' data sent)."""
+        msg = BackMsg()
+        self.query = query or self.query  # the browser sends its address bar, which the app rewrites
+        msg.rerun_script.query_string = self.query
+        msg.rerun_script.page_script_hash = self.page
+        for name, value in (changes or {}).items():
+            widget_id, kind = self.widgets[name]
+            state = msg.rerun_script.widget_states.widgets.add()
+            state.id = widget_id
+            setattr(state, {"bool": "bool_value", "int": "int_value", "float": "double_value",
+                            "str": "string_value"}[kind], value)  # fmt: skip
+            self.states[widget_id] = state
+        for widget_id, state in self.states.items():  # the browser sends every widget's value
+            if widget_id not in {s.id for s in msg.rerun_script.widget_states.widgets}:
+                msg.rerun_script.widget_states.widgets.add().CopyFrom(state)
+        start = time.perf_counter()
+        await self.ws.send(msg.SerializeToString())
+        digest = hashlib.sha256()
+        while True:
+            raw = await asyncio.wait_for(self.ws.recv(), timeout=120)
+            self.stats.received += len(raw)
+            fwd = ForwardMsg()
+            fwd.ParseFromString(raw)
+            kind = fwd.WhichOneof("type")
+            if kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
+                self._element(fwd.delta.new_element, digest)
+            elif kind == "page_info_changed":
+                self.query = fwd.page_info_changed.query_string
+            elif kind == "new_session":
+                self.page = fwd.new_session.page_script_hash
+            elif kind == "script_finished":
+                if fwd.script_finished != ForwardMsg.FINISHED_SUCCESSFULLY:
+                    self.stats.errors.append(f"script_finished={fwd.script_finished}")
+                return time.perf_counter() - start, digest.hexdigest()
+
+    def _element(self, element, digest) -> None:
+        kind = element.WhichOneof("type")
+        if kind == "exception":
+            self.stats.errors.append(
+                f"exception: {element.exception.type}: {element.exception.message[:200]}"
+            )
+        elif kind == "plotly_chart":
+            digest.update(element.plotly_chart.spec.encode())
+        widget = getattr(element, kind, None)
+        widget_id = getattr(widget, "id", "")
+        if not widget_id or kind not in WIDGETS:
+            return
+        value_kind = {"text_area": "str", "checkbox": "bool"}.get(kind)
+        if kind == "number_input":
+            value_kind = "int" if widget.data_type == widget.INT else "float"
+        if value_kind:
+            name = widget_id.rsplit("-", 1)[-1] if widget_id.count("-") >= 2 else widget.label
+            self.widgets[name] = (widget_id, value_kind)
+            self.widgets.setdefault(widget.label, (widget_id, value_kind))
+        # Like the browser: a widget keeps the value it has, unless the server sets one.
+        if widget.set_value or widget_id not in self.states:
+            state = _shown_state(kind, widget)
+            if state is not None:
+                self.states[widget_id] = state
+
+
+WIDGETS = ("selectbox", "radio", "button_group", "checkbox", "text_area", "number_input")
+
+
+def _shown_state(kind: str, widget) -> WidgetState | None:
+    """The WidgetState a browser would send for a widget as the server drew it."""
+    state = WidgetState(id=widget.id)
+    if kind in ("selectbox", "radio"):
+        if widget.set_value:
+            state.string_value = widget.raw_value
+        elif widget.HasField("default") and widget.options:
+            state.string_value = widget.options[widget.default]
+        else:
+            return None
+    elif kind == "button_group":
+        chosen = (
+            widget.raw_values if widget.set_value else [widget.options[i].content for i in widget.default]
+        )
+        state.string_array_value.data.extend(chosen)
+    elif kind == "checkbox":
+        state.bool_value = widget.value if widget.set_value else widget.default
+    elif kind == "text_area":
+        state.string_value = widget.value if widget.set_value else widget.default
+    elif kind == "number_input":
+        value = widget.value if widget.set_value else widget.default
+        if widget.data_type == widget.INT:
+            state.int_value = int(value)
+        else:
+            state.double_value = value
+    else:
+        return None
+    return state
+
+
+async def student(url: str, n: int, reruns: int, stats: Stats, think: float, reference: bool, cookie=None):
+    rng = random.Random(n)
+    try:
+        async with Session(url, stats, cookie) as s:
+            seconds, _ = await s.rerun()
+            stats.loads.append(seconds)
+            history = []  # the changes so far: sessions with the same history have the same settings
+            for i in range(reruns):
+                await asyncio.sleep(rng.uniform(0, 2 * think))
+                if reference:
+                    change = {"seed": rng.randrange(10**6)}
+                else:
+                    change = [
+                        {"w_text": SENTENCES[(n + i) % len(SENTENCES)]},
+                        {"w_heads": 1 + (n + i) % 2},
+                        {"w_train": True, "w_dropout": 0.1},
+                        {"w_seed": rng.choice([123, 7, 42])},
+                    ][i % 4]
+                history.append(sorted(change.items()))
+                seconds, digest = await s.rerun(changes=change)
+                stats.latencies.append(seconds)
+                if not reference:
+                    stats.numbers.setdefault(repr(history), []).append(digest)
+    except Exception as error:  # a dropped connection or a timeout is an error the report counts
+        stats.errors.append(f"session {n}: {type(error).__name__}: {error}")
+
+
+def cpu_seconds(pid: int) -> float:
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS  # utime + stime
+
+
+def peak_rss(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def browsers(url: str, count: int, results: list) -> None:
+    """`count` real Chromium pages open the Explorer while the load runs (in this thread)."""
+    from playwright.sync_api import sync_playwright
+
+    http = url.replace("ws://", "http://")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        for _ in range(count):
+            page = browser.new_page()
+            dialogs: list[str] = []
+            page.on("dialog", lambda d, seen=dialogs: (seen.append(d.message), d.dismiss()))
+            start = time.perf_counter()
+            try:
+                page.goto(http)
+                page.wait_for_selector(".js-plotly-plot .heatmaplayer", timeout=120_000)
+                errors = page.locator('[data-testid="stException"]').count()
+                results.append((time.perf_counter() - start, errors, dialogs))
+            except Exception as error:
+                results.append((float("nan"), 1, [repr(error)]))
+            page.close()
+        browser.close()
+
+
+def measure(url: str, pid: int | None, args, reference: bool, cookies: bool = False) -> dict:
+    stats = Stats()
+    shown: list = []
+    watcher = None
+    if args.browsers and not reference:
+        watcher = threading.Thread(target=browsers, args=(url, args.browsers, shown))
+        watcher.start()
+    cpu_before = cpu_seconds(pid) if pid else None
+    start = time.perf_counter()
+
+    async def everyone():
+        await asyncio.gather(*(
+            student(url, n, args.reruns, stats, args.think, reference, f"s{n}" if cookies else None)
+            for n in range(args.sessions)
+        ))  # fmt: skip
+
+    asyncio.run(everyone())
+    wall = time.perf_counter() - start
+    if watcher:
+        watcher.join()
+    runs = len(stats.latencies) + len(stats.loads)
+    lat = sorted(stats.latencies)
+    return {
+        "sessions": args.sessions, "reruns": len(lat), "errors": stats.errors, "wall": wall,
+        "p50": statistics.median(lat) if lat else float("nan"),
+        "p95": _p95(lat),
+        "load_p95": _p95(stats.loads),
+        "cpu_per_rerun": (cpu_seconds(pid) - cpu_before) / runs if pid and runs else None,
+        "peak_rss": peak_rss(pid) if pid else None, "received": stats.received,
+        "consistent": all(len(set(d)) == 1 for d in stats.numbers.values()),
+        "shared_settings": sum(1 for d in stats.numbers.values() if len(d) > 1),
+        "browsers": shown,
+    }  # fmt: skip
+
+
+def _p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[max(0, round(0.95 * len(ordered)) - 1)] if ordered else float("nan")
+
+
+def report(name: str, r: dict) -> None:
+    cpu = f"{r['cpu_per_rerun'] * 1e3:.0f} ms" if r["cpu_per_rerun"] is not None else "n/a (remote)"
+    rss = f"{r['peak_rss'] / 2**20:.0f} MiB" if r["peak_rss"] else "n/a (remote)"
+    print(f"== {name}: {r['sessions']} sessions, {r['reruns']} setting changes in {r['wall']:.1f} s")
+    p50, p95, load = r["p50"], r["p95"], r["load_p95"]
+    print(f"   change rerun latency p50 {p50:.2f} s, p95 {p95:.2f} s; first load p95 {load:.2f} s")
+    print(f"   errors {len(r['errors'])}; server CPU per rerun {cpu}; server peak RSS {rss}; "
+          f"{r['received'] / 2**20:.1f} MiB of ForwardMsgs")  # fmt: skip
+    if r["shared_settings"]:
+        print(f"   same settings, same numbers in every session: {r['consistent']} "
+              f"({r['shared_settings']} settings shared by several sessions)")  # fmt: skip
+    for seconds, errors, dialogs in r["browsers"]:
+        print(f"   Chromium page during the load: first heatmap drawn after {seconds:.1f} s, "
+              f"{errors} error elements, dialogs {dialogs}")  # fmt: skip
+    for error in r["errors"][:5]:
+        print(f"   ! {error}")
+
+
+def serve(script: Path) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    return start_streamlit(script, port), f"ws://127.0.0.1:{port}"
+
+
+def warm(url: str) -> None:
+    """One session first: the first run of a fresh server imports the app (seconds of CPU that
+    belong to start-up, not to the class)."""
+    asyncio.run(student(url, 0, 1, Stats(), 0.0, "reference" in url))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--sessions", type=int, default=30)
+    parser.add_argument("--reruns", type=int, default=4, help="setting changes per session")
+    parser.add_argument("--think", type=float, default=0.25, help="mean pause between changes, s")
+    parser.add_argument("--browsers", type=int, default=2, help="real Chromium pages during the load")
+    parser.add_argument("--url", help="an already running app (ws://host:port); no server stats")
+    parser.add_argument("--cookies", action="store_true", help="send a per-session cookie (sticky routing)")
+    parser.add_argument("--no-reference", dest="reference", action="store_false")
+    args = parser.parse_args(argv)
+    results = {}
+    if args.url:
+        warm(args.url)
+        results["Explorer"] = measure(args.url, None, args, reference=False, cookies=args.cookies)
+    else:
+        targets = [("Explorer", ROOT / "app.py", False)]
+        if args.reference:
+            targets.append(("reference page (one heatmap)", REFERENCE, True))
+        for name, script, reference in targets:
+            proc, url = serve(script)
+            try:
+                asyncio.run(student(url, 0, 1, Stats(), 0.0, reference))  # warm up the fresh server
+                results[name] = measure(url, proc.pid, args, reference)
+            finally:
+                proc.terminate()
+                proc.wait(timeout=30)
+    threads = os.environ.get("ATTENTION_TORCH_THREADS", "1 (default)")
+    print(f"ATTENTION_TORCH_THREADS={threads}; {os.cpu_count()} cores; think time {args.think} s")
+    for name, r in results.items():
+        report(name, r)
+    explorer = results["Explorer"]
+    ok = not explorer["errors"] and explorer["consistent"]
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
