@@ -5,11 +5,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if [ ! -x /usr/bin/chromium ]; then
-  echo "== installing Debian's chromium for the browser tests"
+# Debian packages: chromium for the browser tests, nginx for the replicas recipe (deploy/).
+missing=""
+[ -x /usr/bin/chromium ] || missing="$missing chromium"
+[ -x /usr/sbin/nginx ] || missing="$missing nginx"
+if [ -n "$missing" ]; then
+  echo "== installing Debian's$missing"
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null
 fi
 
 if [ ! -x .venv/bin/python ]; then

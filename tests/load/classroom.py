@@ -55,6 +55,7 @@ class Stats:
     errors: list[str] = field(default_factory=list)
     numbers: dict[str, list[str]] = field(default_factory=dict)  # settings -> digests of the charts sent
     received: int = 0  # bytes of ForwardMsgs
+    replicas: dict[str, int] = field(default_factory=dict)  # replica address -> sessions (behind nginx)
 
 
 class Session:
@@ -67,11 +68,14 @@ class Session:
         self.query, self.page = "", ""
 
     async def __aenter__(self):
-        headers = {"Cookie": f"route={self.cookie}"} if self.cookie else None
+        headers = {"Cookie": f"stroute={self.cookie}"} if self.cookie else None
         self.ws = await websockets.connect(
             f"{self.url}/_stcore/stream", subprotocols=["streamlit"], max_size=2**26,
             additional_headers=headers, open_timeout=60,
         )  # fmt: skip
+        replica = self.ws.response.headers.get("X-Replica")  # set by deploy/nginx.conf
+        if replica:
+            self.stats.replicas[replica] = self.stats.replicas.get(replica, 0) + 1
         return self
 
     async def __aexit__(self, *exc):
@@ -237,14 +241,14 @@ def browsers(url: str, count: int, results: list) -> None:
         browser.close()
 
 
-def measure(url: str, pid: int | None, args, reference: bool, cookies: bool = False) -> dict:
+def measure(url: str, pids: list[int], args, reference: bool, cookies: bool = False) -> dict:
     stats = Stats()
     shown: list = []
     watcher = None
     if args.browsers and not reference:
         watcher = threading.Thread(target=browsers, args=(url, args.browsers, shown))
         watcher.start()
-    cpu_before = cpu_seconds(pid) if pid else None
+    cpu_before = sum(cpu_seconds(pid) for pid in pids)
     start = time.perf_counter()
 
     async def everyone():
@@ -264,8 +268,9 @@ def measure(url: str, pid: int | None, args, reference: bool, cookies: bool = Fa
         "p50": statistics.median(lat) if lat else float("nan"),
         "p95": _p95(lat),
         "load_p95": _p95(stats.loads),
-        "cpu_per_rerun": (cpu_seconds(pid) - cpu_before) / runs if pid and runs else None,
-        "peak_rss": peak_rss(pid) if pid else None, "received": stats.received,
+        "cpu_per_rerun": (sum(map(cpu_seconds, pids)) - cpu_before) / runs if pids and runs else None,
+        "peak_rss": max(peak_rss(pid) for pid in pids) if pids else None, "received": stats.received,
+        "replicas": stats.replicas,
         "consistent": all(len(set(d)) == 1 for d in stats.numbers.values()),
         "shared_settings": sum(1 for d in stats.numbers.values() if len(d) > 1),
         "browsers": shown,
@@ -285,6 +290,8 @@ def report(name: str, r: dict) -> None:
     print(f"   change rerun latency p50 {p50:.2f} s, p95 {p95:.2f} s; first load p95 {load:.2f} s")
     print(f"   errors {len(r['errors'])}; server CPU per rerun {cpu}; server peak RSS {rss}; "
           f"{r['received'] / 2**20:.1f} MiB of ForwardMsgs")  # fmt: skip
+    if r["replicas"]:
+        print(f"   sessions per replica (nginx X-Replica): {r['replicas']}")
     if r["shared_settings"]:
         print(f"   same settings, same numbers in every session: {r['consistent']} "
               f"({r['shared_settings']} settings shared by several sessions)")  # fmt: skip
@@ -300,10 +307,10 @@ def serve(script: Path) -> tuple[subprocess.Popen, str]:
     return start_streamlit(script, port), f"ws://127.0.0.1:{port}"
 
 
-def warm(url: str) -> None:
+def warm(url: str, cookie: str | None = None) -> None:
     """One session first: the first run of a fresh server imports the app (seconds of CPU that
     belong to start-up, not to the class)."""
-    asyncio.run(student(url, 0, 1, Stats(), 0.0, "reference" in url))
+    asyncio.run(student(url, 0, 1, Stats(), 0.0, False, cookie))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -315,13 +322,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--think", type=float, default=0.25, help="mean pause between changes, s")
     parser.add_argument("--browsers", type=int, default=2, help="real Chromium pages during the load")
     parser.add_argument("--url", help="an already running app (ws://host:port); no server stats")
+    parser.add_argument("--pids", default="", help="with --url: server process ids, for CPU and RSS")
     parser.add_argument("--cookies", action="store_true", help="send a per-session cookie (sticky routing)")
+    parser.add_argument("--replicas", type=int, default=0, help="start replicas behind nginx, load them")
     parser.add_argument("--no-reference", dest="reference", action="store_false")
     args = parser.parse_args(argv)
     results = {}
     if args.url:
         warm(args.url)
-        results["Explorer"] = measure(args.url, None, args, reference=False, cookies=args.cookies)
+        pids = [int(p) for p in args.pids.split(",") if p]
+        results["Explorer"] = measure(args.url, pids, args, reference=False, cookies=args.cookies)
+    elif args.replicas:
+        from deploy.replicas import Replicas
+
+        with Replicas(args.replicas) as r:
+            url = r.url.replace("http://", "ws://")
+            for _ in range(args.replicas * 2):
+                warm(url, cookie=f"warm{_}")  # first runs of every replica import the app
+            name = f"Explorer, {args.replicas} replicas behind nginx"
+            results[name] = measure(url, r.pids, args, reference=False, cookies=True)
     else:
         targets = [("Explorer", ROOT / "app.py", False)]
         if args.reference:
@@ -330,7 +349,7 @@ def main(argv: list[str] | None = None) -> int:
             proc, url = serve(script)
             try:
                 asyncio.run(student(url, 0, 1, Stats(), 0.0, reference))  # warm up the fresh server
-                results[name] = measure(url, proc.pid, args, reference)
+                results[name] = measure(url, [proc.pid], args, reference)
             finally:
                 proc.terminate()
                 proc.wait(timeout=30)
@@ -338,7 +357,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"ATTENTION_TORCH_THREADS={threads}; {os.cpu_count()} cores; think time {args.think} s")
     for name, r in results.items():
         report(name, r)
-    explorer = results["Explorer"]
+    explorer = next(iter(results.values()))
     ok = not explorer["errors"] and explorer["consistent"]
     return 0 if ok else 1
 

@@ -1,0 +1,132 @@
+"""Start N Attention Explorer replicas and Debian's nginx in front of them, on loopback.
+
+    .venv/bin/python deploy/replicas.py [--replicas 2] [--port 8080]
+
+Prints the address, then serves until Ctrl-C (or SIGTERM), which stops nginx and every
+replica. Each replica is `streamlit run app.py` on a free port with the repo's
+.streamlit/config.toml; nginx uses deploy/nginx.conf (sticky by cookie) with the ports filled
+in. Needs /usr/sbin/nginx (apt-get install -y nginx). Load it with:
+
+    .venv/bin/python -m tests.load.classroom --url ws://127.0.0.1:8080 --cookies
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CONF = ROOT / "deploy" / "nginx.conf"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_healthy(url: str, proc: subprocess.Popen | None = None, timeout: float = 90) -> None:
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"{proc.args[0]} exited with {proc.returncode}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.3)
+    raise RuntimeError(f"{url} did not become healthy in {timeout} s")
+
+
+def nginx_conf(listen: int, replicas: list[int]) -> str:
+    text = CONF.read_text()
+    servers = "".join(f"        server 127.0.0.1:{port};\n" for port in replicas)
+    text = re.sub(r"(?:[ \t]*server 127\.0\.0\.1:\d+;[^\n]*\n)+", servers, text, count=1)
+    return re.sub(r"listen 127\.0\.0\.1:\d+;", f"listen 127.0.0.1:{listen};", text, count=1)
+
+
+class Replicas:
+    """N replicas and nginx; a context manager that stops them all."""
+
+    def __init__(self, count: int = 2, port: int | None = None):
+        self.count, self.port = count, port or free_port()
+        self.procs: list[subprocess.Popen] = []
+
+    def __enter__(self) -> Replicas:
+        nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+        if not Path(nginx).exists():
+            raise SystemExit("nginx is missing: apt-get install -y nginx")
+        self.ports = [free_port() for _ in range(self.count)]
+        try:
+            for port in self.ports:
+                self.procs.append(subprocess.Popen(
+                    [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+                     "--server.address", "127.0.0.1", "--server.port", str(port)],
+                    cwd=ROOT, stdout=subprocess.DEVNULL,
+                ))  # fmt: skip
+            for port, proc in zip(self.ports, self.procs, strict=True):
+                wait_healthy(f"http://127.0.0.1:{port}", proc)
+            self.prefix = tempfile.mkdtemp(prefix="attention-nginx-")
+            Path(self.prefix, "nginx.conf").write_text(nginx_conf(self.port, self.ports))
+            self.nginx = subprocess.Popen(
+                [nginx, "-p", self.prefix + "/", "-c", "nginx.conf", "-g", "daemon off;"], cwd=self.prefix
+            )
+            self.procs.append(self.nginx)
+            wait_healthy(self.url, self.nginx)
+        except BaseException:
+            self.__exit__()
+            raise
+        return self
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def pids(self) -> list[int]:
+        return [p.pid for p in self.procs[: self.count]]
+
+    def __exit__(self, *exc) -> None:
+        for proc in reversed(self.procs):
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in self.procs:
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        if getattr(self, "prefix", None):
+            shutil.rmtree(self.prefix, ignore_errors=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--replicas", type=int, default=2)
+    parser.add_argument("--port", type=int, default=8080)
+    args = parser.parse_args(argv)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    with Replicas(args.replicas, args.port) as r:
+        print(
+            f"Attention Explorer on {r.url} (nginx) -> replicas on ports {r.ports}, pids {r.pids}", flush=True
+        )
+        try:
+            while all(p.poll() is None for p in r.procs):
+                time.sleep(1)
+        except KeyboardInterrupt:
+            pass
+
+
+if __name__ == "__main__":
+    main()

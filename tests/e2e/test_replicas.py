@@ -1,0 +1,54 @@
+"""The lecture-hall recipe: 2 replicas behind Debian's nginx (deploy/), sticky by cookie."""
+
+import asyncio
+import shutil
+from types import SimpleNamespace
+
+import pytest
+
+from deploy.replicas import Replicas, nginx_conf
+from tests.e2e.conftest import wait_idle
+from tests.load import classroom
+
+pytestmark = pytest.mark.skipif(
+    not (shutil.which("nginx") or __import__("os").path.exists("/usr/sbin/nginx")),
+    reason="needs nginx (tests/run.sh installs it: apt-get install -y nginx)",
+)
+
+
+@pytest.fixture(scope="module")
+def hall():
+    with Replicas(2) as r:
+        yield r
+
+
+def test_config_gets_the_ports():
+    text = nginx_conf(9000, [9001, 9002, 9003])
+    assert "listen 127.0.0.1:9000;" in text
+    assert text.count("server 127.0.0.1:900") == 3 and "server 127.0.0.1:850" not in text
+
+
+def test_sessions_spread_over_replicas_and_stay_on_theirs(hall):
+    url = hall.url.replace("http://", "ws://")
+    args = SimpleNamespace(sessions=10, reruns=2, think=0.05, browsers=0)
+    result = classroom.measure(url, hall.pids, args, reference=False, cookies=True)
+    assert result["errors"] == []
+    assert len(result["replicas"]) == 2  # both replicas took sessions
+    assert result["consistent"]
+
+    async def replica_of(cookie):
+        stats = classroom.Stats()
+        async with classroom.Session(url, stats, cookie) as session:
+            await session.rerun()
+        return next(iter(stats.replicas))
+
+    first = asyncio.run(replica_of("student-7"))
+    assert all(asyncio.run(replica_of("student-7")) == first for _ in range(3))  # sticky
+
+
+def test_a_browser_works_through_nginx(hall, page):
+    page.goto(hall.url)
+    wait_idle(page)
+    cookies = {c["name"]: c["value"] for c in page.context.cookies()}
+    assert cookies.get("stroute")  # nginx gave this browser its route
+    assert page.get_by_text("MultiHeadAttention").count() >= 1
