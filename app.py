@@ -1,8 +1,11 @@
 """Attention Explorer: the router. Page config and the shared chrome live here, once."""
 
+from pathlib import Path
+
 import streamlit as st
 
 st.set_page_config(page_title="Attention Explorer", page_icon="🔍", layout="wide")
+PROJECTOR_CSS = "<style>" + (Path(__file__).parent / "assets" / "projector.css").read_text() + "</style>"
 
 PAGES = [
     st.Page("pages/explorer.py", title="Explorer", icon="🔍", default=True),
@@ -27,5 +30,10 @@ with st.sidebar:
         'Chapter 3 of "Build a Large Language Model (From Scratch)", every step computed live. '
         "Rows are queries (the token that looks); columns are keys (the token looked at)."
     )
+    st.toggle(
+        "Projector: large text, high contrast", key="projector", help="For the back row of a lecture hall."
+    )
+if st.session_state.get("projector"):
+    st.html(PROJECTOR_CSS)
 
 page.run()

@@ -36,7 +36,8 @@ def device_name(device: str) -> str:
         return torch.cuda.get_device_name(0)
     if device == "mps":
         return "Apple GPU (MPS)"
-    return f"CPU ({torch.get_num_threads()} threads)"
+    threads = torch.get_num_threads()
+    return f"CPU ({threads} thread{'s' if threads != 1 else ''})"
 
 
 def resolve_device(requested: str = "auto") -> DeviceChoice:

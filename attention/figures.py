@@ -57,6 +57,30 @@ def token_labels(trace: AttentionTrace) -> list[str]:
     return [token_label(t) for t in trace.tokens.texts]
 
 
+def scale_text(fig: go.Figure, factor: float, color: str | None = None) -> go.Figure:
+    """Every font in `fig` (layout, titles, axes, annotations) `factor` times larger, and in
+    `color` if given, in place: for a projector. Unset sizes start from the template's 14 px."""
+
+    def bigger(font: dict | None) -> dict:
+        font = dict(font or {})
+        font["size"] = round(font.get("size", 14) * factor)
+        if color:
+            font["color"] = color
+        return font
+
+    layout = fig.layout.to_plotly_json()
+    updates = {"font": bigger(layout.get("font"))}
+    for name, axis in layout.items():
+        if name.startswith(("xaxis", "yaxis")):
+            updates[name] = {"tickfont": bigger(axis.get("tickfont"))}
+    if isinstance(layout.get("title"), dict):
+        updates["title"] = {"font": bigger(layout["title"].get("font"))}
+    if layout.get("annotations"):
+        updates["annotations"] = [a | {"font": bigger(a.get("font"))} for a in layout["annotations"]]
+    fig.update_layout(updates)
+    return fig
+
+
 def _figure(data: list[dict], layout: dict) -> go.Figure:
     return go.Figure({"data": data, "layout": {"template": TEMPLATE, **layout}}, _validate=False)
 

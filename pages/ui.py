@@ -13,7 +13,7 @@ from pathlib import Path
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
-from attention import AttentionTrace, ExplorerConfig, run
+from attention import AttentionTrace, ExplorerConfig, figures, run
 from attention.config import MAX_D_IN, MAX_D_OUT, MAX_HEADS, MAX_SEED, MAX_TEXT_CHARS, PARAMS, VARIANTS
 from attention.devices import available_devices, configure_torch_threads, resolve_device
 from attention.embeddings import format_matrix, presets
@@ -219,8 +219,14 @@ def device_caption(config: ExplorerConfig) -> str:
     return choice.name + (f" ({choice.reason})" if choice.reason else "")
 
 
+PROJECTOR_SCALE = 1.4  # text in charts in projector mode (the sidebar toggle)
+
+
 def chart(fig, key: str) -> None:
-    """A plotly chart with its PNG download (the modebar camera) kept."""
+    """A plotly chart with its PNG download (the modebar camera) kept; in projector mode, with
+    every text in it 1.4 times larger."""
+    if st.session_state.get("projector"):
+        figures.scale_text(fig, PROJECTOR_SCALE, color="#000000")
     st.plotly_chart(
         fig, key=key, config={"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
     )

@@ -20,6 +20,10 @@ if [ ! -x .venv/bin/python ]; then
   echo "== creating .venv"
   python3 -m venv .venv
 fi
+# requirements.txt lists PyTorch's wheel page for torch's CPU build. Where that host is out of
+# reach (a machine that only sees a PyPI mirror and has the wheel on disk), pip's default 5
+# retries per package cost minutes; one retry keeps a real network hiccup survivable.
+export PIP_RETRIES="${PIP_RETRIES:-1}"
 echo "== installing requirements-dev.txt"
 .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements-dev.txt
 

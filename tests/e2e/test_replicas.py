@@ -1,6 +1,7 @@
 """The lecture-hall recipe: 2 replicas behind Debian's nginx (deploy/), sticky by cookie."""
 
 import asyncio
+import concurrent.futures
 import shutil
 from types import SimpleNamespace
 
@@ -14,6 +15,13 @@ pytestmark = pytest.mark.skipif(
     not (shutil.which("nginx") or __import__("os").path.exists("/usr/sbin/nginx")),
     reason="needs nginx (tests/run.sh installs it: apt-get install -y nginx)",
 )
+
+
+def in_thread(fn, *args, **kwargs):
+    """Run fn in a thread of its own: Playwright's sync API keeps an event loop running in this
+    one, and the load client needs asyncio.run."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(fn, *args, **kwargs).result()
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +39,7 @@ def test_config_gets_the_ports():
 def test_sessions_spread_over_replicas_and_stay_on_theirs(hall):
     url = hall.url.replace("http://", "ws://")
     args = SimpleNamespace(sessions=10, reruns=2, think=0.05, browsers=0)
-    result = classroom.measure(url, hall.pids, args, reference=False, cookies=True)
+    result = in_thread(classroom.measure, url, hall.pids, args, reference=False, cookies=True)
     assert result["errors"] == []
     assert len(result["replicas"]) == 2  # both replicas took sessions
     assert result["consistent"]
@@ -42,8 +50,8 @@ def test_sessions_spread_over_replicas_and_stay_on_theirs(hall):
             await session.rerun()
         return next(iter(stats.replicas))
 
-    first = asyncio.run(replica_of("student-7"))
-    assert all(asyncio.run(replica_of("student-7")) == first for _ in range(3))  # sticky
+    first = in_thread(asyncio.run, replica_of("student-7"))
+    assert all(in_thread(asyncio.run, replica_of("student-7")) == first for _ in range(3))  # sticky
 
 
 def test_a_browser_works_through_nginx(hall, page):

@@ -1,0 +1,44 @@
+"""What only a browser shows: a hostile link runs no script and the server stays up; projector
+mode is really larger on screen."""
+
+import urllib.request
+from urllib.parse import urlencode
+
+from tests.e2e.conftest import ARTIFACTS, wait_idle
+
+HOSTILE = [
+    ("text", '<img src=x onerror=alert(1)> <script>alert(2)</script> **bold** [x](javascript:alert(3)) $x$'),
+    ("tokenizer", "words_punct"), ("embedding", "random"), ("heads", "abc"), ("heads", "7"),
+    ("dropout", "nan"), ("variant", "<svg onload=alert(4)>"), ("device", "cuda<b>"), ("seed", "-1"),
+    ("d_out", "1e309"), ("<i>evil</i>", "1"),
+]  # fmt: skip
+
+
+def test_a_hostile_link_shows_notes_and_runs_nothing(server, page):
+    page.goto(f"{server}/?{urlencode(HOSTILE)}")
+    wait_idle(page)
+    page.get_by_text("Some settings could not be used as given").wait_for(timeout=30_000)
+    assert page.dialogs == []  # no alert() ran
+    assert page.locator('img[src="x"], svg[onload], [data-testid="stMain"] script').count() == 0
+    assert page.locator("i", has_text="evil").count() == 0  # tags in names stay text
+    assert page.get_by_text("Ignored the unknown parameter '<i>evil</i>'").count() == 1
+    assert page.locator('[data-testid="stException"]').count() == 0
+    page.get_by_text("Tokens", exact=True).click()
+    page.get_by_text("Vocabulary (").wait_for(timeout=30_000)  # the Tokens view has no heatmap
+    assert page.get_by_text("**", exact=False).count() >= 1  # markdown stays characters
+    assert page.locator('[data-testid="stMain"] strong', has_text="bold").count() == 0
+    assert page.dialogs == []
+    with urllib.request.urlopen(f"{server}/_stcore/health", timeout=10) as r:
+        assert r.status == 200  # still serving
+
+
+def test_projector_mode_is_larger_on_screen(server, page):
+    page.goto(server)
+    wait_idle(page)
+    size = "() => getComputedStyle(document.documentElement).fontSize"
+    assert page.evaluate(size) == "16px"
+    page.get_by_text("Projector: large text, high contrast").click()
+    page.wait_for_function(f"() => ({size})() === '20px'", timeout=30_000)
+    wait_idle(page)
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "projector.png"))
