@@ -482,7 +482,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--min-seconds", type=float, default=0.02, help="length of one timing round")
     parser.add_argument("--csv", action="store_true", help="print CSV instead of a table")
     parser.add_argument("--jsonl", action="store_true", help="scaling: one JSON row per line, as measured")
+    parser.add_argument("--threads", type=int, help="torch's CPU threads (default: torch's own choice)")
     args = parser.parse_args(argv)
+    if args.threads:
+        torch.set_num_threads(args.threads)
     devices = [
         d for d in (args.devices or ",".join(available_devices())).split(",") if d in available_devices()
     ]

@@ -600,7 +600,7 @@ def scaling_figure(frame: pd.DataFrame, measure: str = "ms") -> go.Figure:
         {
             "title": _title(title),
             "xaxis": {"type": "log", "title": {"text": "tokens T"}, "dtick": math.log10(2)},
-            "yaxis": {"type": "log", "title": {"text": "MiB" if memory else "ms"}},
+            "yaxis": {"type": "log", "title": {"text": "MiB" if memory else "ms"}, "dtick": 1},  # decades
             "height": 460,
             "legend": {"orientation": "h", "y": -0.2},
             "margin": {"l": 10, "r": 10, "t": 50, "b": 10},

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 import streamlit as st
+import torch
 
 from attention import bench, figures
 from attention.devices import available_devices, device_name
@@ -37,6 +38,8 @@ def _command(params: dict) -> list[str]:
         "--tokens", ",".join(map(str, params["tokens"])), "--variants", ",".join(params["variants"]),
         "--modes", ",".join(params["modes"]), "--devices", ",".join(params["devices"]),
         "--d", str(params["d"]), "--heads", str(params["heads"]),
+        # the server's thread count (one, by default): the sweep shares the machine with a class
+        "--threads", str(torch.get_num_threads()),
     ] + ([] if params["causal"] else ["--no-causal"])  # fmt: skip
 
 

@@ -49,9 +49,9 @@ def _controls() -> tuple[TrainConfig, float]:
         return fallback, PACES[pace]
 
 
-def _draw(trainer: Trainer, index: int, live: bool) -> None:
-    """Progress, curves and the probe's pattern at snapshot `index`. Live redraws get fresh keys
-    (one run draws them many times)."""
+def _draw(slots: dict, trainer: Trainer, index: int, live: bool) -> None:
+    """Progress, curves and the probe's pattern at snapshot `index`, into the page's placeholders.
+    Live redraws get fresh keys (one run draws them many times)."""
     snap = trainer.snapshots[index]
     suffix = f"_{trainer.step}" if live else ""
     accuracy = dict(trainer.accuracies).get(snap.step, trainer.accuracies[-1][1])
@@ -120,7 +120,7 @@ slots["curves"], slots["pattern"] = left.empty(), right.empty()
 if held["running"]:
     while not trainer.done:
         trainer.train(config.snapshot_every)
-        _draw(trainer, -1, live=True)  # a Pause or Stop click interrupts the run here
+        _draw(slots, trainer, -1, live=True)  # a Pause or Stop click interrupts the run here
         time.sleep(pace)  # also hands the interpreter to other sessions between chunks
     held["running"] = False
     trainer.free()  # done: the curves and snapshots hold everything left to show
@@ -133,7 +133,7 @@ if len(trainer.snapshots) > 1:
         "Scrub through the saved snapshots (step)", steps, steps[-1], key=f"tr_scrub_{id(trainer)}"
     )
     shown = steps.index(picked)
-_draw(trainer, shown, live=False)
+_draw(slots, trainer, shown, live=False)
 
 accuracy = trainer.accuracies[-1][1]
 if trainer.done:
