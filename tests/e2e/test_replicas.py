@@ -3,6 +3,7 @@
 import asyncio
 import concurrent.futures
 import shutil
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -12,7 +13,7 @@ from tests.e2e.conftest import wait_idle
 from tests.load import classroom
 
 pytestmark = pytest.mark.skipif(
-    not (shutil.which("nginx") or __import__("os").path.exists("/usr/sbin/nginx")),
+    not (shutil.which("nginx") or Path("/usr/sbin/nginx").exists()),
     reason="needs nginx (tests/run.sh installs it: apt-get install -y nginx)",
 )
 
