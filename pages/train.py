@@ -75,6 +75,32 @@ def _draw(slots: dict, trainer: Trainer, index: int, live: bool) -> None:
         )
 
 
+# The buttons act in callbacks, which run before the page: so the run that a click starts
+# already draws Pause enabled (a Pause drawn disabled during training could never be clicked).
+
+
+def _resumable(trainer: Trainer | None) -> bool:
+    return trainer is not None and trainer.model is not None and not trainer.done
+
+
+def _play() -> None:
+    held = st.session_state[HELD]
+    if not _resumable(held["trainer"]):
+        held["trainer"] = None  # a new run, made below from this run's settings
+    held["running"] = True
+
+
+def _pause() -> None:
+    st.session_state[HELD]["running"] = False
+
+
+def _stop() -> None:
+    held = st.session_state[HELD]
+    if held["trainer"] is not None:
+        held["trainer"].free()  # the curves and snapshots stay to look at; the model and optimiser go
+    held["running"] = False
+
+
 st.title("Watch attention learn")
 st.markdown(
     "A tiny model — token and position embeddings, the book's `MultiHeadAttention` (causal), a linear "
@@ -88,24 +114,15 @@ if trainer is not None and trainer.config != config:  # new settings: a new run
     trainer.free()
     held.update(trainer=None, running=False)
     trainer = None
+if held["running"] and trainer is None:  # Play was clicked for a new run
+    trainer = held["trainer"] = Trainer(config)
 
 b = st.columns([1, 1, 1, 5])
-resumable = trainer is not None and trainer.model is not None and not trainer.done
-play = b[0].button("Resume" if resumable else "Play", icon=":material/play_arrow:", type="primary",
-                   key="tr_play", disabled=held["running"])  # fmt: skip
-pause = b[1].button("Pause", icon=":material/pause:", key="tr_pause", disabled=not held["running"])
-stop = b[2].button(
-    "Stop", icon=":material/stop:", key="tr_stop", disabled=trainer is None or trainer.model is None
-)
-if play:
-    if not resumable:
-        trainer = held["trainer"] = Trainer(config)
-    held["running"] = True
-elif pause:
-    held["running"] = False
-elif stop and trainer is not None:
-    trainer.free()  # the curves and snapshots stay to look at; the model and optimiser go
-    held["running"] = False
+b[0].button("Resume" if _resumable(trainer) else "Play", icon=":material/play_arrow:", type="primary",
+            key="tr_play", disabled=held["running"], on_click=_play)  # fmt: skip
+b[1].button("Pause", icon=":material/pause:", key="tr_pause", disabled=not held["running"], on_click=_pause)
+b[2].button("Stop", icon=":material/stop:", key="tr_stop", disabled=trainer is None or trainer.model is None,
+            on_click=_stop)  # fmt: skip
 
 if trainer is None:
     st.info(
