@@ -124,6 +124,7 @@ class Loaded:
     trace: Callable[[torch.Tensor], object] | None
     parameters: int
     expected: Callable[[torch.Tensor], torch.Tensor]  # the reference with the same weights
+    module: nn.Module  # the loaded module (for sdpa: the MultiHeadAttention whose weights it uses)
 
 
 def _linear(layer: nn.Linear, weight: torch.Tensor, bias: torch.Tensor | None = None) -> None:
@@ -199,7 +200,9 @@ def load(key: str, w: Weights, heads: int, causal: bool, context_length: int, de
     else:  # the (T, d_in) variants run on each batch row
         forward = lambda x: module(x[0]).unsqueeze(0)  # noqa: E731
         trace = lambda x: module.trace(x[0])  # noqa: E731
-    return Loaded(variant, torch.no_grad()(forward), trace and torch.no_grad()(trace), parameters, expected)
+    return Loaded(
+        variant, torch.no_grad()(forward), trace and torch.no_grad()(trace), parameters, expected, module
+    )
 
 
 def _sdpa_forward(mha: modules.MultiHeadAttention, heads: int, causal: bool):
@@ -414,11 +417,11 @@ def overhead(tokens: int = 256, d: int = 768, heads: int = 12, min_seconds: floa
     x = embedding_input(tokens, d)
     mha = load("mha", w, heads, True, tokens)
     mask = torch.triu(torch.ones(tokens, tokens, dtype=torch.bool), 1)
-    torch_weights = _torch_mha_with_weights(w, heads)
+    torch_mha = load("torch_mha", w, heads, True, tokens).module
     calls = {
         "forward": lambda: mha.forward(x),
         "trace": lambda: mha.trace(x),
-        "torch_mha": lambda: torch_weights(
+        "torch_mha": lambda: torch_mha(
             x, x, x, attn_mask=mask, need_weights=True, average_attn_weights=False
         ),
     }
@@ -427,20 +430,13 @@ def overhead(tokens: int = 256, d: int = 768, heads: int = 12, min_seconds: floa
         for name, fn in calls.items():
             rounds[name].append(time_call(fn, "cpu", min_seconds / 5, rounds=3))
     result = {name: statistics.median(times) for name, times in rounds.items()}
-    result["trace_bytes"] = mha.trace(x).nbytes()
-    result["max_abs_diff"] = (mha.trace(x).output - calls["torch_mha"]()[0]).abs().max().item()
+    trace = mha.trace(x)
+    result["trace_bytes"] = trace.nbytes()
+    result["max_abs_diff"] = (trace.output - calls["torch_mha"]()[0]).abs().max().item()
+    del trace
     prepare_cpu_memory_measurement()
     result["trace_peak_bytes"] = peak_bytes(lambda: mha.trace(x), "cpu")
     return result
-
-
-@torch.no_grad()
-def _torch_mha_with_weights(w: Weights, heads: int) -> nn.MultiheadAttention:
-    module = nn.MultiheadAttention(w.wq.shape[0], heads, batch_first=True).eval()
-    module.in_proj_weight.copy_(torch.cat([w.wq, w.wk, w.wv]))
-    module.in_proj_bias.zero_()
-    _linear(module.out_proj, w.wo, w.bo)
-    return module
 
 
 # --- command line ----------------------------------------------------------------------------------

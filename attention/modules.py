@@ -54,7 +54,7 @@ class SimplifiedSelfAttention(nn.Module):
 
     def trace(self, x, generator=None) -> AttentionTrace:
         # queries = keys = values = x: (T, d_in)
-        parts = attend(x, x, x, scale=1.0, causal=False, dropout=0.0, training=False, generator=None)
+        parts = attend(x, x, x, scale=1.0)  # no weights, no scaling, no mask
         return _trace(self, x, parts, parts["context"])
 
 
@@ -81,16 +81,7 @@ class SelfAttention_v1(nn.Module):
         keys = x @ self.W_key  # (T, d_out)
         queries = x @ self.W_query  # (T, d_out)
         values = x @ self.W_value  # (T, d_out)
-        parts = attend(
-            queries,
-            keys,
-            values,
-            scale=keys.shape[-1] ** 0.5,
-            causal=False,
-            dropout=0.0,
-            training=False,
-            generator=None,
-        )
+        parts = attend(queries, keys, values, scale=keys.shape[-1] ** 0.5)  # no mask, no dropout
         return _trace(self, x, parts, parts["context"])
 
 
@@ -114,16 +105,7 @@ class SelfAttention_v2(nn.Module):
         keys = self.W_key(x)  # (T, d_out)
         queries = self.W_query(x)  # (T, d_out)
         values = self.W_value(x)  # (T, d_out)
-        parts = attend(
-            queries,
-            keys,
-            values,
-            scale=keys.shape[-1] ** 0.5,
-            causal=False,
-            dropout=0.0,
-            training=False,
-            generator=None,
-        )
+        parts = attend(queries, keys, values, scale=keys.shape[-1] ** 0.5)  # no mask, no dropout
         return _trace(self, x, parts, parts["context"])
 
 
@@ -298,16 +280,7 @@ class SelfAttentionQKV(nn.Module):
         queries = self.W_query.matmul(x.T).T  # (T, d_k)
         keys = self.W_key.matmul(x.T).T  # (T, d_k)
         values = self.W_value.matmul(x.T).T  # (T, d_v)
-        parts = attend(
-            queries,
-            keys,
-            values,
-            scale=self.d_k**0.5,
-            causal=False,
-            dropout=0.0,
-            training=False,
-            generator=None,
-        )
+        parts = attend(queries, keys, values, scale=self.d_k**0.5)  # no mask, no dropout
         return _trace(self, x, parts, parts["context"])
 
 
@@ -338,16 +311,7 @@ class MultiHeadSelfAttentionQKV(nn.Module):
         queries = self._project(self.multihead_W_query, x)  # (h, T, d_k)
         keys = self._project(self.multihead_W_key, x)  # (h, T, d_k)
         values = self._project(self.multihead_W_value, x)  # (h, T, d_v)
-        parts = attend(
-            queries,
-            keys,
-            values,
-            scale=self.d_k**0.5,
-            causal=False,
-            dropout=0.0,
-            training=False,
-            generator=None,
-        )
+        parts = attend(queries, keys, values, scale=self.d_k**0.5)  # no mask, no dropout
         return _trace(self, x, parts, torch.cat(list(parts["context"]), dim=-1))
 
 

@@ -88,10 +88,10 @@ def attend(
     values: torch.Tensor,
     *,
     scale: float,
-    causal: bool,
-    dropout: float,
-    training: bool,
-    generator: torch.Generator | None,
+    causal: bool = False,
+    dropout: float = 0.0,
+    training: bool = False,
+    generator: torch.Generator | None = None,
 ) -> dict[str, Any]:
     """Scaled dot-product attention over (B, H, T, d) tensors, keeping every intermediate.
 

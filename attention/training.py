@@ -14,6 +14,7 @@ to the same numbers every time, whatever other threads do with torch's global RN
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import time
 from dataclasses import dataclass, field
@@ -148,10 +149,12 @@ class Text(Task):
         return None
 
 
+@functools.cache  # read once, not at every training step
 def _text() -> str:
     return TEXT_FILE.read_text(encoding="utf-8")
 
 
+@functools.cache
 def _text_ids() -> torch.Tensor:
     text = _text()
     vocab = sorted(set(text))
@@ -326,9 +329,14 @@ class Trainer:
 
     @torch.no_grad()
     def probe_weights(self) -> np.ndarray:
-        """(H, T, T) attention weights of the probe sequence, through the module's own trace."""
+        """(H, T, T) attention weights of the probe sequence."""
+        return self.weights_of(self.probe)
+
+    @torch.no_grad()
+    def weights_of(self, ids: torch.Tensor) -> np.ndarray:
+        """(H, T, T) attention weights for one sequence (T,), through the module's own trace."""
         self.model.eval()
-        x = self.model.embed(self.probe[None].to(self.device))  # (1, T, d_model)
+        x = self.model.embed(ids[None].to(self.device))  # (1, T, d_model)
         return self.model.attn.trace(x).weights[0].cpu().numpy()
 
     def expected(self) -> np.ndarray | None:
@@ -339,26 +347,16 @@ class Trainer:
         expected = self.expected()
         if expected is None:
             return None
-        weights = self.probe_weights() if weights is None else weights
-        asked = ~np.isnan(expected).any(axis=1)
-        per_head = [(w[asked] * expected[asked]).sum(axis=1).mean() for w in weights]
-        return float(max(per_head))
+        return weight_on_expected(self.probe_weights() if weights is None else weights, expected)
 
-    @torch.no_grad()
     def mean_weight_on_expected(self, sequences: int = 64) -> float | None:
         """Like pattern_score, averaged over held-out sequences instead of the one probe."""
-        scores = []
-        for ids in self.eval_inputs[:sequences]:
-            expected = self.task.expected(ids)
-            if expected is None:
-                return None
-            self.model.eval()
-            weights = (
-                self.model.attn.trace(self.model.embed(ids[None].to(self.device))).weights[0].cpu().numpy()
-            )
-            asked = ~np.isnan(expected).any(axis=1)
-            scores.append(max((w[asked] * expected[asked]).sum(axis=1).mean() for w in weights))
-        return float(np.mean(scores))
+        if self.task.expected(self.eval_inputs[0]) is None:
+            return None
+        return float(np.mean([
+            weight_on_expected(self.weights_of(ids), self.task.expected(ids))
+            for ids in self.eval_inputs[:sequences]
+        ]))  # fmt: skip
 
     def probe_tokens(self) -> list[str]:
         return [self.task.vocab[i] for i in self.probe.tolist()]
@@ -366,6 +364,13 @@ class Trainer:
     def free(self) -> None:
         """Drop the model and optimiser (the snapshots and curves stay for display)."""
         self.model = self.optimizer = None
+
+
+def weight_on_expected(weights: np.ndarray, expected: np.ndarray) -> float:
+    """weights (H, T, T), expected (T, T) with NaN rows where nothing is asked -> the weight the
+    best head puts on the expected keys, averaged over the asked rows."""
+    asked = ~np.isnan(expected).any(axis=1)
+    return float(max((w[asked] * expected[asked]).sum(axis=1).mean() for w in weights))
 
 
 def train(config: TrainConfig, chunk: int = 50) -> Trainer:

@@ -54,7 +54,7 @@ def _apply_example() -> None:
     st.session_state["cmp_what"] = step
 
 
-def _side(side: str, text: str) -> tuple[ExplorerConfig, list[str]]:
+def _side(side: str, text: str, base: ExplorerConfig) -> tuple[ExplorerConfig, list[str]]:
     """One side's knobs -> its config; dropout > 0 means train mode (dropout only acts there)."""
     s = st.session_state
     st.selectbox("Module", list(VARIANTS), key=f"cmp_{side}_variant", format_func=lambda v: VARIANTS[v].label)
@@ -72,8 +72,8 @@ def _side(side: str, text: str) -> tuple[ExplorerConfig, list[str]]:
     )
     c2.number_input("seed", 0, MAX_SEED, key=f"cmp_{side}_seed")
     st.checkbox("causal mask", key=f"cmp_{side}_causal", disabled="causal" not in knobs)
-    base = _base().to_query_params()
-    raw = {k: base[k] for k in ("tokenizer", "embedding", "d_in", "device") if k in base}
+    shared = base.to_query_params()
+    raw = {k: shared[k] for k in ("tokenizer", "embedding", "d_in", "device") if k in shared}
     raw |= {knob: s[f"cmp_{side}_{knob}"] for knob in SIDE_KNOBS if knob == "variant" or knob in knobs}
     raw |= {"text": text, "seed": s[f"cmp_{side}_seed"], "train": s[f"cmp_{side}_dropout"] > 0}
     return ExplorerConfig.from_values(raw)
@@ -88,13 +88,13 @@ def variant_table(text: str, tokenizer: str, d: int, heads: int, causal: bool, s
 
 
 st.title("Compare")
+base = _base()
 if "cmp_a_variant" not in st.session_state:
-    st.session_state["cmp_text"] = _base().text
+    st.session_state["cmp_text"] = base.text
     st.session_state["cmp_example"] = "causal mask off vs on"
     _apply_example()
 
 text = st.text_area("Sentence (both sides)", key="cmp_text", height=68, max_chars=MAX_TEXT_CHARS)
-base = _base()
 st.caption(
     f"Tokenizer {base.tokenizer!r}, embedding {base.embedding!r} (d_in = {base.d_in}) and device "
     f"come from the Explorer's settings. Rows are queries (the token that looks); columns are keys."
@@ -106,7 +106,7 @@ sides = {}
 for side, col in (("a", col_a), ("b", col_b)):
     with col:
         st.subheader(side.upper())
-        config, notes = _side(side, text)
+        config, notes = _side(side, text, base)
         ui.show_notes(notes)
         sides[side] = (config, ui.cached_trace(config))
 (config_a, a), (config_b, b) = sides["a"], sides["b"]
