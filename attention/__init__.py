@@ -5,8 +5,8 @@ Data flows one way: config -> tokens -> embeddings -> module -> trace -> figures
 """
 
 from attention.config import ExplorerConfig
+from attention.engine import run
 from attention.errors import ConfigError
-from attention.run import run
 from attention.trace import AttentionTrace
 
 __all__ = ["AttentionTrace", "ConfigError", "ExplorerConfig", "run"]

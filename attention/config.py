@@ -1,24 +1,26 @@
 """ExplorerConfig: every knob of the explorer, validated in one place.
 
-Two ways in:
-  ExplorerConfig(...)           strict: a bad value raises ConfigError naming it
-  ExplorerConfig.from_values()  lenient, for untrusted strings (URL query parameters) and UI
-                                state: parses, clamps and corrects, and lists what it changed
+`ExplorerConfig(...)` checks every value and raises ConfigError naming the one at fault; it never
+changes a value. Untrusted strings (URL query parameters, widget state) go through
+query_params.from_values, which repairs what it can and says what it changed.
 
-Knobs that a variant does not have (qkv bias on SelfAttention_v1, heads on CausalAttention)
-are set to their neutral value, so that equal computations have equal configs (one cache
-entry, one URL).
+One documented normalisation step, `config.normalised()`, gives the canonical config of the same
+computation: the knobs its variant does not have at their neutral values, and d_in set by the
+fixed vectors where the embedding has them. Equal computations then have equal configs (one
+cache entry, one URL); engine.run() and from_values() both apply it.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
+from functools import cached_property
+from types import SimpleNamespace
 
-from attention.embeddings import EMBEDDINGS, book_vectors, embed, format_matrix, parse_matrix
+from attention.embeddings import EMBEDDINGS, fixed_vectors
 from attention.errors import ConfigError
-from attention.text import SCHEMES, tokenize
+from attention.text import SCHEMES, Tokens, tokenize
+from attention.variants import KNOBS, VARIANTS, Variant
 
 # Hard caps that protect a shared server: one rerun's trace stays a few MB.
 MAX_TEXT_CHARS = 5_000
@@ -34,59 +36,9 @@ RANGES = {"d_in": (1, MAX_D_IN), "d_out": (1, MAX_D_OUT), "d_v": (1, MAX_D_OUT),
 
 
 @dataclass(frozen=True)
-class Variant:
-    key: str
-    class_name: str
-    label: str
-    knobs: frozenset[str]  # which of d_out, d_v, heads, dropout, causal, bias, train apply
-
-
-_MHA_KNOBS = frozenset({"d_out", "heads", "dropout", "causal", "bias", "train"})
-_V = Variant
-VARIANTS: dict[str, Variant] = {
-    v.key: v
-    for v in (
-        _V("simplified", "SimplifiedSelfAttention", "Simplified (3.3, no weights)", frozenset()),
-        _V("v1", "SelfAttention_v1", "SelfAttention_v1 (3.4, nn.Parameter)", frozenset({"d_out"})),
-        _V("v2", "SelfAttention_v2", "SelfAttention_v2 (3.4, nn.Linear)", frozenset({"d_out", "bias"})),
-        _V("causal", "CausalAttention", "CausalAttention (3.5)", _MHA_KNOBS - {"heads"}),
-        _V("wrapper", "MultiHeadAttentionWrapper", "MultiHeadAttentionWrapper (3.6.1)", _MHA_KNOBS),
-        _V("mha", "MultiHeadAttention", "MultiHeadAttention (3.6.2, split heads)", _MHA_KNOBS),
-        _V("blog", "SelfAttentionQKV", "Document 001: separate d_k, d_v", frozenset({"d_out", "d_v"})),
-        _V(
-            "blog_heads",
-            "MultiHeadSelfAttentionQKV",
-            "Document 001: stacked heads",
-            frozenset({"d_out", "d_v", "heads"}),
-        ),
-    )
-}
-
-# URL query parameter names, in the order they are written.
-PARAMS = (
-    "text",
-    "tokenizer",
-    "embedding",
-    "variant",
-    "d_in",
-    "d_out",
-    "d_v",
-    "heads",
-    "dropout",
-    "causal",
-    "bias",
-    "seed",
-    "train",
-    "device",
-)
-_TRUE = {"1", "true", "yes", "on", "t", "y"}
-_FALSE = {"0", "false", "no", "off", "f", "n", ""}
-
-
-@dataclass(frozen=True)
 class ExplorerConfig:
     """One explorer view. d_out is per head for the wrapper, the total for MultiHeadAttention,
-    and d_q = d_k for document 001's variants (whose values have width d_v)."""
+    and d_q = d_k for the blog's variants (whose values have width d_v)."""
 
     text: str = "Your journey starts with one step"
     tokenizer: str = "words"
@@ -127,175 +79,106 @@ class ExplorerConfig:
             raise ConfigError(
                 f"The text has {len(self.text):,} characters; the limit is {MAX_TEXT_CHARS:,}.", "text"
             )
-        tokens = self.tokens()  # raises on empty text
-        if len(tokens) > MAX_TOKENS:
+        if len(self.tokens) > MAX_TOKENS:  # tokenizing raises on an empty text
             raise ConfigError(
-                f"The text has {len(tokens)} tokens under the {self.tokenizer!r} tokenizer; "
+                f"The text has {len(self.tokens)} tokens under the {self.tokenizer!r} tokenizer; "
                 f"the limit is {MAX_TOKENS}. Shorten it.",
                 "tokens",
             )
-        if self.embedding != "random":  # fixed vectors decide d_in
-            if self.embedding == "custom" and self.matrix is None:
+        if self.embedding == "custom" and self.matrix is None:
+            raise ConfigError(
+                "embedding='custom' needs a matrix: one row of d_in numbers per token", "embedding"
+            )
+        if self.vectors is not None:
+            fixed_vectors(self.tokens, self.embedding, self.matrix)  # checks one row per token
+            if not 1 <= self.input_width <= MAX_D_IN:
                 raise ConfigError(
-                    "embedding='custom' needs a matrix: one row of d_in numbers per token", "embedding"
+                    f"The matrix has {self.input_width} columns; the limit is {MAX_D_IN}.", "embedding"
                 )
-            rows = book_vectors(tokens) if self.embedding == "book" else self.matrix
-            if not 1 <= len(rows[0]) <= MAX_D_IN:
-                raise ConfigError(
-                    f"The matrix has {len(rows[0])} columns; the limit is {MAX_D_IN}.", "embedding"
-                )
-            object.__setattr__(self, "d_in", len(rows[0]))
-            embed(tokens, self.embedding, self.d_in, self.seed, self.matrix)  # checks the row count
-        self._canonicalise()
-        self._check_combination(len(tokens))
+        _check_combination(self)
 
-    def _canonicalise(self):
-        knobs = VARIANTS[self.variant].knobs
-        neutral = {
-            "d_out": self.d_in,
-            "d_v": self.d_out,
-            "heads": 1,
-            "dropout": 0.0,
-            "causal": False,
-            "bias": False,
-            "train": False,
-        }
-        for knob, value in neutral.items():
-            if knob not in knobs:
-                object.__setattr__(self, knob, value)
-        object.__setattr__(self, "dropout", float(self.dropout))
-        if self.embedding != "custom":
-            object.__setattr__(self, "matrix", None)
-        elif self.matrix is not None:
-            object.__setattr__(self, "matrix", tuple(tuple(float(v) for v in r) for r in self.matrix))
+    # --- derived values (computed once: the dataclass is frozen) ------------------------------
 
-    def _check_combination(self, num_tokens: int):
-        if self.variant == "mha" and self.d_out % self.heads:
-            divisors = [h for h in range(1, min(self.d_out, MAX_HEADS) + 1) if self.d_out % h == 0]
-            raise ConfigError(
-                f"d_out={self.d_out} is not divisible by num_heads={self.heads}; "
-                f"try {' or '.join(map(str, _nearest(divisors, self.heads)))} heads",
-                "heads",
-            )
-        if self.output_width > MAX_D_OUT:
-            raise ConfigError(
-                f"num_heads={self.heads} x d_out={self.d_out} = {self.output_width} output columns; "
-                f"the limit is {MAX_D_OUT}",
-                "d_out",
-            )
-        cells = self.heads * num_tokens**2
-        if cells > MAX_ATTENTION_CELLS:
-            raise ConfigError(
-                f"{self.heads} heads x {num_tokens}^2 tokens = {cells:,} attention weights; "
-                f"the limit is {MAX_ATTENTION_CELLS:,}. Use fewer heads or a shorter text.",
-                "tokens",
-            )
-
-    # --- derived values ---------------------------------------------------------------------
-
-    def tokens(self):
+    @cached_property
+    def tokens(self) -> Tokens:
         return tokenize(self.text, self.tokenizer)
 
-    @property
-    def head_dim(self) -> int:
-        if self.variant == "mha":
-            return self.d_out // self.heads
-        return self.d_in if self.variant == "simplified" else self.d_out
+    @cached_property
+    def vectors(self) -> tuple[tuple[float, ...], ...] | None:
+        """The fixed embedding's rows (book or custom), None for the seeded random embedding."""
+        if self.embedding == "random":
+            return None
+        return fixed_vectors(self.tokens, self.embedding, self.matrix, check_rows=False)
 
     @property
-    def output_width(self) -> int:
-        if self.variant in ("wrapper",):
-            return self.heads * self.d_out
-        if self.variant == "blog_heads":
-            return self.heads * self.d_v
-        return self.d_v if self.variant == "blog" else self.d_out
+    def input_width(self) -> int:
+        """d_in as the computation sees it: the fixed vectors' width, or the d_in knob."""
+        return self.d_in if self.vectors is None else len(self.vectors[0])
+
+    @property
+    def spec(self) -> Variant:
+        return VARIANTS[self.variant]
 
     def has(self, knob: str) -> bool:
         """Whether `knob` changes this variant's computation."""
-        return knob in VARIANTS[self.variant].knobs
+        return self.spec.has(knob)
 
-    # --- URL query parameters ---------------------------------------------------------------
+    @property
+    def head_dim(self) -> int:
+        return self.spec.head_dim(SimpleNamespace(**self.effective_values()))
 
-    def to_query_params(self) -> dict[str, str]:
-        """The knobs this variant has, as strings; from_values(to_query_params()) == self."""
-        out = {}
-        for name in PARAMS:
-            if name in ("d_out", "d_v", "heads", "dropout", "causal", "bias", "train") and not self.has(name):
-                continue
-            if name == "d_in" and self.embedding != "random":
-                continue  # the vectors decide it
-            value = getattr(self, name)
-            if name == "embedding" and self.embedding == "custom":
-                value = format_matrix(self.matrix)
-            out[name] = ("1" if value else "0") if isinstance(value, bool) else str(value)
-        return out
+    @property
+    def output_width(self) -> int:
+        return self.spec.output_width(SimpleNamespace(**self.effective_values()))
 
-    @classmethod
-    def from_values(cls, raw: Mapping[str, object]) -> tuple[ExplorerConfig, list[str]]:
-        """Lenient construction from untrusted values (strings, lists of strings, or typed).
+    # --- the normalisation step -----------------------------------------------------------------
 
-        Returns the config and a list of plain-English notes, one per value that was ignored
-        or corrected. Never raises for bad values; falls back to defaults instead.
-        """
-        notes: list[str] = []
-        default = cls()
-        values: dict[str, object] = {}
-        for key, value in raw.items():
-            if key not in PARAMS:
-                notes.append(f"Ignored the unknown parameter {_show(key)}.")
-                continue
-            if isinstance(value, (list, tuple)):
-                if not value:
-                    continue
-                if len(value) > 1:
-                    notes.append(f"{key} was given {len(value)} times; used the last one.")
-                value = value[-1]
-            values[key] = value
+    def effective_values(self) -> dict:
+        """Every field as the computation uses it: knobs the variant lacks at their neutral values
+        (d_out = d_in, d_v = d_out, one head, no dropout, mask, bias or train mode), d_in from the
+        fixed vectors where the embedding has them, the matrix only for a custom embedding."""
+        values = {f.name: getattr(self, f.name) for f in fields(self)}
+        values["d_in"] = self.input_width
+        d_out = self.d_out if self.has("d_out") else values["d_in"]
+        neutral = {"d_out": d_out, "d_v": d_out, "heads": 1, "dropout": 0.0, "causal": False, "bias": False,
+                   "train": False}  # fmt: skip
+        values |= {knob: neutral[knob] for knob in KNOBS if not self.has(knob)}
+        values["dropout"] = float(values["dropout"])
+        matrix = self.matrix if self.embedding == "custom" else None
+        values["matrix"] = None if matrix is None else tuple(tuple(float(v) for v in row) for row in matrix)
+        return values
 
-        typed = {f.name: getattr(default, f.name) for f in fields(cls)}
-        for key, value in values.items():
-            parsed = _parse(key, value, default)
-            if isinstance(parsed, _Bad):
-                notes.append(f"{key}={_show(value)} {parsed.why}; used {getattr(default, key)!r} instead.")
-            elif key == "embedding" and isinstance(parsed, tuple):
-                typed["embedding"], typed["matrix"] = "custom", parsed
-            else:
-                typed[key] = parsed
+    def normalised(self) -> ExplorerConfig:
+        """The canonical config of the same computation (see the module docstring)."""
+        values = self.effective_values()
+        if all(type(values[k]) is type(getattr(self, k)) and values[k] == getattr(self, k) for k in values):
+            return self
+        return replace(self, **values)
 
-        # Clamp the numeric knobs into range, then fix combinations one at a time.
-        for name, (low, high) in RANGES.items():
-            if not low <= typed[name] <= high:
-                clamped = min(max(typed[name], low), high)
-                notes.append(f"{name}={typed[name]} is out of range {low}..{high}; used {clamped}.")
-                typed[name] = clamped
-        if not 0.0 <= typed["dropout"] < 1.0:
-            notes.append(f"dropout={typed['dropout']} must be in [0, 1); used 0.0 (no dropout).")
-            typed["dropout"] = 0.0
-        if len(typed["text"]) > MAX_TEXT_CHARS:
-            notes.append(
-                f"The text had {len(typed['text']):,} characters; kept the first {MAX_TEXT_CHARS:,}."
-            )
-            typed["text"] = typed["text"][:MAX_TEXT_CHARS]
-        variant = VARIANTS[typed["variant"]]
-        for knob in ("d_out", "d_v", "heads", "dropout", "causal", "bias", "train"):
-            if knob in values and knob not in variant.knobs and typed[knob] != getattr(default, knob):
-                notes.append(f"{knob} does not apply to {variant.class_name}; ignored it.")
-        if "d_in" in values and typed["embedding"] != "random":
-            notes.append(
-                f"d_in follows the {typed['embedding']} embedding's vectors; ignored d_in={typed['d_in']}."
-            )
-        return cls._repair(typed, notes), notes
 
-    @classmethod
-    def _repair(cls, typed: dict, notes: list[str]) -> ExplorerConfig:
-        """Build the config, fixing one ConfigError at a time with the closest valid value."""
-        for _ in range(8):
-            try:
-                return cls(**typed)
-            except ConfigError as e:
-                fix = _fix(typed, e)
-                notes.append(f"{e} Used {fix} instead.")
-        return cls()  # unreachable in practice: every fix moves toward the defaults
+def _check_combination(config: ExplorerConfig) -> None:
+    """Settings that are valid one by one but not together."""
+    c = config.effective_values()
+    if config.variant == "mha" and c["d_out"] % c["heads"]:
+        divisors = [h for h in range(1, min(c["d_out"], MAX_HEADS) + 1) if c["d_out"] % h == 0]
+        raise ConfigError(
+            f"d_out={c['d_out']} is not divisible by num_heads={c['heads']}; "
+            f"try {' or '.join(map(str, nearest(divisors, c['heads'])))} heads",
+            "heads",
+        )
+    if config.output_width > MAX_D_OUT:
+        raise ConfigError(
+            f"num_heads={c['heads']} x d_out={c['d_out']} = {config.output_width} output columns; "
+            f"the limit is {MAX_D_OUT}",
+            "d_out",
+        )
+    cells = c["heads"] * len(config.tokens) ** 2
+    if cells > MAX_ATTENTION_CELLS:
+        raise ConfigError(
+            f"{c['heads']} heads x {len(config.tokens)}^2 tokens = {cells:,} attention weights; "
+            f"the limit is {MAX_ATTENTION_CELLS:,}. Use fewer heads or a shorter text.",
+            "tokens",
+        )
 
 
 def _check_choice(name: str, value: object, choices) -> None:
@@ -303,85 +186,8 @@ def _check_choice(name: str, value: object, choices) -> None:
         raise ConfigError(f"{name}={value!r} is unknown; choose one of {', '.join(choices)}", name)
 
 
-class _Bad:
-    def __init__(self, why: str):
-        self.why = why
-
-
-def _show(value: object, limit: int = 40) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…'"
-
-
-def _parse(key: str, value: object, default: ExplorerConfig) -> object:
-    """One raw value -> its type, or _Bad(reason)."""
-    want = type(getattr(default, key))
-    if key == "text":
-        return str(value)
-    if key == "embedding":
-        text = str(value).strip().lower()
-        if text in EMBEDDINGS and text != "custom":
-            return text
-        try:
-            return tuple(tuple(r) for r in parse_matrix(str(value)))
-        except ConfigError:
-            return _Bad("is neither random, book nor a matrix like '0.1, 0.2; 0.3, 0.4'")
-    if want is str:
-        text = str(value).strip().lower()
-        choices = {"variant": VARIANTS, "tokenizer": SCHEMES, "device": DEVICES}[key]
-        return text if text in choices else _Bad(f"is not one of {', '.join(choices)}")
-    if want is bool:
-        if isinstance(value, bool):
-            return value
-        text = str(value).strip().lower()
-        if text in _TRUE | _FALSE:
-            return text in _TRUE
-        return _Bad("is not on/off (1 or 0)")
-    try:
-        number = float(value) if not isinstance(value, (int, float)) else value
-    except (TypeError, ValueError):
-        return _Bad("is not a number")
-    if not math.isfinite(number):
-        return _Bad("is not a finite number")
-    if want is int:
-        if number != int(number):
-            return _Bad("is not a whole number")
-        return int(number)
-    return float(number)
-
-
-def _nearest(candidates: list[int], target: int) -> list[int]:
+def nearest(candidates: list[int], target: int) -> list[int]:
     """The one or two candidates closest to target (below and above)."""
     below = [c for c in candidates if c <= target]
     above = [c for c in candidates if c >= target]
     return sorted({*(below[-1:]), *(above[:1])})
-
-
-def _fix(typed: dict, error: ConfigError) -> str:
-    """Change `typed` in place to remove `error`; say what was used instead."""
-    if error.field == "heads":  # d_out not divisible: the nearest head count that divides
-        divisors = [h for h in range(1, MAX_HEADS + 1) if typed["d_out"] % h == 0]
-        typed["heads"] = _nearest(divisors, typed["heads"])[0]
-        return f"heads={typed['heads']}"
-    if error.field == "d_out":  # output too wide
-        typed["d_out"] = max(1, MAX_D_OUT // typed["heads"])
-        return f"d_out={typed['d_out']}"
-    if error.field == "tokens":  # too many tokens: keep the first ones that fit
-        limit = MAX_TOKENS
-        while typed["heads"] * limit * limit > MAX_ATTENTION_CELLS:
-            limit -= 1
-        keep = tokenize(typed["text"], typed["tokenizer"]).texts[:limit]
-        typed["text"] = ("" if typed["tokenizer"] == "chars" else " ").join(keep)
-        return f"the first {limit} tokens"
-    if error.field == "embedding":
-        typed.update(embedding="random", matrix=None)
-        return "the random (seeded nn.Embedding) embedding"
-    default = ExplorerConfig()  # the text itself is unusable (empty, only punctuation)
-    typed.update(
-        text=default.text,
-        tokenizer=default.tokenizer,
-        embedding=default.embedding,
-        d_in=default.d_in,
-        matrix=None,
-    )
-    return f"the example sentence {default.text!r}"

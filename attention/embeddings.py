@@ -90,20 +90,28 @@ def random_embedding(tokens: Tokens, d_in: int, seed: int) -> torch.Tensor:
     return weight[torch.tensor(tokens.ids)]  # (T, d_in)
 
 
+def fixed_vectors(tokens: Tokens, source: str, matrix=None, check_rows: bool = True):
+    """The rows of a fixed embedding: the book's vectors for its sentences, or the user's matrix.
+    With check_rows, one row per token is required."""
+    if source not in ("book", "custom") or (source == "custom" and matrix is None):
+        raise ConfigError(f"embedding={source!r} has no fixed vectors; choose book or custom.", "embedding")
+    rows = book_vectors(tokens) if source == "book" else matrix
+    if check_rows and len(rows) != len(tokens):
+        raise ConfigError(
+            f"The {source} embedding has {len(rows)} rows but the text has {len(tokens)} tokens; "
+            "it needs one row per token.",
+            "embedding",
+        )
+    return rows
+
+
 def embed(tokens: Tokens, source: str, d_in: int, seed: int, matrix=None) -> torch.Tensor:
     """x of shape (T, d_in) for `tokens` from `source` (see module docstring)."""
     if source == "random":
         return random_embedding(tokens, d_in, seed)
-    rows = book_vectors(tokens) if source == "book" else matrix
-    if source not in EMBEDDINGS or rows is None:
+    if source not in EMBEDDINGS:
         raise ConfigError(f"embedding={source!r} is unknown; choose random, book or custom.", "embedding")
-    x = torch.tensor(rows, dtype=torch.float32)  # (T, d_in)
-    if x.shape[0] != len(tokens):
-        raise ConfigError(
-            f"The {source} embedding has {x.shape[0]} rows but the text has {len(tokens)} tokens; "
-            "it needs one row per token.",
-            "embedding",
-        )
+    x = torch.tensor(fixed_vectors(tokens, source, matrix), dtype=torch.float32)  # (T, d_in)
     if x.shape[1] != d_in:
         raise ConfigError(f"d_in={d_in} does not match the {source} embedding's width {x.shape[1]}.", "d_in")
     return x

@@ -7,13 +7,13 @@ intermediate values the way the documents write them by hand.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import torch
 
 from attention.config import ExplorerConfig
+from attention.engine import run
 from attention.modules import MultiHeadAttention, MultiHeadAttentionWrapper, reset_parameters
-from attention.run import run
 
 
 def fmt(value: float, digits: int = 4) -> str:
@@ -42,7 +42,7 @@ class WorkedQuery:
 
 def worked_query(config: ExplorerConfig, query: int) -> WorkedQuery:
     """Simplified self-attention (no weights) for `query`, from the engine's own trace."""
-    trace = run(ExplorerConfig(**{**config.__dict__, "variant": "simplified"}))
+    trace = run(replace(config, variant="simplified"))
     x = trace.x[0].tolist()
     scores = trace.scores[0, 0, query].tolist()
     weights = trace.weights[0, 0, query].tolist()
@@ -84,9 +84,9 @@ def scaling_demo(dims=(2, 8, 32, 128, 512, 2048), samples: int = 200, seed: int 
 
 
 def causal_two_ways(config: ExplorerConfig) -> dict[str, torch.Tensor]:
-    """Document 002's two masks on the same weights: tril-multiply-and-renormalise vs −inf."""
-    plain = run(ExplorerConfig(**{**config.__dict__, "variant": "v2"}))  # no mask
-    causal = run(ExplorerConfig(**{**config.__dict__, "variant": "causal", "dropout": 0.0, "causal": True}))
+    """The book's two masks on the same weights: tril-multiply-and-renormalise vs −inf."""
+    plain = run(replace(config, variant="v2"))  # no mask
+    causal = run(replace(config, variant="causal", dropout=0.0, causal=True))
     weights = plain.weights[0, 0]  # (T, T)
     tril = torch.tril(torch.ones_like(weights))  # (T, T)
     masked_simple = weights * tril  # (T, T)
@@ -102,9 +102,9 @@ def causal_two_ways(config: ExplorerConfig) -> dict[str, torch.Tensor]:
 
 def dropout_demo(config: ExplorerConfig, p: float, draws: int = 1000) -> dict:
     """One draw (mask, scaling), eval mode, and the average row sums over many seeds."""
-    base = {**config.__dict__, "variant": "causal", "dropout": p, "causal": True}
-    one = run(ExplorerConfig(**{**base, "train": True}))
-    evaluated = run(ExplorerConfig(**{**base, "train": False}))
+    base = replace(config, variant="causal", dropout=p, causal=True)
+    one = run(replace(base, train=True))
+    evaluated = run(replace(base, train=False))
     weights = one.weights[0, 0]  # (T, T)
     generator = torch.Generator().manual_seed(config.seed)
     keep = torch.empty((draws, *weights.shape)).bernoulli_(1 - p, generator=generator)  # (N, T, T)

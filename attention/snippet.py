@@ -8,7 +8,7 @@ from functools import cache
 import numpy as np
 
 from attention import modules
-from attention.config import VARIANTS, ExplorerConfig
+from attention.config import ExplorerConfig
 from attention.embeddings import embed
 
 
@@ -20,29 +20,11 @@ def _class_source(cls) -> str:
     return (source[:cut] if cut >= 0 else source).rstrip() + "\n"
 
 
-def _constructor(c: ExplorerConfig, num_tokens: int) -> str:
-    name = VARIANTS[c.variant].class_name
-    causal = "" if c.causal else ", causal=False"
-    return {
-        "simplified": f"{name}()",
-        "v1": f"{name}(d_in={c.d_in}, d_out={c.d_out})",
-        "v2": f"{name}(d_in={c.d_in}, d_out={c.d_out}, qkv_bias={c.bias})",
-        "causal": f"{name}(d_in={c.d_in}, d_out={c.d_out}, context_length={num_tokens}, "
-        f"dropout={c.dropout}, qkv_bias={c.bias}{causal})",
-        "wrapper": f"{name}(d_in={c.d_in}, d_out={c.d_out}, context_length={num_tokens}, "
-        f"dropout={c.dropout}, num_heads={c.heads}, qkv_bias={c.bias}{causal})",
-        "mha": f"{name}(d_in={c.d_in}, d_out={c.d_out}, context_length={num_tokens}, "
-        f"dropout={c.dropout}, num_heads={c.heads}, qkv_bias={c.bias}{causal})",
-        "blog": f"{name}(d_in={c.d_in}, d_k={c.d_out}, d_v={c.d_v})",
-        "blog_heads": f"{name}(d_in={c.d_in}, d_k={c.d_out}, d_v={c.d_v}, num_heads={c.heads})",
-    }[c.variant]
-
-
 def pytorch_script(config: ExplorerConfig) -> str:
     """Runnable code: the class as the book writes it, the same input x, the same seeds."""
-    c = config
-    tokens = c.tokens()
-    classes = [getattr(modules, VARIANTS[c.variant].class_name)]
+    c = config.normalised()
+    tokens = c.tokens
+    classes = [c.spec.cls]
     if c.variant == "wrapper":
         classes.insert(0, modules.CausalAttention)
     lines = ["import torch", "import torch.nn as nn", "", ""]
@@ -50,7 +32,7 @@ def pytorch_script(config: ExplorerConfig) -> str:
     lines.append(f"tokens = {list(tokens.texts)!r}  # tokenizer: {c.tokenizer}")
     if c.embedding == "random":
         lines += [
-            "vocab = sorted(set(tokens))  # document 001: ids index the sorted vocabulary",
+            "vocab = sorted(set(tokens))  # ids index the sorted vocabulary, as in Raschka's blog",
             "ids = torch.tensor([vocab.index(t) for t in tokens])",
             f"torch.manual_seed({c.seed})",
             f"x = nn.Embedding(len(vocab), {c.d_in})(ids).detach()  # (T, d_in)",
@@ -60,11 +42,11 @@ def pytorch_script(config: ExplorerConfig) -> str:
         # str(np.float32) is the shortest text that parses back to the same float32
         body = ",\n    ".join("[" + ", ".join(str(np.float32(v)) for v in row) + "]" for row in rows)
         lines.append(f"x = torch.tensor([\n    {body},\n])  # (T, d_in): the {c.embedding} embedding")
-    batched = c.variant in ("causal", "wrapper", "mha")
+    batched = c.spec.batched
     lines += [
         "",
         f"torch.manual_seed({c.seed})",
-        f"module = {_constructor(c, len(tokens))}",
+        f"module = {c.spec.constructor(c, len(tokens))}",
         f"module.{'train' if c.train else 'eval'}()"
         + ("  # dropout on: draws after the weights" if c.train else ""),
         "with torch.no_grad():",

@@ -4,6 +4,7 @@ import pytest
 import torch
 
 from attention import ExplorerConfig, lesson
+from tests import book
 
 JOURNEY = ExplorerConfig(variant="v1")
 HELLO = ExplorerConfig(text="Hello shiny sun!", variant="v1")
@@ -12,10 +13,10 @@ HELLO = ExplorerConfig(text="Hello shiny sun!", variant="v1")
 def test_worked_query_journey():
     work = lesson.worked_query(JOURNEY, 1)
     assert work.dot_terms[0] == "0.55·0.43 + 0.87·0.15 + 0.66·0.89"
-    assert [round(s, 4) for s in work.scores] == [0.9544, 1.4950, 1.4754, 0.8434, 0.7070, 1.0865]
-    assert [round(w, 4) for w in work.weights] == [0.1385, 0.2379, 0.2333, 0.1240, 0.1082, 0.1581]
+    assert [round(s, 4) for s in work.scores] == book.JOURNEY_SCORES
+    assert [round(w, 4) for w in work.weights] == book.JOURNEY_WEIGHTS
     assert work.weights == pytest.approx([e / work.exp_sum for e in work.exps], abs=1e-6)
-    assert [round(v, 4) for v in work.context] == [0.4419, 0.6515, 0.5683]
+    assert [round(v, 4) for v in work.context] == book.JOURNEY_CONTEXT
     assert work.context == pytest.approx(
         [sum(col) for col in zip(*work.context_terms, strict=True)], abs=1e-6
     )
@@ -23,7 +24,7 @@ def test_worked_query_journey():
 
 
 def test_hello_shiny_sun_exact():
-    assert [round(v, 4) for v in lesson.worked_query(HELLO, 1).context] == [0.3990, 0.3854, 0.8610]
+    assert [round(v, 4) for v in lesson.worked_query(HELLO, 1).context] == book.HELLO_CONTEXT_EXACT
 
 
 def test_unscaled_softmax_saturates_and_scaled_does_not():
@@ -51,5 +52,5 @@ def test_multihead_shapes_and_exercises():
     assert shapes["attn_scores = queries @ keys.transpose(2, 3)"] == "(1, 4, 6, 6)"
     out = lesson.exercise_3_2()
     assert out.shape == (2, 6, 2)
-    torch.testing.assert_close(out[0, 0], torch.tensor([-0.5740, 0.2216]), atol=1e-4, rtol=0)
-    assert lesson.parameter_count() == 2_360_064
+    torch.testing.assert_close(out[0, 0], torch.tensor(book.EXERCISE_3_2_FIRST_ROW), atol=1e-4, rtol=0)
+    assert lesson.parameter_count() == book.GPT2_SMALL_MHA_PARAMETERS

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from attention import ExplorerConfig, run
-from attention.run import build_module
+from attention.engine import build_module
 from attention.snippet import pytorch_script
 
 CONFIGS = [
@@ -18,9 +18,14 @@ CONFIGS = [
     ExplorerConfig(variant="causal", dropout=0.5, train=True, causal=False),
     ExplorerConfig(variant="wrapper", heads=3, d_out=2, dropout=0.3, train=True),
     ExplorerConfig(
-        text="Life is short, eat dessert first", embedding="random", d_in=16, variant="blog", d_out=24, d_v=28
+        text="Life is short, eat dessert first",
+        embedding="random",
+        d_in=16,
+        variant="separate_dv",
+        d_out=24,
+        d_v=28,
     ),
-    ExplorerConfig(text="the cat saw the dog", embedding="random", d_in=5, variant="blog_heads", heads=3),
+    ExplorerConfig(text="the cat saw the dog", embedding="random", d_in=5, variant="stacked_heads", heads=3),
     ExplorerConfig(text="a b", embedding="custom", matrix=((0.1, 0.2), (0.3, 0.4)), variant="mha", d_out=4),
 ]
 

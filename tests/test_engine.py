@@ -1,9 +1,10 @@
-"""run(config): the pages' one entry point. Determinism under threads, notebook equivalence."""
+"""engine.run(config): the Explorer's one entry point. Determinism under threads, notebook equivalence."""
 
 import subprocess
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 
 import pytest
 import torch
@@ -11,9 +12,9 @@ import torch
 from attention import ExplorerConfig, run
 from attention.devices import resolve_device
 from attention.embeddings import random_embedding
+from attention.engine import build_module
 from attention.modules import MultiHeadAttention
-from attention.run import build_module
-from tests.conftest import BOOK_MHA_OUTPUT
+from tests import book
 
 DROPOUT = ExplorerConfig(
     text="the cat sat on the mat because the mat was warm",
@@ -30,15 +31,15 @@ DROPOUT = ExplorerConfig(
 
 def test_default_run_reproduces_the_book():
     trace = run(ExplorerConfig())
-    expected = torch.tensor(BOOK_MHA_OUTPUT)
+    expected = torch.tensor(book.MHA_OUTPUT)
     torch.testing.assert_close(trace.output[0], expected, atol=1e-4, rtol=0)
-    assert trace.tokens.texts[1] == "journey" and trace.config == ExplorerConfig()
+    assert trace.tokens.texts[1] == "journey" and trace.config == ExplorerConfig().normalised()
     assert trace.device == "cpu" and trace.seconds > 0
 
 
 def test_run_equals_a_readers_notebook():
     c = DROPOUT
-    tokens = c.tokens()
+    tokens = c.tokens
     torch.manual_seed(c.seed)
     x = torch.nn.Embedding(len(tokens.vocab), c.d_in)(torch.tensor(tokens.ids)).detach()
     torch.manual_seed(c.seed)
@@ -56,7 +57,7 @@ def test_run_equals_a_readers_notebook():
 def test_same_config_same_numbers_and_dropout_mask():
     a, b = run(DROPOUT), run(DROPOUT)
     assert torch.equal(a.dropout_mask, b.dropout_mask) and torch.equal(a.output, b.output)
-    other = run(ExplorerConfig(**{**DROPOUT.__dict__, "seed": 2025}))
+    other = run(replace(DROPOUT, seed=2025))
     assert not torch.equal(a.dropout_mask, other.dropout_mask)
 
 
@@ -85,7 +86,7 @@ def test_eight_threads_agree_while_others_use_the_global_rng():
 
 
 @pytest.mark.parametrize(
-    "variant", ["simplified", "v1", "v2", "causal", "wrapper", "mha", "blog", "blog_heads"]
+    "variant", ["simplified", "v1", "v2", "causal", "wrapper", "mha", "separate_dv", "stacked_heads"]
 )
 def test_every_variant_runs_and_knobs_change_the_numbers(variant):
     base = ExplorerConfig(
@@ -101,10 +102,10 @@ def test_every_variant_runs_and_knobs_change_the_numbers(variant):
     trace = run(base)
     assert trace.weights.shape[-1] == 4 and trace.output.shape[-1] == base.output_width
     torch.testing.assert_close(trace.weights.sum(-1), torch.ones_like(trace.weights.sum(-1)))
-    assert not torch.equal(run(ExplorerConfig(**{**base.__dict__, "seed": 2})).output, trace.output)
+    assert not torch.equal(run(replace(base, seed=2)).output, trace.output)
     for knob, value in [("heads", 3), ("causal", False), ("bias", True), ("d_v", 5)]:
         if base.has(knob):
-            changed = run(ExplorerConfig(**{**base.__dict__, knob: value}))
+            changed = run(replace(base, **{knob: value}))
             assert changed.output.shape != trace.output.shape or not torch.equal(
                 changed.output, trace.output
             ), knob
@@ -112,7 +113,7 @@ def test_every_variant_runs_and_knobs_change_the_numbers(variant):
 
 def test_random_embedding_is_the_run_input():
     c = ExplorerConfig(text="to be or not to be", embedding="random", d_in=5, seed=7)
-    assert torch.equal(run(c).x[0], random_embedding(c.tokens(), 5, 7))
+    assert torch.equal(run(c).x[0], random_embedding(c.tokens, 5, 7))
 
 
 def test_unavailable_device_falls_back_to_cpu(monkeypatch):
@@ -134,15 +135,17 @@ def test_auto_prefers_cuda_when_present(monkeypatch):
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 def test_cuda_matches_cpu():
-    c = ExplorerConfig(**{**DROPOUT.__dict__, "device": "cuda"})
-    gpu, cpu = run(c), run(ExplorerConfig(**{**DROPOUT.__dict__, "device": "cpu"}))
+    gpu, cpu = run(replace(DROPOUT, device="cuda")), run(replace(DROPOUT, device="cpu"))
     assert gpu.device == "cuda" and gpu.weights.device.type == "cpu"
     assert torch.equal(gpu.dropout_mask, cpu.dropout_mask)
     torch.testing.assert_close(gpu.output, cpu.output, atol=1e-5, rtol=1e-4)
 
 
 def test_import_attention_loads_no_streamlit():
-    code = "import sys, attention, attention.run; print(any(m.startswith('streamlit') for m in sys.modules))"
+    code = (
+        "import sys, attention, attention.engine, attention.bench, attention.figures.explorer,"
+        " attention.training; print(any(m.startswith('streamlit') for m in sys.modules))"
+    )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False"
 
@@ -151,7 +154,7 @@ def test_at_most_max_concurrent_runs_compute_at_once(monkeypatch):
     import importlib
     import time
 
-    run_module = importlib.import_module("attention.run")  # the module; attention.run is also the function
+    run_module = importlib.import_module("attention.engine")
 
     active, peak, lock = [0], [0], threading.Lock()
 

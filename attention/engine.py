@@ -1,4 +1,4 @@
-"""run(config) -> AttentionTrace: the one call the pages make.
+"""The engine: run(config) -> AttentionTrace, the one call the Explorer makes.
 
 config -> tokens -> embeddings -> module -> trace. Every random draw comes from local
 generators seeded with config.seed, in the order a reader's notebook makes them:
@@ -22,7 +22,7 @@ import torch
 import torch.nn as nn
 
 from attention import modules
-from attention.config import VARIANTS, ExplorerConfig
+from attention.config import ExplorerConfig
 from attention.devices import resolve_device, synchronize
 from attention.embeddings import embed
 from attention.trace import AttentionTrace
@@ -31,23 +31,8 @@ from attention.trace import AttentionTrace
 def build_module(config: ExplorerConfig) -> tuple[nn.Module, torch.Generator]:
     """The config's module, seeded, in train or eval mode; and the generator, positioned after
     the parameter draws (where the notebook's dropout draw would start)."""
-    c = config
-    cls = getattr(modules, VARIANTS[c.variant].class_name)
-    context_length = len(c.tokens())
-    if c.variant == "causal":
-        module = cls(c.d_in, c.d_out, context_length, c.dropout, c.bias, causal=c.causal)
-    elif c.variant in ("wrapper", "mha"):
-        module = cls(c.d_in, c.d_out, context_length, c.dropout, c.heads, c.bias, causal=c.causal)
-    elif c.variant == "blog_heads":
-        module = cls(c.d_in, c.d_out, c.d_v, c.heads)
-    elif c.variant == "blog":
-        module = cls(c.d_in, c.d_out, c.d_v)
-    elif c.variant == "v2":
-        module = cls(c.d_in, c.d_out, c.bias)
-    elif c.variant == "v1":
-        module = cls(c.d_in, c.d_out)
-    else:
-        module = cls()
+    c = config.normalised()
+    module = c.spec.build(c, len(c.tokens))
     generator = torch.Generator().manual_seed(c.seed)
     modules.reset_parameters(module, generator)
     module.train(c.train)
@@ -56,7 +41,7 @@ def build_module(config: ExplorerConfig) -> tuple[nn.Module, torch.Generator]:
 
 def module_input(config: ExplorerConfig, x: torch.Tensor) -> torch.Tensor:
     """x (T, d_in) shaped as the variant's forward expects: batched (1, T, d_in) from 3.5 on."""
-    return x.unsqueeze(0) if config.variant in ("causal", "wrapper", "mha") else x
+    return x.unsqueeze(0) if config.spec.batched else x
 
 
 # At most this many traces are computed at once in a process (a shared server's threads queue
@@ -68,13 +53,14 @@ _slots = threading.BoundedSemaphore(MAX_CONCURRENT_RUNS)
 
 @torch.no_grad()
 def run(config: ExplorerConfig) -> AttentionTrace:
-    """Compute one trace for `config` on its device; tensors come back on the CPU."""
+    """Compute one trace for `config` (normalised first) on its device; tensors come back on the CPU."""
     with _slots:
         return _run(config)
 
 
 def _run(config: ExplorerConfig) -> AttentionTrace:
-    tokens = config.tokens()
+    config = config.normalised()
+    tokens = config.tokens
     x = embed(tokens, config.embedding, config.d_in, config.seed, config.matrix)  # (T, d_in)
     module, generator = build_module(config)
     choice = resolve_device(config.device)
