@@ -1,15 +1,17 @@
-"""The attention modules the source documents teach, with the book's names and signatures.
+"""The book's attention modules (chapter 3 of "Build a Large Language Model (From Scratch)") and
+the attention step they share, written out with every intermediate kept.
 
-`__init__` and `forward` follow the book (chapter 3 of "Build a Large Language Model (From
-Scratch)") and document 001 line for line, so that after `torch.manual_seed(s)` each class
-reproduces the printed numbers. Two changes, both value-preserving:
+`__init__` and `forward` follow the book line for line, so that after `torch.manual_seed(s)` each
+class reproduces the printed numbers. Two changes, both value-preserving:
   * forward masks with `masked_fill` (a copy) where the book uses the in-place `masked_fill_`;
   * CausalAttention, MultiHeadAttentionWrapper and MultiHeadAttention take a keyword-only
     `causal=True`, so the explorer can switch the mask off; the default is the book's.
 
-Every class also has `.trace(x, generator=None) -> AttentionTrace`, the same computation with
-every intermediate kept, shaped (B, H, T, ...). `reset_parameters(module, generator)` redraws
-the parameters from a local generator exactly as construction after torch.manual_seed would.
+Every class also has `.trace(x, generator=None) -> AttentionTrace`: the same computation through
+`attend()`, with every intermediate kept, shaped (B, H, T, ...). `reset_parameters(module,
+generator)` redraws the parameters from a local generator exactly as construction after
+torch.manual_seed would. The blog's two variants (separate d_v, stacked heads) are in
+blog_modules.py.
 """
 
 from __future__ import annotations
@@ -19,25 +21,86 @@ import math
 import torch
 import torch.nn as nn
 
-from attention.trace import AttentionTrace, attend
+from attention.trace import PER_HEAD, AttentionSteps, AttentionTrace
+
+# --- the attention step, one named function per intermediate --------------------------------
 
 
-def _trace(module: nn.Module, x: torch.Tensor, parts: dict, output: torch.Tensor) -> AttentionTrace:
-    """Assemble a trace. Unbatched modules compute on (T, d) or (h, T, d) tensors, exactly as
-    their forward does (so the floats agree bit for bit); here they gain leading axes to the
-    trace's (B, H, T, ...) and (B, T, ...) shapes."""
-    lifted: dict[tuple, torch.Tensor] = {}  # aliases (dropped_weights is weights) stay aliases
+def attention_scores(queries: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
+    return queries @ keys.transpose(-2, -1)  # (B, H, T, T)
 
-    def lift(t, dims=4):
-        key = (id(t), dims)
-        if key not in lifted:
-            lifted[key] = t if t.dim() == dims else t.reshape((1,) * (dims - t.dim()) + tuple(t.shape))
-        return lifted[key]
 
-    parts = {k: lift(v) if isinstance(v, torch.Tensor) and k != "mask" else v for k, v in parts.items()}
-    return AttentionTrace(
-        x=lift(x, 3), output=lift(output, 3), module=type(module).__name__, device=str(x.device), **parts
-    )
+def causal_mask(num_tokens: int, device: torch.device | str = "cpu") -> torch.Tensor:
+    """(T, T) bool, True above the diagonal: the keys a query may not look at (later tokens)."""
+    return torch.triu(torch.ones(num_tokens, num_tokens, device=device), diagonal=1).bool()
+
+
+def apply_causal_mask(scaled_scores: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    return scaled_scores.masked_fill(mask, -torch.inf)  # (B, H, T, T), a copy: the trace keeps both
+
+
+def apply_dropout(
+    weights: torch.Tensor, p: float, generator: torch.Generator | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """(dropped_weights, kept) as nn.Dropout draws them on the CPU: bernoulli_(1 - p) on an empty
+    tensor, then / (1 - p). Drawn on the CPU from `generator` (the global RNG when None), so every
+    device gets the same mask for the same seed."""
+    noise = torch.empty(weights.shape).bernoulli_(1 - p, generator=generator)
+    noise = noise.div_(1 - p).to(weights.device)  # (B, H, T, T): 0 or 1/(1-p)
+    return weights * noise, noise > 0
+
+
+def attend(
+    queries: torch.Tensor,
+    keys: torch.Tensor,
+    values: torch.Tensor,
+    *,
+    divisor: float = 1.0,
+    causal: bool = False,
+    dropout: float = 0.0,
+    training: bool = False,
+    generator: torch.Generator | None = None,
+) -> AttentionSteps:
+    """Scaled dot-product attention over (B, H, T, d) tensors, keeping every intermediate.
+
+    `divisor` is what the scores are divided by: sqrt(d_k) as the book computes it
+    (d_k ** 0.5), or 1.0 for none. The ops mirror the book's forward (matmul, divide by
+    sqrt(d_k), -inf mask, softmax, dropout) so that a trace and a forward of the same module agree.
+    """
+    scores = attention_scores(queries, keys)  # (B, H, T, T)
+    scaled_scores = scores if divisor == 1.0 else scores / divisor  # (B, H, T, T)
+    mask = causal_mask(scores.shape[-1], scores.device) if causal else None  # (T, T)
+    masked_scores = scaled_scores if mask is None else apply_causal_mask(scaled_scores, mask)
+    weights = torch.softmax(masked_scores, dim=-1)  # (B, H, T, T)
+    dropout_mask, dropped_weights = None, weights
+    if training and dropout > 0.0:
+        dropped_weights, dropout_mask = apply_dropout(weights, dropout, generator)  # (B, H, T, T)
+    context = dropped_weights @ values  # (B, H, T, d_v)
+    return AttentionSteps(
+        queries, keys, values, scores, scaled_scores, mask, masked_scores, weights, dropout_mask,
+        dropped_weights, context, divisor, dropout if dropout_mask is not None else 0.0,
+    )  # fmt: skip
+
+
+def lift(t: torch.Tensor, dims: int) -> torch.Tensor:
+    """(T, d) or (h, T, d) -> (1, ..., T, d) with `dims` axes. Unbatched modules compute on their
+    own shapes, exactly as their forward does (so the floats agree bit for bit); their traces
+    gain leading axes to the trace's (B, H, T, ...) and (B, T, ...) shapes."""
+    return t if t.dim() == dims else t.reshape((1,) * (dims - t.dim()) + tuple(t.shape))
+
+
+def assemble_trace(
+    module: nn.Module, x: torch.Tensor, steps: AttentionSteps, output: torch.Tensor
+) -> AttentionTrace:
+    """The trace of `module` on `x`: its steps lifted to (B, H, T, ...), the output to (B, T, ...)."""
+    lifted = {name: lift(t, 4) for name in PER_HEAD if (t := getattr(steps, name)) is not None}
+    # aliases stay aliases (dropped_weights is weights without dropout; nbytes counts them once)
+    for name, same in (("masked_scores", "scaled_scores"), ("dropped_weights", "weights")):
+        if getattr(steps, name) is getattr(steps, same):
+            lifted[name] = lifted[same]
+    steps = AttentionSteps(**{**steps.__dict__, **lifted})
+    return AttentionTrace.of(steps, x=lift(x, 3), output=lift(output, 3), module=type(module).__name__,
+                             device=str(x.device))  # fmt: skip
 
 
 # --- 3.3 Simplified self-attention: no trainable weights -------------------------------------
@@ -54,8 +117,8 @@ class SimplifiedSelfAttention(nn.Module):
 
     def trace(self, x, generator=None) -> AttentionTrace:
         # queries = keys = values = x: (T, d_in)
-        parts = attend(x, x, x, scale=1.0)  # no weights, no scaling, no mask
-        return _trace(self, x, parts, parts["context"])
+        steps = attend(x, x, x)  # no weights, no scaling, no mask
+        return assemble_trace(self, x, steps, steps.context)
 
 
 # --- 3.4 Self-attention with trainable weights -----------------------------------------------
@@ -81,8 +144,8 @@ class SelfAttention_v1(nn.Module):
         keys = x @ self.W_key  # (T, d_out)
         queries = x @ self.W_query  # (T, d_out)
         values = x @ self.W_value  # (T, d_out)
-        parts = attend(queries, keys, values, scale=keys.shape[-1] ** 0.5)  # no mask, no dropout
-        return _trace(self, x, parts, parts["context"])
+        steps = attend(queries, keys, values, divisor=keys.shape[-1] ** 0.5)  # no mask, no dropout
+        return assemble_trace(self, x, steps, steps.context)
 
 
 class SelfAttention_v2(nn.Module):
@@ -105,8 +168,8 @@ class SelfAttention_v2(nn.Module):
         keys = self.W_key(x)  # (T, d_out)
         queries = self.W_query(x)  # (T, d_out)
         values = self.W_value(x)  # (T, d_out)
-        parts = attend(queries, keys, values, scale=keys.shape[-1] ** 0.5)  # no mask, no dropout
-        return _trace(self, x, parts, parts["context"])
+        steps = attend(queries, keys, values, divisor=keys.shape[-1] ** 0.5)  # no mask, no dropout
+        return assemble_trace(self, x, steps, steps.context)
 
 
 # --- 3.5 Causal attention --------------------------------------------------------------------
@@ -140,17 +203,9 @@ class CausalAttention(nn.Module):
         keys = self.W_key(x).unsqueeze(1)  # (B, 1, T, d_out)
         queries = self.W_query(x).unsqueeze(1)  # (B, 1, T, d_out)
         values = self.W_value(x).unsqueeze(1)  # (B, 1, T, d_out)
-        parts = attend(
-            queries,
-            keys,
-            values,
-            scale=keys.shape[-1] ** 0.5,
-            causal=self.causal,
-            dropout=self.dropout.p,
-            training=self.training,
-            generator=generator,
-        )
-        return _trace(self, x, parts, parts["context"][:, 0])
+        steps = attend(queries, keys, values, divisor=keys.shape[-1] ** 0.5, causal=self.causal,
+                       dropout=self.dropout.p, training=self.training, generator=generator)  # fmt: skip
+        return assemble_trace(self, x, steps, steps.context[:, 0])
 
 
 # --- 3.6 Multi-head attention ----------------------------------------------------------------
@@ -172,31 +227,16 @@ class MultiHeadAttentionWrapper(nn.Module):
     def trace(self, x, generator=None) -> AttentionTrace:
         # Heads run one after another, as in forward, so dropout masks are drawn in the same order.
         per_head = [head.trace(x, generator) for head in self.heads]
-        stacked = {
-            name: torch.cat([getattr(t, name) for t in per_head], dim=1)  # (B, H, ...)
-            for name in (
-                "queries",
-                "keys",
-                "values",
-                "scores",
-                "scaled_scores",
-                "masked_scores",
-                "weights",
-                "dropped_weights",
-                "context",
-            )
-        }
-        masks = [t.dropout_mask for t in per_head]
         first = per_head[0]
-        parts = dict(
-            stacked,
-            mask=first.mask,
-            scale=first.scale,
-            dropout=first.dropout,
-            dropout_mask=None if masks[0] is None else torch.cat(masks, dim=1),
-        )
+
+        def stack(name):  # the heads side by side: (B, H, ...)
+            parts = [getattr(t, name) for t in per_head]
+            return None if parts[0] is None else torch.cat(parts, dim=1)
+
+        steps = AttentionSteps(**{name: stack(name) for name in PER_HEAD}, mask=first.mask,
+                               divisor=first.divisor, dropout=first.dropout)  # fmt: skip
         output = torch.cat([t.output for t in per_head], dim=-1)  # (B, T, H * d_out)
-        return _trace(self, x, parts, output)
+        return assemble_trace(self, x, steps, output)
 
 
 class MultiHeadAttention(nn.Module):
@@ -239,80 +279,11 @@ class MultiHeadAttention(nn.Module):
         keys = self._split_heads(self.W_key(x), b, num_tokens)  # (B, H, T, head_dim)
         queries = self._split_heads(self.W_query(x), b, num_tokens)  # (B, H, T, head_dim)
         values = self._split_heads(self.W_value(x), b, num_tokens)  # (B, H, T, head_dim)
-        parts = attend(
-            queries,
-            keys,
-            values,
-            scale=keys.shape[-1] ** 0.5,
-            causal=self.causal,
-            dropout=self.dropout.p,
-            training=self.training,
-            generator=generator,
-        )
-        context_vec = parts["context"].transpose(1, 2)  # (B, T, H, head_dim)
+        steps = attend(queries, keys, values, divisor=keys.shape[-1] ** 0.5, causal=self.causal,
+                       dropout=self.dropout.p, training=self.training, generator=generator)  # fmt: skip
+        context_vec = steps.context.transpose(1, 2)  # (B, T, H, head_dim)
         context_vec = context_vec.contiguous().view(b, num_tokens, self.d_out)  # (B, T, d_out)
-        return _trace(self, x, parts, self.out_proj(context_vec))
-
-
-# --- Document 001 (Raschka's blog): separate d_k and d_v, weights applied as W @ x -----------
-
-
-class SelfAttentionQKV(nn.Module):
-    """Document 001's computation: W_query, W_key (d_k, d_in), W_value (d_v, d_in), torch.rand."""
-
-    def __init__(self, d_in, d_k, d_v):
-        super().__init__()
-        self.d_k = d_k
-        self.W_query = nn.Parameter(torch.rand(d_k, d_in))
-        self.W_key = nn.Parameter(torch.rand(d_k, d_in))
-        self.W_value = nn.Parameter(torch.rand(d_v, d_in))
-
-    def forward(self, x):  # x: (T, d_in)
-        queries = self.W_query.matmul(x.T).T  # (T, d_k)
-        keys = self.W_key.matmul(x.T).T  # (T, d_k)
-        values = self.W_value.matmul(x.T).T  # (T, d_v)
-        omega = queries.matmul(keys.T)  # (T, T)
-        attention_weights = torch.softmax(omega / self.d_k**0.5, dim=-1)  # (T, T)
-        context_vectors = attention_weights.matmul(values)  # (T, d_v)
-        return context_vectors
-
-    def trace(self, x, generator=None) -> AttentionTrace:
-        queries = self.W_query.matmul(x.T).T  # (T, d_k)
-        keys = self.W_key.matmul(x.T).T  # (T, d_k)
-        values = self.W_value.matmul(x.T).T  # (T, d_v)
-        parts = attend(queries, keys, values, scale=self.d_k**0.5)  # no mask, no dropout
-        return _trace(self, x, parts, parts["context"])
-
-
-class MultiHeadSelfAttentionQKV(nn.Module):
-    """Document 001's multi-head form: weights stacked to (h, d, d_in), applied with torch.bmm."""
-
-    def __init__(self, d_in, d_k, d_v, num_heads):
-        super().__init__()
-        self.d_k = d_k
-        self.multihead_W_query = nn.Parameter(torch.rand(num_heads, d_k, d_in))
-        self.multihead_W_key = nn.Parameter(torch.rand(num_heads, d_k, d_in))
-        self.multihead_W_value = nn.Parameter(torch.rand(num_heads, d_v, d_in))
-
-    def _project(self, weight, x):  # (h, d, d_in), (T, d_in) -> (h, T, d)
-        stacked_inputs = x.T.repeat(weight.shape[0], 1, 1)  # (h, d_in, T)
-        return torch.bmm(weight, stacked_inputs).permute(0, 2, 1)  # (h, T, d)
-
-    def forward(self, x):  # x: (T, d_in) -> (T, h * d_v), heads concatenated
-        queries = self._project(self.multihead_W_query, x)  # (h, T, d_k)
-        keys = self._project(self.multihead_W_key, x)  # (h, T, d_k)
-        values = self._project(self.multihead_W_value, x)  # (h, T, d_v)
-        omega = torch.bmm(queries, keys.transpose(1, 2))  # (h, T, T)
-        attention_weights = torch.softmax(omega / self.d_k**0.5, dim=-1)  # (h, T, T)
-        context = torch.bmm(attention_weights, values)  # (h, T, d_v)
-        return torch.cat(list(context), dim=-1)  # (T, h * d_v)
-
-    def trace(self, x, generator=None) -> AttentionTrace:
-        queries = self._project(self.multihead_W_query, x)  # (h, T, d_k)
-        keys = self._project(self.multihead_W_key, x)  # (h, T, d_k)
-        values = self._project(self.multihead_W_value, x)  # (h, T, d_v)
-        parts = attend(queries, keys, values, scale=self.d_k**0.5)  # no mask, no dropout
-        return _trace(self, x, parts, torch.cat(list(parts["context"]), dim=-1))
+        return assemble_trace(self, x, steps, self.out_proj(context_vec))
 
 
 # --- Seeding without the global RNG ----------------------------------------------------------

@@ -1,36 +1,42 @@
-import sys
+import functools
+import os
+import urllib.request
 from pathlib import Path
 
 import pytest
 import torch
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from tests.book import INPUTS
 
-# The book's 6-token inputs, "Your journey starts with one step" (documents 000 and 002).
-BOOK_INPUTS = [
-    [0.43, 0.15, 0.89],
-    [0.55, 0.87, 0.66],
-    [0.57, 0.85, 0.64],
-    [0.22, 0.58, 0.33],
-    [0.77, 0.25, 0.10],
-    [0.05, 0.80, 0.55],
-]
+E2E = Path(__file__).resolve().parent / "e2e"
 
-# The book's MultiHeadAttention(3, 2, 6, 0.0, num_heads=2) output after torch.manual_seed(123).
-BOOK_MHA_OUTPUT = [
-    [0.3190, 0.4858],
-    [0.2943, 0.3897],
-    [0.2856, 0.3593],
-    [0.2693, 0.3873],
-    [0.2639, 0.3928],
-    [0.2575, 0.4028],
-]
+
+def pytest_collection_modifyitems(items):
+    """Every test under tests/e2e is a browser test: `pytest -m "not e2e"` is the fast loop."""
+    for item in items:
+        if E2E in Path(item.fspath).parents:
+            item.add_marker(pytest.mark.e2e)
+
+
+@functools.cache
+def registry_unreachable() -> str | None:
+    """Why no package registry answers, or None when one does (checked once per run)."""
+    index = os.environ.get("PIP_INDEX_URL", "https://pypi.org/simple").rstrip("/") + "/pip/"
+    try:
+        with urllib.request.urlopen(index, timeout=10):
+            return None
+    except OSError as error:
+        return f"no package registry answers ({index}: {error})"
+
+
+def pytest_runtest_setup(item):
+    if item.get_closest_marker("network") and (why := registry_unreachable()):
+        pytest.skip(why)
 
 
 @pytest.fixture
 def inputs():
-    return torch.tensor(BOOK_INPUTS)
+    return torch.tensor(INPUTS)
 
 
 @pytest.fixture

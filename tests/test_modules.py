@@ -4,18 +4,21 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+from attention.blog_modules import MultiHeadSelfAttentionQKV, SelfAttentionQKV
 from attention.modules import (
     CausalAttention,
     MultiHeadAttention,
     MultiHeadAttentionWrapper,
-    MultiHeadSelfAttentionQKV,
     SelfAttention_v1,
     SelfAttention_v2,
-    SelfAttentionQKV,
     SimplifiedSelfAttention,
+    apply_causal_mask,
+    apply_dropout,
+    attend,
+    causal_mask,
     reset_parameters,
 )
-from tests.conftest import BOOK_MHA_OUTPUT
+from tests import book
 
 
 def close(actual, expected, atol=1e-4):
@@ -28,34 +31,25 @@ def close(actual, expected, atol=1e-4):
 
 def test_simplified_attention_for_journey(inputs):
     trace = SimplifiedSelfAttention().trace(inputs)
-    close(trace.scores[0, 0, 1], [0.9544, 1.4950, 1.4754, 0.8434, 0.7070, 1.0865])
-    close(trace.weights[0, 0, 1], [0.1385, 0.2379, 0.2333, 0.1240, 0.1082, 0.1581])
-    close(trace.output[0, 1], [0.4419, 0.6515, 0.5683])
+    close(trace.scores[0, 0, 1], book.JOURNEY_SCORES)
+    close(trace.weights[0, 0, 1], book.JOURNEY_WEIGHTS)
+    close(trace.output[0, 1], book.JOURNEY_CONTEXT)
 
 
 def test_simplified_all_context_vectors(inputs):
-    expected = [
-        [0.4421, 0.5931, 0.5790],
-        [0.4419, 0.6515, 0.5683],
-        [0.4431, 0.6496, 0.5671],
-        [0.4304, 0.6298, 0.5510],
-        [0.4671, 0.5910, 0.5266],
-        [0.4177, 0.6503, 0.5645],
-    ]
-    close(SimplifiedSelfAttention()(inputs), expected)
+    close(SimplifiedSelfAttention()(inputs), book.ALL_CONTEXT_VECTORS)
 
 
-def test_naive_normalisation_and_naive_softmax_match_the_book(inputs):
+def test_naive_normalisation_matches_the_book(inputs):
     scores = SimplifiedSelfAttention().trace(inputs).scores[0, 0, 1]
-    close(scores / scores.sum(), [0.1455, 0.2278, 0.2249, 0.1285, 0.1077, 0.1656])
-    naive = torch.exp(scores) / torch.exp(scores).sum()
-    torch.testing.assert_close(naive, torch.softmax(scores, dim=0))
+    close(scores / scores.sum(), book.JOURNEY_NAIVE_WEIGHTS)
 
 
 def test_hello_shiny_sun_exact_float32():
-    # Document 000 prints [0.3992, 0.3858, 0.8610] from hand-rounded terms; float32 gives this.
-    x = torch.tensor([[0.34, 0.22, 0.54], [0.53, 0.34, 0.98], [0.29, 0.54, 0.93]])
-    close(SimplifiedSelfAttention()(x)[1], [0.3990, 0.3854, 0.8610])
+    # Document 000 prints its hand-rounded terms' sum; float32 gives the exact value.
+    out = SimplifiedSelfAttention()(torch.tensor(book.HELLO_INPUTS))[1]
+    close(out, book.HELLO_CONTEXT_EXACT)
+    assert not torch.allclose(out, torch.tensor(book.HELLO_CONTEXT_PRINTED), atol=1e-4, rtol=0)
 
 
 # --- Section 3.4: trainable weights ---------------------------------------------------------
@@ -64,34 +58,18 @@ def test_hello_shiny_sun_exact_float32():
 def test_self_attention_v1_seed_123(inputs):
     torch.manual_seed(123)
     sa_v1 = SelfAttention_v1(3, 2)
-    expected = [
-        [0.2996, 0.8053],
-        [0.3061, 0.8210],
-        [0.3058, 0.8203],
-        [0.2948, 0.7939],
-        [0.2927, 0.7891],
-        [0.2990, 0.8040],
-    ]
-    close(sa_v1(inputs), expected)
+    close(sa_v1(inputs), book.V1_SEED_123_OUTPUT)
     trace = sa_v1.trace(inputs)
-    close(trace.queries[0, 0, 1], [0.4306, 1.4551])
-    close(trace.scores[0, 0, 1], [1.2705, 1.8524, 1.8111, 1.0795, 0.5577, 1.5440])
-    close(trace.weights[0, 0, 1], [0.1500, 0.2264, 0.2199, 0.1311, 0.0906, 0.1820])
+    close(trace.queries[0, 0, 1], book.V1_SEED_123_QUERY_2)
+    close(trace.scores[0, 0, 1], book.V1_SEED_123_SCORES_2)
+    close(trace.weights[0, 0, 1], book.V1_SEED_123_WEIGHTS_2)
 
 
 def test_self_attention_v2_seed_789(inputs):
     torch.manual_seed(789)
     sa_v2 = SelfAttention_v2(3, 2)
-    expected = [
-        [-0.0739, 0.0713],
-        [-0.0748, 0.0703],
-        [-0.0749, 0.0702],
-        [-0.0760, 0.0685],
-        [-0.0763, 0.0679],
-        [-0.0754, 0.0693],
-    ]
-    close(sa_v2(inputs), expected)
-    close(sa_v2.trace(inputs).weights[0, 0, 0], [0.1921, 0.1646, 0.1652, 0.1550, 0.1721, 0.1510])
+    close(sa_v2(inputs), book.V2_SEED_789_OUTPUT)
+    close(sa_v2.trace(inputs).weights[0, 0, 0], book.V2_SEED_789_WEIGHTS_1)
 
 
 def test_exercise_3_1_v1_with_v2_weights(inputs):
@@ -113,9 +91,8 @@ def test_causal_weights_match_the_book(inputs):
     ca = CausalAttention(3, 2, 6, 0.0)
     ca.load_state_dict(sa_v2.state_dict(), strict=False)
     weights = ca.trace(inputs[None]).weights[0, 0]
-    close(weights[1, :2], [0.5517, 0.4483])
-    close(weights[2, :3], [0.3800, 0.3097, 0.3103])
-    close(weights[5], [0.1935, 0.1663, 0.1666, 0.1542, 0.1666, 0.1529])
+    for row, expected in book.CAUSAL_WEIGHTS_ROWS.items():
+        close(weights[row, : len(expected)], expected)
 
 
 def test_minus_inf_mask_equals_tril_multiply_and_renormalise(inputs):
@@ -129,35 +106,21 @@ def test_minus_inf_mask_equals_tril_multiply_and_renormalise(inputs):
     torch.testing.assert_close(ca.trace(inputs[None]).weights[0, 0], renormalised)
 
 
-def test_book_dropout_example_seed_123():
-    torch.manual_seed(123)
-    example = torch.nn.Dropout(0.5)(torch.ones(6, 6))
-    expected = [
-        [2, 2, 0, 2, 2, 0],
-        [0, 0, 0, 2, 0, 2],
-        [2, 2, 2, 2, 0, 2],
-        [0, 2, 2, 0, 0, 2],
-        [0, 2, 0, 2, 0, 2],
-        [0, 2, 2, 2, 2, 0],
-    ]
-    assert example.tolist() == expected
+def test_our_dropout_draws_the_books_example_seed_123():
+    """apply_dropout, from a local generator, draws what nn.Dropout(0.5) printed after
+    torch.manual_seed(123): the same mask, kept weights scaled by 1 / (1 - p) = 2."""
+    dropped, kept = apply_dropout(torch.ones(6, 6), 0.5, torch.Generator().manual_seed(123))
+    assert dropped.tolist() == book.DROPOUT_SEED_123_ONES
+    assert torch.equal(kept, dropped > 0)
 
 
 def test_causal_attention_seed_123(batch):
     torch.manual_seed(123)
     ca = CausalAttention(3, 2, 6, 0.0)
-    expected = [
-        [-0.4519, 0.2216],
-        [-0.5874, 0.0058],
-        [-0.6300, -0.0632],
-        [-0.5675, -0.0843],
-        [-0.5526, -0.0981],
-        [-0.5299, -0.1081],
-    ]
     out = ca(batch)
     assert out.shape == (2, 6, 2)
-    close(out[0], expected)
-    close(out[1], expected)
+    close(out[0], book.CAUSAL_ATTENTION_SEED_123_OUTPUT)
+    close(out[1], book.CAUSAL_ATTENTION_SEED_123_OUTPUT)
 
 
 # --- Section 3.6: multi-head ----------------------------------------------------------------
@@ -166,17 +129,9 @@ def test_causal_attention_seed_123(batch):
 def test_wrapper_seed_123(batch):
     torch.manual_seed(123)
     mha = MultiHeadAttentionWrapper(3, 2, 6, 0.0, num_heads=2)
-    expected = [
-        [-0.4519, 0.2216, 0.4772, 0.1063],
-        [-0.5874, 0.0058, 0.5891, 0.3257],
-        [-0.6300, -0.0632, 0.6202, 0.3860],
-        [-0.5675, -0.0843, 0.5478, 0.3589],
-        [-0.5526, -0.0981, 0.5321, 0.3428],
-        [-0.5299, -0.1081, 0.5077, 0.3493],
-    ]
     out = mha(batch)
     assert out.shape == (2, 6, 4)
-    close(out[0], expected)
+    close(out[0], book.WRAPPER_SEED_123_OUTPUT)
 
 
 def test_exercise_3_2_d_out_1_gives_width_2(batch):
@@ -184,18 +139,18 @@ def test_exercise_3_2_d_out_1_gives_width_2(batch):
     mha = MultiHeadAttentionWrapper(3, 1, 6, 0.0, num_heads=2)
     out = mha(batch)
     assert out.shape == (2, 6, 2)
-    close(out[0, 0], [-0.5740, 0.2216])
+    close(out[0, 0], book.EXERCISE_3_2_FIRST_ROW)
 
 
 def test_multi_head_attention_seed_123(batch):
     torch.manual_seed(123)
     mha = MultiHeadAttention(3, 2, 6, 0.0, num_heads=2)
-    close(mha(batch)[0], BOOK_MHA_OUTPUT)
+    close(mha(batch)[0], book.MHA_OUTPUT)
 
 
 def test_exercise_3_3_gpt2_sized_parameter_count():
     mha = MultiHeadAttention(768, 768, 1024, 0.0, num_heads=12)
-    assert sum(p.numel() for p in mha.parameters()) == 2_360_064
+    assert sum(p.numel() for p in mha.parameters()) == book.GPT2_SMALL_MHA_PARAMETERS
 
 
 def test_heads_must_divide_d_out():
@@ -241,20 +196,25 @@ def test_mha_context_equals_scaled_dot_product_attention(causal):
     torch.testing.assert_close(trace.context, expected, atol=1e-6, rtol=1e-5)
 
 
-# --- Document 001: separate d_k and d_v ----------------------------------------------------
+# --- The attention step, one named function per intermediate --------------------------------
 
 
-def test_blog_variants_shapes():
-    torch.manual_seed(123)
-    x = torch.randn(6, 16)
-    single = SelfAttentionQKV(16, 24, 28)
-    assert single(x).shape == (6, 28)
-    multi = MultiHeadSelfAttentionQKV(16, 24, 28, num_heads=3)
-    assert multi.multihead_W_query.shape == (3, 24, 16)
-    trace = multi.trace(x)
-    assert trace.queries.shape == (1, 3, 6, 24) and trace.values.shape == (1, 3, 6, 28)
-    assert multi(x).shape == (6, 84)
-    torch.testing.assert_close(trace.output[0], multi(x))
+def test_attend_names_every_step_and_divides_by_the_divisor():
+    torch.manual_seed(0)
+    q, k, v = torch.randn(1, 2, 4, 3), torch.randn(1, 2, 4, 3), torch.randn(1, 2, 4, 5)
+    steps = attend(q, k, v, divisor=3**0.5, causal=True)
+    torch.testing.assert_close(steps.scores, q @ k.transpose(-2, -1))
+    torch.testing.assert_close(steps.scaled_scores, steps.scores / 3**0.5)
+    assert torch.equal(steps.mask, causal_mask(4)) and steps.divisor == 3**0.5
+    assert torch.equal(steps.masked_scores, apply_causal_mask(steps.scaled_scores, steps.mask))
+    torch.testing.assert_close(steps.context, steps.weights @ v)
+    assert steps.dropout_mask is None and steps.dropped_weights is steps.weights and steps.dropout == 0.0
+
+
+def test_no_divisor_means_no_scaling_and_no_copy():
+    x = torch.randn(1, 1, 3, 2)
+    steps = attend(x, x, x)
+    assert steps.scaled_scores is steps.scores and steps.divisor == 1.0 and steps.mask is None
 
 
 # --- Seeding from a local generator ---------------------------------------------------------

@@ -1,16 +1,16 @@
-"""Invariants of every trace, and trace == forward for the same module state and dropout draw."""
+"""Invariants of every trace (the container in attention/trace.py, filled by every module), and
+trace == forward for the same module state and dropout draw."""
 
 import pytest
 import torch
 
+from attention.blog_modules import MultiHeadSelfAttentionQKV, SelfAttentionQKV
 from attention.modules import (
     CausalAttention,
     MultiHeadAttention,
     MultiHeadAttentionWrapper,
-    MultiHeadSelfAttentionQKV,
     SelfAttention_v1,
     SelfAttention_v2,
-    SelfAttentionQKV,
     SimplifiedSelfAttention,
 )
 
@@ -22,8 +22,8 @@ MODULES = {
     "causal": (CausalAttention, (5, 4, T, 0.3), True),
     "wrapper": (MultiHeadAttentionWrapper, (5, 4, T, 0.3, 3), True),
     "mha": (MultiHeadAttention, (5, 6, T, 0.3, 3), True),
-    "blog": (SelfAttentionQKV, (5, 4, 6), False),
-    "blog_heads": (MultiHeadSelfAttentionQKV, (5, 4, 6, 2), False),
+    "separate_dv": (SelfAttentionQKV, (5, 4, 6), False),
+    "stacked_heads": (MultiHeadSelfAttentionQKV, (5, 4, 6, 2), False),
 }
 
 
@@ -64,7 +64,7 @@ def test_shapes_and_row_sums(name):
     assert trace.queries.shape[:3] == (B, H, T) and trace.context.shape[:3] == (B, H, T)
     assert trace.x.shape[:2] == (B, T) and trace.output.shape[:2] == (B, T)
     torch.testing.assert_close(trace.weights.sum(-1), torch.ones(B, H, T))
-    torch.testing.assert_close(trace.scaled_scores, trace.scores / trace.scale)
+    torch.testing.assert_close(trace.scaled_scores, trace.scores / trace.divisor)
 
 
 @pytest.mark.parametrize("name", ["causal", "wrapper", "mha"])
