@@ -1,0 +1,10 @@
+"""AttentionTrace and plain arrays -> plotly Figures and pandas DataFrames, one module per consumer.
+Never runs a model; no Streamlit.
+
+    layout.py    colour scales, token labels, axes, the panel grid, projector text
+    explorer.py  the Explorer: one head's steps, every head, vectors, one query
+    compare.py   Compare: A, B and A − B
+    scaling.py   Scaling: time and memory against T, log-log
+    training.py  Watch it learn: curves and the probe's attention
+    export.py    tables, CSV and JSON downloads
+"""

@@ -1,0 +1,234 @@
+"""The Explorer's figures: one head's steps as heatmaps, every head as thumbnails, vectors, one
+query's weights. The builders take plain data (token texts and arrays), as bertviz and
+CircuitsVis do; `steps_figure` and `available_steps` read them off an AttentionTrace."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import plotly.graph_objects as go
+
+from attention.figures.layout import (
+    DIVERGING,
+    MASK_GREY,
+    SEQUENTIAL,
+    colour,
+    f32,
+    figure,
+    grid,
+    panel_title,
+    position_axis,
+    title,
+    token_labels,
+)
+from attention.trace import AttentionTrace
+
+STEPS = {  # trace field -> (title, what a cell is, colour scale)
+    "scores": ("scores = queries @ keysᵀ", "score", DIVERGING),
+    "scaled_scores": ("scaled_scores = scores / √d_k", "scaled score", DIVERGING),
+    "masked_scores": ("masked_scores (−inf above the diagonal)", "masked score", DIVERGING),
+    "weights": ("weights = softmax(masked_scores)", "weight", SEQUENTIAL),
+    "dropped_weights": ("dropped_weights = weights · keep / (1 − p)", "weight after dropout", SEQUENTIAL),
+}
+
+
+def shape_text(trace: AttentionTrace, name: str) -> str:
+    shape = trace.shapes()[name]
+    return "—" if shape is None else "(" + ", ".join(map(str, shape)) + ")"
+
+
+def available_steps(trace: AttentionTrace) -> list[str]:
+    """The steps this trace went through: no scaling in 3.3's simplified attention, no
+    masked_scores without a mask, no dropped_weights without dropout."""
+    skip = {
+        "masked_scores": trace.mask is None,
+        "dropped_weights": trace.dropout_mask is None,
+        "scaled_scores": trace.module == "SimplifiedSelfAttention",
+    }
+    return [name for name in STEPS if not skip.get(name, False)]
+
+
+# --- one head's steps ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StepPanel:
+    """One (T, T) matrix to draw: its step name (a key of STEPS), values, and what marks it."""
+
+    name: str
+    z: np.ndarray  # (T, T)
+    title: str
+    subtitle: str
+    mask: np.ndarray | None = None  # (T, T) bool, True = masked: drawn hatched
+    dropout_mask: np.ndarray | None = None  # (T, T) bool, True = kept: the others get a ✕
+    dropout: float = 0.0
+
+
+def _step_traces(panel: StepPanel, n: int, axes: dict, colorbar: dict) -> list[dict]:
+    """One panel: the heatmap (−inf sent as NaN), the masked cells as one hatched grey polygon
+    (hover: "masked (−inf)"), and a ✕ on every cell dropout removed."""
+    _, value_name, scale = STEPS[panel.name]
+    z = f32(panel.z).copy()
+    z[np.isneginf(z)] = np.nan
+    data = [
+        {"type": "heatmap", "z": z, "hoverongaps": False, "colorbar": colorbar, "name": panel.name, **axes,
+         "hovertemplate": f"query %{{y}}<br>key %{{x}}<br>{panel.name} %{{z:.4f}}<extra></extra>",
+         **colour(scale, z)}
+    ]  # fmt: skip
+    if panel.mask is not None and n > 1:
+        xs, ys = _mask_polygon(n)
+        pattern = {"shape": "/", "bgcolor": MASK_GREY, "fgcolor": "white", "size": 8, "solidity": 0.3}
+        data.append(
+            {"type": "scatter", "x": xs, "y": ys, "fill": "toself", "mode": "lines", "line": {"width": 0},
+             "fillcolor": MASK_GREY, "fillpattern": pattern, "hoveron": "fills", "hoverinfo": "text",
+             "text": "masked (−inf): a query may not look at later keys", "name": "masked",
+             "showlegend": False, **axes}
+        )  # fmt: skip
+    if panel.dropout_mask is not None:
+        dropped = np.argwhere(~np.asarray(panel.dropout_mask, dtype=bool))  # (k, 2): row, col
+        if panel.mask is not None:
+            dropped = dropped[dropped[:, 1] <= dropped[:, 0]]  # masked cells are 0 already
+        data.append(
+            {"type": "scatter", "x": dropped[:, 1].astype(np.int16), "y": dropped[:, 0].astype(np.int16),
+             "mode": "markers", "name": "dropped", "showlegend": False, **axes,
+             "marker": {"symbol": "x-thin", "size": max(4, min(14, 360 // n)),
+                        "line": {"width": 2, "color": "#d62728"}},
+             "hovertemplate": f"query %{{y}}<br>key %{{x}}<br>dropped (p = {panel.dropout:g})<extra></extra>"}
+        )  # fmt: skip
+    return data
+
+
+def _mask_polygon(num_tokens: int) -> tuple[list[float], list[float]]:
+    """Outline of the cells above the diagonal (keys after the query): one staircase polygon."""
+    xs, ys = [], []
+    for k in range(num_tokens - 1):
+        xs += [k + 0.5, k + 0.5]
+        ys += [k - 0.5, k + 0.5]
+    xs += [num_tokens - 0.5, num_tokens - 0.5, 0.5]
+    ys += [num_tokens - 1.5, -0.5, -0.5]
+    return xs, ys
+
+
+def step_panels_figure(tokens: list[str], panels: list[StepPanel]) -> go.Figure:
+    """Panels of (T, T) matrices side by side in one figure. Rows are queries, columns keys."""
+    labels = token_labels(tokens)
+    n = len(labels)
+    cols = 2 if n <= 24 and len(panels) > 1 else 1
+    panel_px = int(min(700, max(260, 100 + 26 * n)))
+    head_px, foot_px = 115, 25  # above each panel: its title (45) and the key axis on top (70)
+    block = head_px + panel_px + foot_px
+    cells = grid(len(panels), cols, gap_x=0.16, head=head_px / block, foot=foot_px / block, right=0.06)
+    data, layout = [], {"annotations": []}
+    for panel, cell in zip(panels, cells, strict=True):
+        colorbar = {"thickness": 12, "len": cell.y1 - cell.y0, "y": (cell.y0 + cell.y1) / 2,
+                    "x": min(1.0, cell.x1 + 0.01), "xanchor": "left", "yanchor": "middle"}  # fmt: skip
+        data += _step_traces(panel, n, cell.axes, colorbar)
+        layout[f"xaxis{cell.suffix}"] = position_axis(labels, "keys (looked at) →") | {
+            "domain": [cell.x0, cell.x1], "anchor": f"y{cell.suffix}", "range": [-0.5, n - 0.5],
+            "side": "top", "title": {"text": "keys (looked at) →", "standoff": 4},
+        }  # fmt: skip
+        layout[f"yaxis{cell.suffix}"] = position_axis(labels, "← queries (looking)") | {
+            "domain": [cell.y0, cell.y1], "anchor": f"x{cell.suffix}",
+            "range": [n - 0.5, -0.5],  # query 0 on top; fixed, so the ✕ markers cannot shrink it
+        }  # fmt: skip
+        layout["annotations"].append(panel_title(panel.title, cell, size=15, subtitle=panel.subtitle))
+    rows = -(-len(panels) // cols)
+    return figure(
+        data, layout | {"height": rows * block + 20, "margin": {"l": 10, "r": 10, "t": 10, "b": 10}}
+    )
+
+
+def steps_figure(
+    trace: AttentionTrace, head: int, steps: list[str] | None = None, batch: int = 0
+) -> go.Figure:
+    """One head's steps (default: all it went through) as panels of one figure. Each heatmap
+    trace is named after its trace field."""
+    mask = None if trace.mask is None else trace.mask.numpy()
+    panels = []
+    for name in steps or available_steps(trace):
+        step_title = STEPS[name][0].replace("√d_k", f"√{trace.queries.shape[-1]} = {trace.divisor:.4g}")
+        subtitle = f"{name} {shape_text(trace, name)}, head {head}"
+        if name == "dropped_weights":
+            subtitle += f" · kept × 1/(1 − {trace.dropout:g}) = ×{1 / (1 - trace.dropout):.4g} · ✕ dropped"
+        dropped = name == "dropped_weights"
+        panels.append(
+            StepPanel(name, getattr(trace, name)[batch, head].numpy(), step_title, subtitle,
+                      mask=mask if name in ("masked_scores", "weights", "dropped_weights") else None,
+                      dropout_mask=trace.dropout_mask[batch, head].numpy() if dropped else None,
+                      dropout=trace.dropout)
+        )  # fmt: skip
+    return step_panels_figure(list(trace.tokens.texts), panels)
+
+
+# --- every head, the vectors, one query ------------------------------------------------------
+
+
+def heads_grid(weights: np.ndarray, titles: list[str] | None = None, columns: int = 4) -> go.Figure:
+    """Small multiples of (H, T, T) weights, colour only (uint8, no hover): pick a head to see its
+    exact numbers."""
+    heads, cols = len(weights), min(columns, len(weights))
+    titles = titles or [f"head {h}" for h in range(heads)]
+    cells = grid(heads, cols, gap_x=0.03, head=0.12)
+    data, layout = [], {"annotations": []}
+    hidden = {"showticklabels": False, "showgrid": False, "zeroline": False}
+    for h, cell in enumerate(cells):
+        z = np.clip(np.nan_to_num(np.asarray(weights[h], dtype=np.float32), neginf=0.0), 0.0, 1.0)
+        data.append(
+            {"type": "heatmap", "z": np.round(z * 255).astype(np.uint8), "zmin": 0, "zmax": 255,
+             "colorscale": SEQUENTIAL, "showscale": False, "hoverinfo": "skip", **cell.axes}
+        )  # fmt: skip
+        layout[f"xaxis{cell.suffix}"] = {**hidden, "domain": [cell.x0, cell.x1], "anchor": f"y{cell.suffix}"}
+        layout[f"yaxis{cell.suffix}"] = {**hidden, "domain": [cell.y0, cell.y1], "anchor": f"x{cell.suffix}",
+                                         "autorange": "reversed"}  # fmt: skip
+        centred = {"x": (cell.x0 + cell.x1) / 2, "xanchor": "center"}
+        layout["annotations"].append(panel_title(titles[h], cell, size=13) | centred)
+    rows = -(-heads // cols)
+    return figure(data, layout | {"height": 40 + 200 * rows, "margin": {"l": 5, "r": 5, "t": 5, "b": 5}})
+
+
+MAX_VECTOR_COLUMNS = 256  # per vectors heatmap: keeps the Vectors view under ~2 MB at the caps
+
+
+def vectors_heatmap(matrix, row_labels: list[str], title_text: str, row_title: str = "tokens") -> go.Figure:
+    """A (T, d) matrix of vectors: one row per token, one column per dimension (the first
+    MAX_VECTOR_COLUMNS of them; the CSV download has all). Row labels must be escaped."""
+    z = f32(matrix)
+    if z.shape[1] > MAX_VECTOR_COLUMNS:
+        title_text += f" · first {MAX_VECTOR_COLUMNS} of {z.shape[1]} dimensions (CSV has all)"
+        z = np.ascontiguousarray(z[:, :MAX_VECTOR_COLUMNS])
+    data = [
+        {"type": "heatmap", "z": z, "colorbar": {"thickness": 10}, **colour(DIVERGING, z),
+         "hovertemplate": "token %{y}<br>dimension %{x}<br>value %{z:.4f}<extra></extra>"}
+    ]  # fmt: skip
+    return figure(
+        data,
+        {
+            "title": title(title_text, size=14),
+            "xaxis": {"title": {"text": "dimension"}, "showgrid": False, "zeroline": False},
+            "yaxis": position_axis(row_labels, row_title) | {"autorange": "reversed"},
+            "height": int(min(640, max(220, 110 + 22 * z.shape[0]))),
+            "margin": {"l": 10, "r": 10, "t": 50, "b": 10},
+        },
+    )
+
+
+def query_bar(tokens: list[str], weights: np.ndarray, masked: np.ndarray | None, query: int) -> go.Figure:
+    """How one query spreads its weight (T,) over the keys; masked keys in grey."""
+    labels = token_labels(tokens)
+    masked = np.zeros(len(labels), bool) if masked is None else np.asarray(masked, dtype=bool)
+    data = [
+        {"type": "bar", "x": np.arange(len(labels), dtype=np.int16), "y": f32(weights),
+         "marker": {"color": np.where(masked, "#bbbbbb", "#1f5fbf").tolist()},
+         "hovertemplate": "key %{x}<br>weight %{y:.4f}<extra></extra>"}
+    ]  # fmt: skip
+    return figure(
+        data,
+        {
+            "title": title(f"weights of query “{labels[query]}” (position {query}) over the keys", size=14),
+            "xaxis": position_axis(labels, "keys"),
+            "yaxis": {"title": {"text": "weight"}, "rangemode": "tozero"},
+            "height": 320,
+            "margin": {"l": 10, "r": 10, "t": 50, "b": 10},
+        },
+    )

@@ -1,0 +1,166 @@
+"""What every figure shares: colour scales, token labels, axes, the panel grid, projector text.
+
+Payload rules (design.md): exact numbers travel as float32 typed arrays; thumbnails, which only
+show colour, travel as uint8; axes are integer positions with tickvals/ticktext, so repeated
+tokens keep their own rows, and plotly's hover then shows the tick text (the token). Every
+token is HTML-escaped before it reaches a figure, since plotly renders some HTML in labels.
+
+Figures are built as plain dicts and wrapped without validation: plotly's property validation
+cost ~20 ms a figure, most of a rerun. Tests check the specs instead.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import plotly.graph_objects as go
+
+# Colour-blind-safe scales (plotly.js names): diverging for signed scores, sequential for weights.
+# ColorBrewer RdBu, blue for negative, white at 0, red for positive (plotly.js's own "RdBu" differs)
+DIVERGING = [
+    [0.0, "#2166ac"],
+    [0.25, "#67a9cf"],
+    [0.4, "#d1e5f0"],
+    [0.5, "#f7f7f7"],
+    [0.6, "#fddbc7"],
+    [0.75, "#ef8a62"],
+    [1.0, "#b2182b"],
+]
+SEQUENTIAL = "Viridis"
+MASK_GREY = "#8c8c8c"
+TEMPLATE = {"layout": {"font": {"size": 14}}}  # plotly's default template is ~10 kB a figure
+
+
+def token_label(token: str, limit: int = 16) -> str:
+    """A token as a safe, readable label: whitespace made visible, long ones cut, HTML escaped."""
+    text = token.replace(" ", "␣").replace("\n", "⏎").replace("\t", "⇥")
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return html.escape(text, quote=True)
+
+
+def token_labels(tokens) -> list[str]:
+    return [token_label(t) for t in tokens]
+
+
+def figure(data: list[dict], layout: dict) -> go.Figure:
+    return go.Figure({"data": data, "layout": {"template": TEMPLATE, **layout}}, _validate=False)
+
+
+def title(text: str, size: int = 15) -> dict:
+    return {"text": text, "font": {"size": size}}
+
+
+def f32(a) -> np.ndarray:
+    return np.ascontiguousarray(np.asarray(a, dtype=np.float32))
+
+
+def position_axis(labels: list[str], axis_title: str) -> dict:
+    """An axis of token positions 0..n-1 labelled with the tokens."""
+    n = len(labels)
+    return {
+        "title": {"text": axis_title},
+        "tickmode": "array",
+        "tickvals": list(range(n)),
+        "ticktext": labels,
+        "tickfont": {"size": 14 if n <= 16 else 11 if n <= 48 else 8},
+        "showgrid": False,
+        "zeroline": False,
+        "constrain": "domain",
+    }
+
+
+def colour(colorscale, values: np.ndarray) -> dict:
+    """Colour scale and range: diverging ones centred on 0, sequential ones from 0."""
+    finite = values[np.isfinite(values)]
+    if colorscale == DIVERGING:
+        bound = float(np.abs(finite).max()) if finite.size else 1.0
+        return {"colorscale": DIVERGING, "zmid": 0.0, "zmin": -bound, "zmax": bound}
+    return {
+        "colorscale": SEQUENTIAL,
+        "zmin": 0.0,
+        "zmax": float(max(1.0, finite.max() if finite.size else 1.0)),
+    }
+
+
+# --- the panel grid: several heatmaps in one figure (one chart to draw, not several) -------------
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One panel's place in paper coordinates and the names of its axes."""
+
+    index: int
+    x0: float
+    x1: float
+    y0: float  # bottom of the plot area
+    y1: float  # top of the plot area
+    top: float  # top of the panel's row: its title sits between top and y1
+
+    @property
+    def suffix(self) -> str:  # plotly names axes x, x2, x3, ...
+        return "" if self.index == 0 else str(self.index + 1)
+
+    @property
+    def axes(self) -> dict:
+        return {"xaxis": f"x{self.suffix}", "yaxis": f"y{self.suffix}"}
+
+
+def grid(count: int, cols: int, *, gap_x: float = 0.05, head: float = 0.0, foot: float = 0.0,
+         right: float = 0.0) -> list[Cell]:  # fmt: skip
+    """`count` panels in rows of `cols`. Each row is an equal share of the height: the top `head`
+    of it holds the panel's title, the bottom `foot` is a gap; `right` (paper units) at the right
+    of each column is left free for a colour bar."""
+    rows = math.ceil(count / cols)
+    width = (1 - gap_x * (cols - 1)) / cols
+    cells = []
+    for i in range(count):
+        r, c = divmod(i, cols)
+        x0 = c * (width + gap_x)
+        top = 1 - r / rows
+        y1 = top - head / rows
+        # min/max: float error must not leave [0, 1]
+        cells.append(Cell(i, x0, min(1.0, x0 + width - right), max(0.0, top - (1 - foot) / rows), y1, top))
+    return cells
+
+
+def panel_title(text: str, cell: Cell, size: int = 14, subtitle: str | None = None) -> dict:
+    """A bold title at the top-left of the panel: in its row's head if the grid left one, else
+    just above the plot area (user text must be escaped by the caller)."""
+    body = f"<b>{text}</b>" + (
+        "" if subtitle is None else f"<br><span style='font-size:12px'>{subtitle}</span>"
+    )
+    inside = cell.top > cell.y1
+    return {"text": body, "showarrow": False, "xref": "paper", "yref": "paper", "x": cell.x0,
+            "xanchor": "left", "y": cell.top, "yanchor": "top" if inside else "bottom", "align": "left",
+            "font": {"size": size}}  # fmt: skip
+
+
+# --- projector mode ---------------------------------------------------------------------------
+
+
+def scale_text(fig: go.Figure, factor: float, color: str | None = None) -> go.Figure:
+    """Every font in `fig` (layout, titles, axes, annotations) `factor` times larger, and in
+    `color` if given, in place: for a projector. Unset sizes start from the template's 14 px."""
+
+    def bigger(font: dict | None) -> dict:
+        font = dict(font or {})
+        font["size"] = round(font.get("size", 14) * factor)
+        if color:
+            font["color"] = color
+        return font
+
+    layout = fig.layout.to_plotly_json()
+    updates = {"font": bigger(layout.get("font"))}
+    for name, axis in layout.items():
+        if name.startswith(("xaxis", "yaxis")):
+            updates[name] = {"tickfont": bigger(axis.get("tickfont"))}
+    if isinstance(layout.get("title"), dict):
+        updates["title"] = {"font": bigger(layout["title"].get("font"))}
+    if layout.get("annotations"):
+        updates["annotations"] = [a | {"font": bigger(a.get("font"))} for a in layout["annotations"]]
+    fig.update_layout(updates)
+    return fig
