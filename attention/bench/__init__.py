@@ -1,0 +1,34 @@
+"""Compare and measure: every variant against the math, and how cost grows with the token count.
+
+equivalence.py  every implementation loaded with one draw of weights, against a float64 reference
+measure.py      timing (torch.utils.benchmark) and peak memory (CUDA allocator, Linux RSS)
+sweep.py        time and memory as T doubles; the command line (python -m attention.bench)
+"""
+
+from attention.bench.equivalence import (
+    IMPLEMENTATIONS,
+    Weights,
+    applicable,
+    embedding_input,
+    equivalence_table,
+    load,
+    reference,
+)
+from attention.bench.measure import peak_bytes, prepare_cpu_memory_measurement, time_call
+from attention.bench.sweep import (
+    DEFAULT_SCALING_VARIANTS,
+    SCALING_COLUMNS,
+    command,
+    main,
+    overhead,
+    scaling_points,
+    scaling_rows,
+    scaling_summary,
+)
+
+__all__ = [
+    "DEFAULT_SCALING_VARIANTS", "IMPLEMENTATIONS", "SCALING_COLUMNS", "Weights", "applicable", "command",
+    "embedding_input", "equivalence_table", "load", "main", "overhead", "peak_bytes",
+    "prepare_cpu_memory_measurement", "reference", "scaling_points", "scaling_rows", "scaling_summary",
+    "time_call",
+]  # fmt: skip

@@ -1,0 +1,3 @@
+from attention.bench.sweep import main
+
+main()

@@ -1,0 +1,64 @@
+"""The scaling sweep, its summary, and the command line the Scaling page runs."""
+
+import json
+import math
+
+import pandas as pd
+import pytest
+
+from attention import bench
+
+
+def test_scaling_rows_schema_and_order():
+    rows = list(bench.scaling_rows((8, 16), ("v2", "mha", "sdpa"), ["cpu"], d=8, heads=2, min_seconds=1e-4))
+    frame = pd.DataFrame(rows)
+    assert list(frame.columns) == bench.SCALING_COLUMNS
+    # every variant at 8 tokens before any at 16; torch's functions have no trace
+    assert list(frame["tokens"]) == [8] * 5 + [16] * 5
+    assert set(frame[frame["variant"] == "sdpa"]["mode"]) == {"forward"}
+    assert (frame["ms"] > 0).all()
+    assert (
+        list(frame["attention_bytes"])
+        == [8 * 8 * 4] * 2 + [2 * 8 * 8 * 4] * 3 + [16 * 16 * 4] * 2 + [2 * 16 * 16 * 4] * 3
+    )  # B·H·T²·4, H = 1 for SelfAttention_v2
+    summary = bench.scaling_summary(frame)
+    assert {"time exponent", "peak / attention"} <= set(summary.columns)
+
+
+def test_command_line_prints_both_tables(capsys):
+    bench.main(["--d", "8", "--heads", "2", "--tokens", "8,16", "--min-seconds", "0.0001"])
+    out = capsys.readouterr().out
+    assert "# Equivalence" in out and "# Scaling" in out
+    assert "F.scaled_dot_product_attention" in out and "time exponent" in out
+
+
+def test_command_line_jsonl_and_csv(capsys):
+    bench.main(["scaling", "--jsonl", "--d", "8", "--heads", "2", "--tokens", "8", "--variants", "mha"])
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["mode"] for r in rows] == ["forward", "trace"] and set(rows[0]) == set(bench.SCALING_COLUMNS)
+    bench.main(
+        ["equivalence", "--csv", "--d", "8", "--heads", "2", "--tokens", "4", "--min-seconds", "0.0001"]
+    )
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].startswith("variant,module,computes") and len(lines) == 2 + len(bench.IMPLEMENTATIONS)
+
+
+def test_growth_exponent_of_a_quadratic():
+    frame = pd.DataFrame(
+        [{"variant": "mha", "module": "", "mode": "forward", "device": "cpu", "tokens": t, "heads": 1, "d": 1,
+          "ms": t * t / 100, "peak_bytes": None, "attention_bytes": 4 * t * t} for t in (8, 16, 32)]
+    )  # fmt: skip
+    exponents = bench.scaling_summary(frame)["time exponent"].tolist()
+    assert math.isnan(exponents[0]) and exponents[1:] == pytest.approx([2.0, 2.0])
+
+
+def test_the_pages_command_runs_a_sweep_with_the_servers_threads():
+    import subprocess
+
+    params = {"tokens": [8], "variants": ["mha"], "modes": ["forward"], "devices": ["cpu"], "d": 8,
+              "heads": 2, "causal": False}  # fmt: skip
+    command = bench.command(params)
+    assert "--no-causal" in command and command[command.index("--threads") + 1].isdigit()
+    out = subprocess.run(command, capture_output=True, text=True, check=True, timeout=120).stdout
+    row = json.loads(out.splitlines()[0])
+    assert (row["tokens"], row["variant"], row["mode"]) == (8, "mha", "forward")
