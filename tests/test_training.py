@@ -4,7 +4,7 @@ import torch
 
 from attention import ConfigError, training
 from attention.modules import MultiHeadAttention
-from attention.training import TASKS, TrainConfig, Trainer, train
+from attention.training import TrainConfig, Trainer, train
 
 
 @pytest.fixture(scope="module")
@@ -43,29 +43,6 @@ def test_global_rng_does_not_change_a_run():
     torch.manual_seed(999)
     torch.rand(1000)
     assert train(TrainConfig(steps=10)).losses == a.losses
-
-
-@pytest.mark.parametrize("task", [t for t in TASKS if t != "text"])
-def test_the_expected_pattern_solves_each_task(task):
-    """Reading the value at each expected key gives the target: the pattern really is a solution."""
-    config = TrainConfig.for_task(task)
-    inputs, targets = TASKS[task].sample(50, config.length, torch.Generator().manual_seed(0))
-    assert inputs.shape == targets.shape == (50, config.context_length)
-    for ids, target in zip(inputs, targets, strict=True):
-        expected = TASKS[task].expected(ids)
-        asked = target != training.IGNORE
-        assert np.array_equal(~np.isnan(expected).any(axis=1), asked.numpy())
-        np.testing.assert_allclose(expected[asked.numpy()].sum(axis=1), 1.0)
-        keys = expected[asked.numpy()].argmax(axis=1)
-        assert (ids[keys] == target[asked]).all()
-        assert (np.triu(np.nan_to_num(expected), 1) == 0).all()  # never a future key
-
-
-def test_text_task_predicts_the_next_character():
-    inputs, targets = TASKS["text"].sample(4, 16, torch.Generator().manual_seed(0))
-    assert (inputs[:, 1:] == targets[:, :-1]).all()
-    assert TASKS["text"].expected(inputs[0]) is None
-    assert "Alice" in training.TEXT_FILE.read_text()
 
 
 def test_snapshots_are_bounded_and_free_drops_the_model():
