@@ -4,12 +4,13 @@ import pytest
 
 from attention.errors import ConfigError
 from attention.text import graphemes, tokenize
+from tests import book
 
 
-def test_words_reproduces_document_001():
-    tokens = tokenize("Life is short, eat dessert first", "words")
-    assert tokens.vocabulary == {"Life": 0, "dessert": 1, "eat": 2, "first": 3, "is": 4, "short": 5}
-    assert list(tokens.ids) == [0, 4, 5, 2, 1, 3]
+def test_words_reproduces_the_blog():
+    tokens = tokenize(book.BLOG_SENTENCE, "words")
+    assert tokens.vocabulary == book.BLOG_VOCABULARY
+    assert list(tokens.ids) == book.BLOG_IDS
     assert tokens.texts == ("Life", "is", "short", "eat", "dessert", "first")
 
 
@@ -50,6 +51,7 @@ def test_apostrophe_inside_a_word_stays():
         ("zero\u200bwidth", "words", ("zerowidth",)),  # zero-width space is invisible: dropped
         ("a\x00b\x07c", "words", ("abc",)),  # control characters dropped
         ("\u202eevil", "words", ("evil",)),  # direction override dropped
+        ("กำ", "chars", ("กำ",)),  # Thai sara am stays on its consonant
     ],
 )
 def test_unicode_tokenizes_sensibly(text, scheme, expected):
@@ -74,3 +76,15 @@ def test_only_punctuation_has_no_words():
 def test_unknown_scheme():
     with pytest.raises(ConfigError, match="tokenizer='bpe'"):
         tokenize("hi", "bpe")
+
+
+@pytest.mark.parametrize(
+    "text, clusters",
+    [
+        ("क्षत्रिय", ["क्ष", "त्रि", "य"]),  # Devanagari conjuncts (virama joins consonants)
+        ("กำ", ["กำ"]),  # Thai consonant + sara am
+        ("ক্ষ", ["ক্ষ"]),  # Bengali conjunct
+    ],
+)
+def test_grapheme_clusters_follow_unicode(text, clusters):
+    assert graphemes(text) == clusters
