@@ -4,6 +4,8 @@ from pathlib import Path
 
 import streamlit as st
 
+from attention.devices import configure_torch_threads
+
 st.set_page_config(page_title="Attention Explorer", page_icon="🔍", layout="wide")
 PROJECTOR_CSS = "<style>" + (Path(__file__).parent / "assets" / "projector.css").read_text() + "</style>"
 
@@ -14,9 +16,12 @@ PAGES = [
     st.Page("pages/scaling.py", title="Scaling", icon="📈"),
     st.Page("pages/train.py", title="Watch it learn", icon="🎓"),
 ]
-# Our own links: Streamlit's automatic menu would also list every file in pages/ (ui.py is
-# not a page) for a moment before st.navigation takes over. config.toml turns that menu off.
+# Our own links in the sidebar below (config.toml turns Streamlit's automatic menu off, which
+# would list the files in pages/ for a moment before st.navigation takes over).
 page = st.navigation(PAGES, position="hidden")
+# Once per server process: torch's thread pool is process-wide, one thread per computation lets
+# 30 students' reruns run side by side (attention.devices.configure_torch_threads).
+configure_torch_threads()
 # A page keeps heavy per-session state (a model being trained) under "_held_<its url>": leaving
 # the page drops it, so a student wandering off frees the memory.
 for key in [k for k in st.session_state if k.startswith("_held_") and k != f"_held_{page.url_path}"]:

@@ -7,13 +7,18 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from attention import ExplorerConfig, bench, figures
-from attention.config import MAX_D_OUT, MAX_HEADS, MAX_SEED, MAX_TEXT_CHARS, VARIANTS
+from attention import ExplorerConfig, bench
+from attention.config import MAX_D_OUT, MAX_HEADS, MAX_SEED, MAX_TEXT_CHARS
 from attention.devices import available_devices, device_name
 from attention.embeddings import embed
-from pages import ui
+from attention.figures import compare as figures
+from attention.query_params import from_values, to_query_params
+from attention.variants import VARIANTS
+from ui.cache import cached_trace
+from ui.router import use_router
+from ui.widgets import chart, device_caption, show_notes
 
-ui.use_router()
+use_router()
 
 SIDE_KNOBS = ("variant", "d_out", "heads", "causal", "dropout", "seed")
 EXAMPLES = {  # name -> (A's knobs, B's knobs, the step that shows the change), over the Explorer's settings
@@ -39,7 +44,7 @@ EXAMPLES = {  # name -> (A's knobs, B's knobs, the step that shows the change), 
 
 def _base() -> ExplorerConfig:
     """The Explorer's current settings (or the defaults): sentence, tokenizer, embedding, d_in."""
-    return ExplorerConfig.from_values(st.session_state.get("_explorer_params", {}))[0]
+    return from_values(st.session_state.get("_explorer_params", {}))[0]
 
 
 def _apply_example() -> None:
@@ -58,31 +63,31 @@ def _side(side: str, text: str, base: ExplorerConfig) -> tuple[ExplorerConfig, l
     """One side's knobs -> its config; dropout > 0 means train mode (dropout only acts there)."""
     s = st.session_state
     st.selectbox("Module", list(VARIANTS), key=f"cmp_{side}_variant", format_func=lambda v: VARIANTS[v].label)
-    knobs = VARIANTS[s[f"cmp_{side}_variant"]].knobs
+    variant = VARIANTS[s[f"cmp_{side}_variant"]]
     c1, c2 = st.columns(2)
-    c1.number_input("d_out", 1, MAX_D_OUT, key=f"cmp_{side}_d_out", disabled="d_out" not in knobs)
-    c2.number_input("heads", 1, MAX_HEADS, key=f"cmp_{side}_heads", disabled="heads" not in knobs)
+    c1.number_input("d_out", 1, MAX_D_OUT, key=f"cmp_{side}_d_out", disabled=not variant.has("d_out"))
+    c2.number_input("heads", 1, MAX_HEADS, key=f"cmp_{side}_heads", disabled=not variant.has("heads"))
     c1.number_input(
         "dropout p (train mode)",
         0.0,
         0.99,
         step=0.1,
         key=f"cmp_{side}_dropout",
-        disabled="dropout" not in knobs,
+        disabled=not variant.has("dropout"),
     )
     c2.number_input("seed", 0, MAX_SEED, key=f"cmp_{side}_seed")
-    st.checkbox("causal mask", key=f"cmp_{side}_causal", disabled="causal" not in knobs)
-    shared = base.to_query_params()
+    st.checkbox("causal mask", key=f"cmp_{side}_causal", disabled=not variant.has("causal"))
+    shared = to_query_params(base)
     raw = {k: shared[k] for k in ("tokenizer", "embedding", "d_in", "device") if k in shared}
-    raw |= {knob: s[f"cmp_{side}_{knob}"] for knob in SIDE_KNOBS if knob == "variant" or knob in knobs}
+    raw |= {knob: s[f"cmp_{side}_{knob}"] for knob in SIDE_KNOBS if knob == "variant" or variant.has(knob)}
     raw |= {"text": text, "seed": s[f"cmp_{side}_seed"], "train": s[f"cmp_{side}_dropout"] > 0}
-    return ExplorerConfig.from_values(raw)
+    return from_values(raw)
 
 
 @st.cache_data(max_entries=32, ttl=3600, show_spinner="Running every variant…")
 def variant_table(text: str, tokenizer: str, d: int, heads: int, causal: bool, seed: int) -> pd.DataFrame:
     """Keyed by plain values; the input is the sentence through a seeded nn.Embedding of width d."""
-    tokens = ExplorerConfig(text=text, tokenizer=tokenizer, embedding="random", d_in=d, variant="v1").tokens()
+    tokens = ExplorerConfig(text=text, tokenizer=tokenizer, embedding="random", d_in=d, variant="v1").tokens
     x = embed(tokens, "random", d, seed, None).unsqueeze(0)  # (1, T, d)
     return bench.equivalence_table(x, d, heads, causal, seed, devices=available_devices())
 
@@ -107,8 +112,8 @@ for side, col in (("a", col_a), ("b", col_b)):
     with col:
         st.subheader(side.upper())
         config, notes = _side(side, text, base)
-        ui.show_notes(notes)
-        sides[side] = (config, ui.cached_trace(config))
+        show_notes(notes)
+        sides[side] = (config, cached_trace(config))
 (config_a, a), (config_b, b) = sides["a"], sides["b"]
 if len(a.tokens) != len(b.tokens):  # a side's repair shortened or replaced the text
     st.error("A and B ended up with different sentences (see the notes above); fix the sentence to compare.")
@@ -135,8 +140,10 @@ else:
         f"**max |A − B| = {biggest:.6g}** · mean |A − B| = {float(diff.mean()) if diff.size else 0.0:.6g}"
         + (" · identical" if biggest == 0.0 else "")
     )
-ui.chart(figures.comparison_figure(a, b, what, head_a, head_b), key="cmp_figure")
-st.caption(f"Computed on {ui.device_caption(config_a)}. White in A − B means no change.")
+head_text = "" if what == "output" else ", head {}"
+titles = (f"A: {a.module}{head_text.format(head_a)}", f"B: {b.module}{head_text.format(head_b)}")
+chart(figures.comparison_figure(a.tokens.texts, za, zb, titles, what), key="cmp_figure")
+st.caption(f"Computed on {device_caption(config_a.device)}. White in A − B means no change.")
 
 # --- every variant -----------------------------------------------------------------------------
 st.header("Every variant, one input, shared weights")

@@ -5,16 +5,22 @@ from urllib.parse import urlencode
 import pandas as pd
 import streamlit as st
 
-from attention import figures
+from attention.figures import explorer as figures
+from attention.figures import export
+from attention.figures.layout import token_labels
+from attention.query_params import to_query_params
 from attention.snippet import pytorch_script
-from pages import ui
+from ui.cache import cached_trace
+from ui.controls import explorer_controls
+from ui.router import use_router
+from ui.widgets import chart, device_caption, literal, show_notes
 
-ui.use_router()
+use_router()
 
 st.title("Attention Explorer")
-config, notes = ui.explorer_controls()
-ui.show_notes(notes)
-trace = ui.cached_trace(config)
+config, notes = explorer_controls()
+show_notes(notes)
+trace = cached_trace(config)
 tokens = trace.tokens
 labels = [f"{i}: {t}" for i, t in enumerate(tokens.texts)]
 
@@ -23,7 +29,7 @@ labels = [f"{i}: {t}" for i, t in enumerate(tokens.texts)]
 st.markdown(
     f"**{trace.module}** · T = {len(tokens)} tokens · H = {trace.num_heads} heads · "
     f"output {figures.shape_text(trace, 'output')} · computed in {trace.seconds * 1e3:.2f} ms on "
-    f"{ui.device_caption(config)}"
+    f"{device_caption(config.device)}"
 )
 st.caption(
     f"{config.tokenizer} tokenizer · {config.embedding} embedding · seed {config.seed}. "
@@ -58,7 +64,7 @@ if view == "Steps":
         "Hatched cells are masked (−inf); ✕ marks weights dropout removed."
     )
     chosen = [shown] if shown in steps else None if shown == "all" else ["weights"]
-    ui.chart(figures.steps_figure(trace, head, chosen), key="steps")
+    chart(figures.steps_figure(trace, head, chosen), key="steps")
     if trace.mask is None:
         st.caption("No causal mask: every query sees every key (masked_scores = scaled_scores).")
     if trace.dropout_mask is None:
@@ -69,29 +75,29 @@ elif view == "All heads":
         f"weights {figures.shape_text(trace, 'weights')}: every head, colour only. "
         "Pick a head above for its exact numbers."
     )
-    ui.chart(figures.heads_grid(trace), key="heads_grid")
+    chart(figures.heads_grid(trace.weights[0].numpy()), key="heads_grid")
 
 elif view == "Vectors":
     left, right = st.columns(2)
     with left:
-        ui.chart(
+        chart(
             figures.vectors_heatmap(
-                trace.x[0], figures.token_labels(trace), f"x (embeddings) {figures.shape_text(trace, 'x')}"
+                trace.x[0], token_labels(tokens.texts), f"x (embeddings) {figures.shape_text(trace, 'x')}"
             ),
             key="vec_x",
         )
     with right:
-        ui.chart(
+        chart(
             figures.vectors_heatmap(
-                trace.output[0], figures.token_labels(trace), f"output {figures.shape_text(trace, 'output')}"
+                trace.output[0], token_labels(tokens.texts), f"output {figures.shape_text(trace, 'output')}"
             ),
             key="vec_out",
         )
     for i, name in enumerate(("queries", "keys", "values", "context")):
         with left if i % 2 == 0 else right:
             title = f"{name}, head {head} of {figures.shape_text(trace, name)}"
-            ui.chart(
-                figures.vectors_heatmap(getattr(trace, name)[0, head], figures.token_labels(trace), title),
+            chart(
+                figures.vectors_heatmap(getattr(trace, name)[0, head], token_labels(tokens.texts), title),
                 key=f"vec_{name}",
             )
 
@@ -103,9 +109,11 @@ elif view == "Query focus":
         key="query",
         index=min(1, len(tokens) - 1),
     )
-    ui.chart(figures.query_bar(trace, head, query), key="query_bar")
+    masked = None if trace.mask is None else trace.mask[query].numpy()
+    bar = figures.query_bar(tokens.texts, trace.dropped_weights[0, head, query].numpy(), masked, query)
+    chart(bar, key="query_bar")
     st.markdown(f"**Context vector of query {query} = Σ weight × value vector** (head {head})")
-    summed = figures.weighted_sum_frame(trace, head, query)
+    summed = export.weighted_sum_frame(trace, head, query)
     if summed.size <= 20_000:
         st.dataframe(summed.style.format("{:.4f}"), width="stretch")
     else:
@@ -119,11 +127,11 @@ elif view == "Tokens":
     )
     st.caption(
         f"Vocabulary ({len(tokens.vocab)} entries, sorted; id = index): "
-        + ui.literal(", ".join(tokens.vocab[:50]))
+        + literal(", ".join(tokens.vocab[:50]))
         + (" …" if len(tokens.vocab) > 50 else "")
     )
     st.markdown(f"**Embedding matrix x** {figures.shape_text(trace, 'x')}, source: {config.embedding}")
-    x_frame = figures.matrix_frame(trace, "x")
+    x_frame = export.matrix_frame(trace, "x")
     if x_frame.size <= 20_000:
         st.dataframe(x_frame.style.format("{:.4f}"), width="stretch")
     else:
@@ -134,7 +142,7 @@ else:
         "**Share.** The address bar holds every setting; this link reproduces the view exactly "
         "(same numbers, same dropout mask):"
     )
-    st.code("?" + urlencode(config.to_query_params()), language=None, wrap_lines=True)
+    st.code("?" + urlencode(to_query_params(config)), language=None, wrap_lines=True)
     with st.expander("PyTorch code that reproduces these numbers", expanded=False):
         st.code(pytorch_script(config), language="python")
     st.markdown("**Downloads** (CSV with tokens as row and column labels; PNG from each chart's camera icon)")
@@ -146,15 +154,15 @@ else:
     )
     c3.download_button(
         "CSV",
-        lambda: figures.matrix_frame(trace, name, head=csv_head if per_head else None).to_csv(),
+        lambda: export.matrix_frame(trace, name, head=csv_head if per_head else None).to_csv(),
         file_name=f"{name}{f'_head{csv_head}' if per_head else ''}.csv",
         mime="text/csv",
         on_click="ignore",
     )
-    whole = figures.trace_numbers(trace) <= figures.JSON_MAX_NUMBERS  # else one head, to spare the server
+    whole = export.trace_numbers(trace) <= export.JSON_MAX_NUMBERS  # else one head, to spare the server
     st.download_button(
         "Whole trace (JSON)" if whole else f"Trace of head {head} (JSON; the whole trace is too large)",
-        lambda: figures.trace_json(trace, None if whole else head),
+        lambda: export.trace_json(trace, None if whole else head),
         file_name="trace.json" if whole else f"trace_head{head}.json",
         mime="application/json",
         on_click="ignore",

@@ -1,14 +1,20 @@
 """Learn: the chapter's computation step by step, on the learner's own sentence, live numbers."""
 
+from dataclasses import replace
+
 import pandas as pd
 import streamlit as st
 
-from attention import ConfigError, ExplorerConfig, figures, lesson
+from attention import ConfigError, ExplorerConfig, lesson
 from attention.embeddings import presets
-from attention.run import build_module
-from pages import ui
+from attention.engine import build_module
+from attention.figures.explorer import shape_text
+from attention.figures.export import matrix_frame
+from ui.cache import cached_trace
+from ui.router import use_router
+from ui.widgets import literal, self_check
 
-ui.use_router()
+use_router()
 
 
 @st.cache_data(show_spinner=False)
@@ -42,33 +48,33 @@ try:
 except ConfigError as error:
     st.error(f"{error} Showing the book's sentence instead.")
     config = ExplorerConfig(text=BOOK[0]["text"], variant="v1", seed=int(seed))
-tokens = config.tokens().texts
+tokens = config.tokens.texts
 if len(tokens) > 12:
     st.warning("Long sentences make the worked sums hard to read; the first 12 tokens are used.")
-    config = ExplorerConfig(**{**config.__dict__, "text": " ".join(tokens[:12])})
-    tokens = config.tokens().texts
+    config = replace(config, text=" ".join(tokens[:12]))
+    tokens = config.tokens.texts
 labels = [f"{i}: {t}" for i, t in enumerate(tokens)]
 
 # --- 1. tokens -> ids -> embeddings ----------------------------------------------------------
 st.header("1 · Tokens → ids → embeddings")
 st.markdown("Document 001's recipe: split into words, sort the unique words, a word's id is its place.")
-token_info = config.tokens()
+token_info = config.tokens
 st.latex(r"\text{vocabulary} = \mathrm{sorted}(\mathrm{set}(\text{words})),\quad x^{(i)} = E[\mathrm{id}_i]")
 st.code(f"vocabulary = {token_info.vocabulary}", language=None)
 c1, c2 = st.columns(2)
 c1.dataframe(pd.DataFrame({"token": token_info.texts, "id": token_info.ids}), width="content")
 with c2:
-    trace = ui.cached_trace(config)
+    trace = cached_trace(config)
     st.markdown(
-        f"**x** {figures.shape_text(trace, 'x')} — "
+        f"**x** {shape_text(trace, 'x')} — "
         + (
             "the book's fixed vectors"
             if not own
             else f"nn.Embedding({len(token_info.vocab)}, 3), seed {seed}"
         )
     )
-    st.dataframe(figures.matrix_frame(trace, "x").style.format("{:.4f}"), width="content")
-ui.self_check(
+    st.dataframe(matrix_frame(trace, "x").style.format("{:.4f}"), width="content")
+self_check(
     "check_ids",
     "How many rows does the embedding matrix x have?",
     [str(len(token_info.vocab)), str(len(tokens)), "3"],
@@ -91,9 +97,9 @@ st.latex(
     r"\alpha_{qj} = \frac{e^{\omega_{qj}}}{\sum_k e^{\omega_{qk}}},"
     r"\qquad z^{(q)} = \sum_j \alpha_{qj}\, x^{(j)}"
 )
-guess = ui.self_check(
+guess = self_check(
     "check_top",
-    f"Before looking: which key will “{ui.literal(tokens[query])}” attend to most?",
+    f"Before looking: which key will “{literal(tokens[query])}” attend to most?",
     labels,
     labels[work.top_key],
     "The largest dot product wins after the softmax, which keeps the order.",
@@ -133,13 +139,13 @@ for col, name in zip(cols, ("W_query", "W_key", "W_value"), strict=True):
     )
 cols = st.columns(3)
 for col, name in zip(cols, ("queries", "keys", "values"), strict=True):
-    col.markdown(f"**{name}** {figures.shape_text(trace, name)}")
+    col.markdown(f"**{name}** {shape_text(trace, name)}")
     col.dataframe(
         pd.DataFrame(getattr(trace, name)[0, 0].numpy(), index=labels).style.format("{:.4f}"), width="content"
     )
 st.markdown(
-    f"**scores ω = queries · keysᵀ** {figures.shape_text(trace, 'scores')}, "
-    f"query “{ui.literal(tokens[query])}”: "
+    f"**scores ω = queries · keysᵀ** {shape_text(trace, 'scores')}, "
+    f"query “{literal(tokens[query])}”: "
     + ", ".join(lesson.fmt(v) for v in trace.scores[0, 0, query].tolist())
 )
 st.subheader("Why divide by √d_k?")
@@ -154,7 +160,7 @@ st.dataframe(
     ),
     hide_index=True,
 )
-ui.self_check(
+self_check(
     "check_scale",
     "d_k grows from 2 to 2048. The unscaled softmax's largest weight…",
     ["goes toward 1", "stays near 1/8", "goes toward 0"],
@@ -180,7 +186,7 @@ st.markdown(
     "softmax, multiply, sum and divide, and masked keys never get probability to remove — "
     "the future is never seen, not seen-then-erased."
 )
-ui.self_check(
+self_check(
     "check_mask",
     "With the causal mask, what weight does the first token give the last one?",
     ["0", "1 / T", "it depends on the scores"],
@@ -214,7 +220,7 @@ else:
     st.markdown(
         f"One draw's rows no longer sum to 1; averaged over {drop['draws']:,} draws they do: **{sums}**."
     )
-ui.self_check(
+self_check(
     "check_dropout",
     "p = 0.5. A kept weight of 0.2 becomes…",
     ["0.1", "0.2", "0.4"],
@@ -237,7 +243,7 @@ st.markdown(
     f"{heads} heads of head_dim = {d_out} / {heads} = {d_out // heads}, then out_proj."
 )
 st.table(pd.DataFrame(lesson.multihead_shapes(1, len(tokens), 3, d_out, heads), columns=["step", "shape"]))
-ui.self_check(
+self_check(
     "check_transpose",
     f"keys has shape (1, {len(tokens)}, {heads}, {d_out // heads}). After keys.transpose(1, 2)?",
     [

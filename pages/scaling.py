@@ -2,20 +2,20 @@
 
 import json
 import subprocess
-import sys
 import threading
 from collections import OrderedDict
 from pathlib import Path
 
 import pandas as pd
 import streamlit as st
-import torch
 
-from attention import bench, figures
+from attention import bench
 from attention.devices import available_devices, device_name
-from pages import ui
+from attention.figures.scaling import scaling_figure
+from ui.router import use_router
+from ui.widgets import chart
 
-ui.use_router()
+use_router()
 
 ROOT = Path(__file__).resolve().parents[1]
 TOKENS = [8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384]
@@ -32,17 +32,6 @@ def _shared() -> dict:
     return {"lock": threading.Lock(), "results": OrderedDict()}
 
 
-def _command(params: dict) -> list[str]:
-    return [
-        sys.executable, "-m", "attention.bench", "scaling", "--jsonl",
-        "--tokens", ",".join(map(str, params["tokens"])), "--variants", ",".join(params["variants"]),
-        "--modes", ",".join(params["modes"]), "--devices", ",".join(params["devices"]),
-        "--d", str(params["d"]), "--heads", str(params["heads"]),
-        # the server's thread count (one, by default): the sweep shares the machine with a class
-        "--threads", str(torch.get_num_threads()),
-    ] + ([] if params["causal"] else ["--no-causal"])  # fmt: skip
-
-
 def sweep(params: dict, rows: list[dict]) -> str | None:
     """Run the sweep in a child process, appending rows as they come; an error message or None.
     A rerun (the Stop button, or leaving the page) interrupts this at the next Streamlit call;
@@ -52,7 +41,7 @@ def sweep(params: dict, rows: list[dict]) -> str | None:
     )
     bar = st.progress(0.0, text=f"Starting the sweep: {total} measurements…")
     child = subprocess.Popen(
-        _command(params), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        bench.command(params), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
     try:
         for line in child.stdout:
@@ -78,10 +67,10 @@ def sweep(params: dict, rows: list[dict]) -> str | None:
 def show(frame: pd.DataFrame) -> None:
     left, right = st.columns(2)
     with left:
-        ui.chart(figures.scaling_figure(frame, "ms"), key="scaling_time")
+        chart(scaling_figure(frame, "ms"), key="scaling_time")
     with right:
         if frame["peak_bytes"].notna().any():
-            ui.chart(figures.scaling_figure(frame, "peak_bytes"), key="scaling_memory")
+            chart(scaling_figure(frame, "peak_bytes"), key="scaling_memory")
         else:
             st.info("Peak memory needs Linux's /proc (CPU) or CUDA; not measured here.")
     longest = frame[frame["tokens"] == frame["tokens"].max()]
@@ -123,8 +112,8 @@ else:
 
 c1, c2 = st.columns(2)
 variants = c1.multiselect(
-    "Variants", list(bench.VARIANTS), list(bench.DEFAULT_SCALING_VARIANTS), key="scaling_variants",
-    format_func=lambda v: bench.VARIANTS[v].label,
+    "Variants", list(bench.IMPLEMENTATIONS), list(bench.DEFAULT_SCALING_VARIANTS), key="scaling_variants",
+    format_func=lambda v: bench.IMPLEMENTATIONS[v].label,
 )  # fmt: skip
 devices = c2.multiselect("Devices", present, present, key="scaling_devices", format_func=device_name)
 c3, c4, c5, c6 = st.columns(4)

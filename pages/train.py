@@ -4,12 +4,14 @@ import time
 
 import streamlit as st
 
-from attention import ConfigError, figures
+from attention import ConfigError
 from attention.devices import available_devices
+from attention.figures.training import pattern_figure, training_curves
 from attention.training import MAX_SECONDS, MAX_STEPS, TASKS, TrainConfig, Trainer
-from pages import ui
+from ui.router import use_router
+from ui.widgets import chart, literal
 
-ui.use_router()
+use_router()
 
 HELD = "_held_train"  # app.py drops it when the learner leaves this page (frees the model)
 PACES = {"watch": 0.15, "fast": 0.0}  # seconds between snapshots; either way the thread yields
@@ -60,15 +62,15 @@ def _draw(slots: dict, trainer: Trainer, index: int, live: bool) -> None:
         f"step {trainer.step}/{trainer.config.steps} · loss {loss:.4f} · held-out accuracy "
         f"{trainer.accuracies[-1][1]:.1%} · {trainer.seconds:.1f} s of training"))  # fmt: skip
     with slots["curves"].container():
-        ui.chart(figures.training_curves(trainer.losses, trainer.accuracies), key="tr_curves" + suffix)
+        chart(training_curves(trainer.losses, trainer.accuracies), key="tr_curves" + suffix)
     with slots["pattern"].container():
-        ui.chart(
-            figures.pattern_figure(snap.weights, trainer.expected(), trainer.probe_tokens(), snap.step),
+        chart(
+            pattern_figure(snap.weights, trainer.expected(), trainer.probe_tokens(), snap.step),
             key="tr_pattern" + suffix,
         )
         score = trainer.pattern_score(snap.weights)
         st.caption(
-            f"Probe: {ui.literal(' '.join(trainer.probe_tokens()))} "
+            f"Probe: {literal(' '.join(trainer.probe_tokens()))} "
             "(a fixed held-out sequence; blank rows: nothing asked) · "
             f"accuracy at step {snap.step}: {accuracy:.1%}"
             + ("" if score is None else f" · best head's weight on the expected keys: {score:.2f}")
