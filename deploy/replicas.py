@@ -13,46 +13,26 @@ in. Needs /usr/sbin/nginx (apt-get install -y nginx). Load it with:
 from __future__ import annotations
 
 import argparse
-import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+if __package__ in (None, ""):  # run as a script: deploy/replicas.py
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from deploy.local import ROOT, free_port, start_streamlit, wait_healthy
+
 CONF = ROOT / "deploy" / "nginx.conf"
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_healthy(url: str, proc: subprocess.Popen | None = None, timeout: float = 90) -> None:
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if proc is not None and proc.poll() is not None:
-            raise RuntimeError(f"{proc.args[0]} exited with {proc.returncode}")
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    return
-        except OSError:
-            time.sleep(0.3)
-    raise RuntimeError(f"{url} did not become healthy in {timeout} s")
-
-
 def nginx_conf(listen: int, replicas: list[int]) -> str:
-    text = CONF.read_text()
-    servers = "".join(f"        server 127.0.0.1:{port};\n" for port in replicas)
-    text = re.sub(r"(?:[ \t]*server 127\.0\.0\.1:\d+;[^\n]*\n)+", servers, text, count=1)
-    return re.sub(r"listen 127\.0\.0\.1:\d+;", f"listen 127.0.0.1:{listen};", text, count=1)
+    """deploy/nginx.conf with its two placeholders filled: the port nginx listens on, and one
+    `server` line per replica."""
+    servers = "\n".join(f"        server 127.0.0.1:{port};" for port in replicas)
+    return CONF.read_text().replace("@LISTEN@", str(listen)).replace("        @REPLICAS@", servers)
 
 
 class Replicas:
@@ -69,13 +49,7 @@ class Replicas:
         self.ports = [free_port() for _ in range(self.count)]
         try:
             for port in self.ports:
-                self.procs.append(subprocess.Popen(
-                    [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-                     "--server.address", "127.0.0.1", "--server.port", str(port)],
-                    cwd=ROOT, stdout=subprocess.DEVNULL,
-                ))  # fmt: skip
-            for port, proc in zip(self.ports, self.procs, strict=True):
-                wait_healthy(f"http://127.0.0.1:{port}", proc)
+                self.procs.append(start_streamlit(ROOT / "app.py", port)[0])
             self.prefix = tempfile.mkdtemp(prefix="attention-nginx-")
             Path(self.prefix, "nginx.conf").write_text(nginx_conf(self.port, self.ports))
             self.nginx = subprocess.Popen(

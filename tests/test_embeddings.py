@@ -4,54 +4,18 @@ import torch
 from attention.embeddings import embed, format_matrix, parse_matrix, random_embedding
 from attention.errors import ConfigError
 from attention.text import tokenize
-
-DOC_001_ROW_0 = [
-    0.3374,
-    -0.1778,
-    -0.3035,
-    -0.5880,
-    0.3486,
-    0.6603,
-    -0.2196,
-    -0.3792,
-    0.7671,
-    -1.1925,
-    0.6984,
-    -1.4097,
-    0.1794,
-    1.8951,
-    0.4954,
-    0.2692,
-]
-DOC_001_ROW_5 = [
-    0.8768,
-    1.6221,
-    -1.4779,
-    1.1331,
-    -1.2203,
-    1.3139,
-    1.0533,
-    0.1388,
-    2.2473,
-    -0.8036,
-    -0.2808,
-    0.7697,
-    -0.6596,
-    -0.7979,
-    0.1838,
-    0.2293,
-]
+from tests import book
 
 
-def test_seeded_embedding_reproduces_document_001():
-    tokens = tokenize("Life is short, eat dessert first", "words")
+def test_seeded_embedding_reproduces_the_blog():
+    tokens = tokenize(book.BLOG_SENTENCE, "words")
     x = random_embedding(tokens, 16, 123)
     assert x.shape == (6, 16)
-    torch.testing.assert_close(x[0], torch.tensor(DOC_001_ROW_0), atol=1e-4, rtol=0)
-    torch.testing.assert_close(x[5], torch.tensor(DOC_001_ROW_5), atol=1e-4, rtol=0)
+    torch.testing.assert_close(x[0], torch.tensor(book.BLOG_EMBEDDING_ROW_0), atol=1e-4, rtol=0)
+    torch.testing.assert_close(x[5], torch.tensor(book.BLOG_EMBEDDING_ROW_5), atol=1e-4, rtol=0)
     torch.manual_seed(123)
-    book = torch.nn.Embedding(6, 16)(torch.tensor(tokens.ids)).detach()
-    assert torch.equal(x, book)
+    notebook = torch.nn.Embedding(6, 16)(torch.tensor(tokens.ids)).detach()
+    assert torch.equal(x, notebook)
 
 
 def test_repeated_tokens_get_the_same_vector():

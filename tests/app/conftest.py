@@ -1,4 +1,3 @@
-import base64
 import json
 from pathlib import Path
 
@@ -6,7 +5,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from attention.figures import STEPS
+from attention.figures.explorer import STEPS
+from tests.specs import decode  # noqa: F401  (the page tests read specs with it)
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
@@ -17,18 +17,6 @@ def app():
     at = AppTest.from_file(APP, default_timeout=60)
     at.session_state["step"] = "all"
     return at
-
-
-def decode(value):
-    """A plotly typed array ({dtype, bdata, shape}) or a list -> numpy array."""
-    if isinstance(value, dict) and "bdata" in value:
-        array = np.frombuffer(
-            base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]).newbyteorder("<")
-        )
-        if value.get("shape"):
-            array = array.reshape([int(d) for d in str(value["shape"]).split(",")])
-        return array
-    return np.asarray(value, dtype=float)
 
 
 def figures(at) -> list[dict]:

@@ -112,39 +112,22 @@ def test_html_and_markdown_stay_literal_on_learn_and_compare():
     assert_literal(at)
 
 
-# --- numbers and names in the URL ------------------------------------------------------------
-
-NUMERIC = ["d_in", "d_out", "d_v", "heads", "seed", "dropout"]
-
-
-@pytest.mark.parametrize("knob", NUMERIC)
-@pytest.mark.parametrize(
-    "value", ["0", "-5", "1e309", "nan", "inf", "abc", "99999999999999999999", "2.5", ""]
-)
-def test_every_numeric_knob_survives_any_value(knob, value):
-    params = {"embedding": "random", "variant": "blog_heads" if knob == "d_v" else "mha", knob: value}
-    shown = healthy(url_run(params))
-    valid = value == "0" and knob in ("seed", "dropout")
-    assert valid or f"{knob}=" in shown, f"{knob}={value!r} gave no note"
+# --- numbers and names in the URL: the whole matrix is in tests/test_query_params.py; here a few
+# cases show that the page says so and renders nothing as markup ------------------------------
 
 
 @pytest.mark.parametrize(
     "params, note",
     [
-        ({"variant": "gpt4"}, "variant='gpt4' is not one of"),
-        ({"device": "tpu"}, "device='tpu' is not one of"),
+        ({"heads": "nan", "variant": "mha"}, "heads='nan' is not a finite number"),
+        ({"d_v": "-5", "variant": "stacked_heads"}, "d_v=-5 is out of range"),
         ({"device": "<script>alert(1)</script>"}, "is not one of"),
-        ({"tokenizer": "bpe"}, "tokenizer='bpe' is not one of"),
-        ({"embedding": "<img src=x>"}, "is neither random, book nor a matrix"),
-        ({"causal": "maybe"}, "is not on/off"),
-        ({"heads": ["2", "4"]}, "heads was given 2 times; used the last one"),
         ({"evil<b>": "1"}, "Ignored the unknown parameter"),
         ({"d_out": "10", "heads": "3"}, "not divisible by num_heads=3; try 2 or 5 heads"),
-        ({"dropout": "1.0", "train": "1"}, "dropout=1.0 must be in [0, 1)"),
         ({"dropout": "1"}, "used 0.0 (no dropout)"),
     ],
 )
-def test_hostile_names_and_impossible_settings_in_the_url(params, note):
+def test_bad_url_values_on_the_page(params, note):
     at = url_run({"embedding": "random", **params})
     assert_literal(at)
     assert note in healthy(at)

@@ -6,6 +6,7 @@ from streamlit.testing.v1 import AppTest
 
 from attention import ExplorerConfig
 from attention.config import MAX_TOKENS
+from attention.query_params import to_query_params
 from tests.app.conftest import (
     APP,
     decode,
@@ -175,14 +176,14 @@ def test_query_params_round_trip(app):
         seed=42,
         causal=False,
     )
-    for key, value in config.to_query_params().items():
+    for key, value in to_query_params(config).items():
         app.query_params[key] = value
     at = app.run()
     assert not at.exception
     assert {
         k: at.query_params[k][0] if isinstance(at.query_params[k], list) else at.query_params[k]
         for k in at.query_params
-    } == config.to_query_params()
+    } == to_query_params(config)
     fig = steps_figure(at)
     assert fig["layout"]["yaxis"]["ticktext"] == ["the", "cat", "saw", "the", "dog"]  # repeats keep rows
     assert len(at.radio(key="head").options) == 3
@@ -222,7 +223,7 @@ def test_every_view_renders_with_dropout_and_repeated_tokens(app, view):
     config = ExplorerConfig(
         text="the cat saw the dog", embedding="random", d_in=4, d_out=4, heads=2, dropout=0.5, train=True
     )
-    for key, value in config.to_query_params().items():
+    for key, value in to_query_params(config).items():
         app.query_params[key] = value
     at = show(app.run(), view)
     assert not at.exception

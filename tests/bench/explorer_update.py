@@ -22,7 +22,8 @@ import time
 from pathlib import Path
 from urllib.parse import urlencode
 
-from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, free_port, start_streamlit
+from deploy.local import free_port, start_streamlit
+from tests.chromium import CHROMIUM, CHROMIUM_ARGS
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -151,8 +152,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     ports = free_port(), free_port()
     servers = [
-        start_streamlit(ROOT / "app.py", ports[0]),
-        start_streamlit(HERE / "reference_app.py", ports[1]),
+        start_streamlit(ROOT / "app.py", ports[0])[0],
+        start_streamlit(HERE / "reference_app.py", ports[1])[0],
     ]
     proxies = [CountingProxy(port) for port in ports]
     rows = []

@@ -3,26 +3,7 @@
 import re
 import subprocess
 
-from tests.e2e.conftest import ARTIFACTS, ROOT, free_port, start_streamlit, wait_idle
-
-
-def test_a_fresh_servers_first_visitor_on_a_page_gets_the_router(browser):
-    """Streamlit serves pages/ the old way until a run calls st.navigation; pages/ui.py switches
-    it over, so a link to /compare opened first still gets app.py's page config and sidebar."""
-    port = free_port()
-    proc = start_streamlit(ROOT / "app.py", port)
-    try:
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        page.goto(f"http://127.0.0.1:{port}/compare")
-        page.wait_for_selector('[data-testid="stSidebar"]', timeout=60_000)
-        page.wait_for_selector('[data-test-script-state="notRunning"]', timeout=60_000)
-        assert page.title() == "Attention Explorer"
-        assert page.get_by_role("link", name="Scaling").count() == 1
-        assert page.get_by_text("Sentence (both sides)").count() == 1
-        page.close()
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
+from tests.e2e.conftest import ARTIFACTS, wait_idle
 
 
 def test_compare_draws_a_b_and_their_difference(server, page):

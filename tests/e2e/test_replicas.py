@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from deploy.replicas import Replicas, nginx_conf
+from deploy.replicas import Replicas
 from tests.e2e.conftest import wait_idle
 from tests.load import classroom
 
@@ -29,12 +29,6 @@ def in_thread(fn, *args, **kwargs):
 def hall():
     with Replicas(2) as r:
         yield r
-
-
-def test_config_gets_the_ports():
-    text = nginx_conf(9000, [9001, 9002, 9003])
-    assert "listen 127.0.0.1:9000;" in text
-    assert text.count("server 127.0.0.1:900") == 3 and "server 127.0.0.1:850" not in text
 
 
 def test_sessions_spread_over_replicas_and_stay_on_theirs(hall):

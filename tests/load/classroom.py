@@ -40,7 +40,8 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
-from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, free_port, start_streamlit
+from deploy.local import start_streamlit
+from tests.chromium import CHROMIUM, CHROMIUM_ARGS
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "tests" / "bench" / "reference_app.py"
@@ -303,8 +304,8 @@ def report(name: str, r: dict) -> None:
 
 
 def serve(script: Path) -> tuple[subprocess.Popen, str]:
-    port = free_port()
-    return start_streamlit(script, port), f"ws://127.0.0.1:{port}"
+    proc, url = start_streamlit(script)
+    return proc, url.replace("http://", "ws://")
 
 
 def warm(url: str, cookie: str | None = None) -> None:

@@ -18,12 +18,15 @@ import threading
 import plotly.io as pio
 import streamlit  # noqa: F401  (its memory belongs to the baseline of a server process)
 
-from attention import ExplorerConfig, bench, figures, run
+from attention import ExplorerConfig, run
+from attention.bench import measure
 from attention.config import MAX_D_IN, MAX_D_OUT, MAX_HEADS, MAX_TOKENS
 from attention.devices import configure_torch_threads
+from attention.figures import explorer as figures
+from attention.figures.layout import token_labels
 
 CEILING = 2.7 * 2**30  # Streamlit Community Cloud's memory limit, roughly
-CACHE_ENTRIES = 16  # pages/ui.py: _trace_for(max_entries=16)
+CACHE_ENTRIES = 16  # ui/cache.py: _trace_for(max_entries=16)
 
 
 def worst_config(seed: int) -> ExplorerConfig:
@@ -37,7 +40,7 @@ def rerun(seed: int) -> int:
     """What one rerun at the caps builds; returns the bytes of JSON it would send."""
     trace = run(worst_config(seed))
     figs = [figures.steps_figure(trace, 0)]
-    labels = figures.token_labels(trace)
+    labels = token_labels(trace.tokens.texts)
     figs += [
         figures.vectors_heatmap(getattr(trace, n)[0, 0], labels, n) for n in ("queries", "keys", "values")
     ]
@@ -69,13 +72,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sessions", type=int, default=30)
     args = parser.parse_args(argv)
     configure_torch_threads()
-    if not bench.prepare_cpu_memory_measurement():
+    if not measure.prepare_cpu_memory_measurement():
         raise SystemExit("needs Linux /proc and glibc")
     rerun(0)  # warm up: first-use allocations of torch and plotly are not per-rerun costs
-    baseline = bench._status_kib("VmRSS") * 1024
+    baseline = measure.proc_status_kib("VmRSS") * 1024
     sent = rerun(1)
-    one = bench.peak_bytes(lambda: rerun(2), "cpu")
-    many = bench.peak_bytes(lambda: concurrent(args.sessions), "cpu")
+    one = measure.peak_bytes(lambda: rerun(2), "cpu")
+    many = measure.peak_bytes(lambda: concurrent(args.sessions), "cpu")
     trace_bytes = run(worst_config(3)).nbytes()
     cache = CACHE_ENTRIES * trace_bytes
     mib = 2**20

@@ -1,0 +1,21 @@
+"""ui/router.py's workaround, in a real browser on a fresh server."""
+
+from deploy.local import start_streamlit
+
+
+def test_a_fresh_servers_first_visitor_on_a_page_gets_the_router(browser):
+    """Streamlit serves pages/ the old way until a run calls st.navigation; ui/router.py switches
+    it over, so a link to /compare opened first still gets app.py's page config and sidebar."""
+    proc, url = start_streamlit()
+    try:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(f"{url}/compare")
+        page.wait_for_selector('[data-testid="stSidebar"]', timeout=60_000)
+        page.wait_for_selector('[data-test-script-state="notRunning"]', timeout=60_000)
+        assert page.title() == "Attention Explorer"
+        assert page.get_by_role("link", name="Scaling").count() == 1
+        assert page.get_by_text("Sentence (both sides)").count() == 1
+        page.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
