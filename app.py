@@ -5,17 +5,22 @@ from pathlib import Path
 import streamlit as st
 
 from attention.devices import configure_torch_threads
+from ui import url
 
-st.set_page_config(page_title="Attention Explorer", page_icon="🔍", layout="wide")
-PROJECTOR_CSS = "<style>" + (Path(__file__).parent / "assets" / "projector.css").read_text() + "</style>"
+st.set_page_config(page_title="Attention Explorer", page_icon=":material/grid_on:", layout="wide")
+ASSETS = Path(__file__).parent / "assets"
+APP_CSS = "<style>" + (ASSETS / "app.css").read_text() + "</style>"
+PROJECTOR_CSS = "<style>" + (ASSETS / "projector.css").read_text() + "</style>"
 
 PAGES = [
-    st.Page("pages/explorer.py", title="Explorer", icon="🔍", default=True),
-    st.Page("pages/learn.py", title="Learn step by step", icon="📖"),
-    st.Page("pages/compare.py", title="Compare", icon="⚖️"),
-    st.Page("pages/scaling.py", title="Scaling", icon="📈"),
-    st.Page("pages/train.py", title="Watch it learn", icon="🎓"),
+    st.Page("pages/explorer.py", title="Explorer", icon=":material/grid_on:", default=True),
+    st.Page("pages/learn.py", title="Learn step by step", icon=":material/school:"),
+    st.Page("pages/compare.py", title="Compare", icon=":material/compare:"),
+    st.Page("pages/scaling.py", title="Scaling", icon=":material/trending_up:"),
+    st.Page("pages/train.py", title="Watch it learn", icon=":material/model_training:"),
 ]
+# The pages that keep their view in the URL write it themselves; each link carries it back there.
+OWN_URL = {"": "_explorer_link", "learn": "_learn_link"}
 # Our own links in the sidebar below (config.toml turns Streamlit's automatic menu off, which
 # would list the files in pages/ for a moment before st.navigation takes over).
 page = st.navigation(PAGES, position="hidden")
@@ -26,19 +31,19 @@ configure_torch_threads()
 # the page drops it, so a student wandering off frees the memory.
 for key in [k for k in st.session_state if k.startswith("_held_") and k != f"_held_{page.url_path}"]:
     del st.session_state[key]
+if "projector" not in st.session_state:  # a shared link or a reload keeps projector mode
+    st.session_state["projector"] = st.query_params.get("projector") == "1"
 
 with st.sidebar:
-    st.markdown("### 🔍 Attention Explorer")
+    st.markdown("### Attention Explorer")
     for p in PAGES:
-        st.page_link(p)
-    st.caption(
-        'Chapter 3 of "Build a Large Language Model (From Scratch)", every step computed live. '
-        "Rows are queries (the token that looks); columns are keys (the token looked at)."
-    )
+        st.page_link(p, query_params=url.link_params(st.session_state.get(OWN_URL.get(p.url_path), {})))
+    st.caption('Chapter 3 of "Build a Large Language Model (From Scratch)", every step computed live.')
     st.toggle(
         "Projector: large text, high contrast", key="projector", help="For the back row of a lecture hall."
     )
-if st.session_state.get("projector"):
-    st.html(PROJECTOR_CSS)
+st.html(APP_CSS + (PROJECTOR_CSS if st.session_state["projector"] else ""))
+if page.url_path not in OWN_URL:
+    url.write({})  # the projector setting only
 
 page.run()

@@ -161,9 +161,10 @@ def _check_combination(config: ExplorerConfig) -> None:
     c = config.effective_values()
     if config.variant == "mha" and c["d_out"] % c["heads"]:
         divisors = [h for h in range(1, min(c["d_out"], MAX_HEADS) + 1) if c["d_out"] % h == 0]
+        options = nearest(divisors, c["heads"])
         raise ConfigError(
             f"d_out={c['d_out']} is not divisible by num_heads={c['heads']}; "
-            f"try {' or '.join(map(str, nearest(divisors, c['heads'])))} heads",
+            f"try {' or '.join(map(str, options))} head{'' if options == [1] else 's'}.",
             "heads",
         )
     if config.output_width > MAX_D_OUT:

@@ -2,7 +2,7 @@
 
 Sources:
   random  a seeded nn.Embedding(vocab_size, d_in) looked up by token id (document 001)
-  book    the documents' fixed vectors for their example sentences (assets/presets.json)
+  book    the book's fixed vectors for its example sentences (assets/presets.json)
   custom  a matrix the user typed, one row per token
 """
 
@@ -24,22 +24,26 @@ PRESETS_FILE = Path(__file__).resolve().parent.parent / "assets" / "presets.json
 
 @cache
 def presets() -> tuple[dict, ...]:
-    """The documents' example sentences, with their vectors and settings (read once)."""
+    """The example sentences, with their vectors and settings (read once)."""
     return tuple(json.loads(PRESETS_FILE.read_text(encoding="utf-8"))["presets"])
 
 
 def book_vectors(tokens: Tokens) -> list[list[float]]:
-    """The documents' fixed vectors for `tokens`, matched by the token texts."""
+    """The book's fixed vectors for `tokens`, matched by the token texts."""
     for preset in presets():
         if "vectors" in preset and _same_tokens(preset, tokens):
             return preset["vectors"]
     known = " / ".join(repr(p["text"]) for p in presets() if "vectors" in p)
     raise ConfigError(
-        f"The book's fixed vectors exist only for the documents' sentences ({known}); "
+        f"The book's fixed vectors exist only for its example sentences ({known}); "
         f"the text {' '.join(tokens.texts)[:60]!r} is not one of them. "
         "Use the random (seeded nn.Embedding) embedding for your own text.",
         "embedding",
     )
+
+
+def has_book_vectors(tokens: Tokens) -> bool:
+    return any("vectors" in preset and _same_tokens(preset, tokens) for preset in presets())
 
 
 def _same_tokens(preset: dict, tokens: Tokens) -> bool:

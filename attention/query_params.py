@@ -3,14 +3,16 @@
     to_query_params(config) -> {name: str}     the knobs its variant has, as strings
     from_values(raw) -> (config, notes)        lenient: parses, clamps, repairs, never raises;
                                                notes say in plain English what was changed
+    view_values(raw, spec) -> (values, notes)  what a page shows (a view, a head, a token), same way
 
-from_values(to_query_params(c)) == c.normalised(), with no notes.
+from_values(to_query_params(c)) == c.normalised(), with no notes. Parameters neither knows are
+ignored without a note: learning platforms add their own (utm_source, ...).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import fields
 
 from attention.config import (
@@ -24,7 +26,7 @@ from attention.config import (
     ExplorerConfig,
     nearest,
 )
-from attention.embeddings import EMBEDDINGS, format_matrix, parse_matrix
+from attention.embeddings import EMBEDDINGS, format_matrix, has_book_vectors, parse_matrix
 from attention.errors import ConfigError
 from attention.text import SCHEMES, tokenize
 from attention.variants import FORMER_KEYS, KNOBS, VARIANTS
@@ -60,16 +62,8 @@ def from_values(raw: Mapping[str, object]) -> tuple[ExplorerConfig, list[str]]:
     default = ExplorerConfig()
     values: dict[str, object] = {}
     for key, value in raw.items():
-        if key not in PARAMS:
-            notes.append(f"Ignored the unknown parameter {_show(key)}.")
-            continue
-        if isinstance(value, (list, tuple)):
-            if not value:
-                continue
-            if len(value) > 1:
-                notes.append(f"{key} was given {len(value)} times; used the last one.")
-            value = value[-1]
-        values[key] = value
+        if key in PARAMS and (value := _last(key, value, notes)) is not None:
+            values[key] = value
 
     typed = {f.name: getattr(default, f.name) for f in fields(ExplorerConfig)}
     for key, value in values.items():
@@ -97,11 +91,51 @@ def from_values(raw: Mapping[str, object]) -> tuple[ExplorerConfig, list[str]]:
     for knob in KNOBS:
         if knob in values and not variant.has(knob) and typed[knob] != getattr(default, knob):
             notes.append(f"{knob} does not apply to {variant.cls.__name__}; ignored it.")
+    if "embedding" not in values and typed["embedding"] == "book" and _own_text(typed):
+        typed["embedding"] = "random"  # the learner's own sentence: the seeded embedding, quietly
     if "d_in" in values and typed["embedding"] != "random":
         notes.append(
             f"d_in follows the {typed['embedding']} embedding's vectors; ignored d_in={typed['d_in']}."
         )
     return _repair(typed, notes).normalised(), notes
+
+
+def view_values(raw: Mapping[str, object], spec: Mapping[str, Sequence[str] | int]) -> tuple[dict, list[str]]:
+    """What a page shows, from untrusted values: each name in `spec` is one of a list of choices,
+    or a position 0..n-1 (an int n). Absent or bad values are left out (the page uses its
+    default); bad ones get a note. Names not in `spec` are ignored."""
+    values, notes = {}, []
+    for name, allowed in spec.items():
+        if name not in raw or (value := _last(name, raw[name], notes)) is None:
+            continue
+        if isinstance(allowed, int):
+            number = _number(value, whole=True)
+            if not isinstance(number, _Bad) and 0 <= number < allowed:
+                values[name] = number
+            else:
+                notes.append(f"{name}={_show(value)} is not a position 0..{allowed - 1}; showed the default.")
+        elif str(value) in allowed:
+            values[name] = str(value)
+        else:
+            notes.append(f"{name}={_show(value)} is not one of {', '.join(allowed)}; showed the default.")
+    return values, notes
+
+
+def _last(key: str, value: object, notes: list[str]) -> object | None:
+    """A repeated parameter (?heads=2&heads=4) counts once, the last one, with a note."""
+    if not isinstance(value, (list, tuple)):
+        return value
+    if len(value) > 1:
+        notes.append(f"{key} was given {len(value)} times; used the last one.")
+    return value[-1] if value else None
+
+
+def _own_text(typed: dict) -> bool:
+    """A text (that tokenizes) the book has no vectors for."""
+    try:
+        return not has_book_vectors(tokenize(typed["text"], typed["tokenizer"]))
+    except ConfigError:
+        return False  # no tokens: repaired below, with a note
 
 
 def _repair(typed: dict, notes: list[str]) -> ExplorerConfig:
@@ -151,16 +185,18 @@ def _parse(key: str, value: object, default: ExplorerConfig) -> object:
         if text in _TRUE | _FALSE:
             return text in _TRUE
         return _Bad("is not on/off (1 or 0)")
+    return _number(value, whole=want is int)
+
+
+def _number(value: object, whole: bool) -> float | int | _Bad:
     try:
         number = float(value) if not isinstance(value, (int, float)) else value
     except (TypeError, ValueError):
         return _Bad("is not a number")
     if not math.isfinite(number):
         return _Bad("is not a finite number")
-    if want is int:
-        if number != int(number):
-            return _Bad("is not a whole number")
-        return int(number)
+    if whole:
+        return int(number) if number == int(number) else _Bad("is not a whole number")
     return float(number)
 
 

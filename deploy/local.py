@@ -39,17 +39,17 @@ def wait_healthy(url: str, proc: subprocess.Popen | None = None, timeout: float 
 
 
 def start_streamlit(
-    script: Path | str = ROOT / "app.py", port: int | None = None, *args: str
+    script: Path | str = ROOT / "app.py", port: int | None = None, *args: str, cwd: Path = ROOT
 ) -> tuple[subprocess.Popen, str]:
-    """`streamlit run script` on loopback (with the repo's .streamlit/config.toml); returns the
-    process and its URL once it is healthy. Extra `args` go to streamlit. Its log goes to a
-    temporary file (`proc.log`): a pipe nobody reads would stall a talkative server."""
+    """`streamlit run script` on loopback, from `cwd` (whose .streamlit/config.toml it reads);
+    returns the process and its URL once it is healthy. Extra `args` go to streamlit. Its log goes
+    to a temporary file (`proc.log`): a pipe nobody reads would stall a talkative server."""
     port = port or free_port()
     log = tempfile.TemporaryFile()  # noqa: SIM115 (lives as long as the server; closed with it)
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", str(script), "--server.headless", "true",
          "--server.address", "127.0.0.1", "--server.port", str(port), *args],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+        cwd=cwd, stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip
     proc.log = log
     url = f"http://127.0.0.1:{port}"

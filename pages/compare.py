@@ -44,7 +44,7 @@ EXAMPLES = {  # name -> (A's knobs, B's knobs, the step that shows the change), 
 
 def _base() -> ExplorerConfig:
     """The Explorer's current settings (or the defaults): sentence, tokenizer, embedding, d_in."""
-    return from_values(st.session_state.get("_explorer_params", {}))[0]
+    return st.session_state.get("_explorer_config") or ExplorerConfig()
 
 
 def _apply_example() -> None:

@@ -5,121 +5,128 @@ from urllib.parse import urlencode
 import pandas as pd
 import streamlit as st
 
+from attention.devices import resolve_device
 from attention.figures import explorer as figures
 from attention.figures import export
 from attention.figures.layout import token_labels
-from attention.query_params import to_query_params
 from attention.snippet import pytorch_script
 from ui.cache import cached_trace
-from ui.controls import explorer_controls
+from ui.controls import ALL_STEPS, explorer_controls, explorer_url, explorer_view, write_url
 from ui.router import use_router
-from ui.widgets import chart, device_caption, literal, show_notes
+from ui.url import link_params
+from ui.widgets import chart, copy_link_button, device_caption, literal, number_table, plural, show_notes
 
 use_router()
 
 st.title("Attention Explorer")
+st.caption(
+    "Type a sentence, turn the knobs in the sidebar, and see every step of attention with its exact numbers."
+)
 config, notes = explorer_controls()
 show_notes(notes)
 trace = cached_trace(config)
 tokens = trace.tokens
-labels = [f"{i}: {t}" for i, t in enumerate(tokens.texts)]
+width = trace.output.shape[-1]
 
-# --- summary ---------------------------------------------------------------------------------
-# One line of text, not four metric widgets: every element costs the browser time per rerun.
-st.markdown(
-    f"**{trace.module}** · T = {len(tokens)} tokens · H = {trace.num_heads} heads · "
-    f"output {figures.shape_text(trace, 'output')} · computed in {trace.seconds * 1e3:.2f} ms on "
-    f"{device_caption(config.device)}"
+# --- summary: plain words in the line, the jargon in its tooltip ------------------------------
+has_heads = config.has("heads")
+parts = [f"**{trace.module}**", plural(len(tokens), "token")]
+parts += [plural(trace.num_heads, "head")] if has_heads else []
+jargon = (
+    f"x {figures.shape_text(trace, 'x')} → output {figures.shape_text(trace, 'output')}: B = 1 sentence, "
+    f"T = {len(tokens)} tokens, d_out = {width}"
+    + (f", H = {trace.num_heads} heads of head_dim = {trace.queries.shape[-1]}" if has_heads else "")
+    + f". {config.tokenizer} tokenizer, {config.embedding} embedding, seed {config.seed}. "
+    f"Computed in {trace.seconds * 1e3:.2f} ms on {device_caption(config.device)}."
 )
-st.caption(
-    f"{config.tokenizer} tokenizer · {config.embedding} embedding · seed {config.seed}. "
-    "Rows are queries (the token that looks); columns are keys (the token looked at)."
-)
-
-head = 0
-if trace.num_heads > 1:
-    head = st.radio(
-        "Head shown in detail",
-        range(trace.num_heads),
-        horizontal=True,
-        key="head",
-        format_func=lambda h: f"head {h}",
+left, right = st.columns([5, 1], vertical_alignment="center")
+left.markdown(" · ".join(parts + [f"output {len(tokens)} × {width}"]), help=jargon)
+with right:
+    copy_link_button()
+if reason := resolve_device(config.device).reason:
+    st.caption(reason)
+if config.variant == "simplified":
+    weights_note = "No trainable weights here: the scores are dot products of the embeddings themselves."
+else:
+    weights_note = (
+        f"W_query, W_key, W_value are random (seed {config.seed}), not trained: these patterns mean nothing "
+        "yet. For trained heads, see"
     )
+note, link = st.columns([5, 1], vertical_alignment="center")
+note.caption(weights_note)
+link.page_link(
+    "pages/train.py", label="Watch it learn", icon=":material/school:", query_params=link_params({})
+)
+
+shown = explorer_view(trace)
+view, head = shown["view"], shown["head"]
 
 # Only the chosen view is built and sent: the browser's drawing of charts, not the math, is
-# what a rerun waits for (tests/bench/explorer_update.py).
-VIEWS = ["Steps", "All heads", "Vectors", "Query focus", "Tokens", "Share, code & downloads"]
-view = (
-    st.segmented_control("View", VIEWS, key="view", default="Steps", label_visibility="collapsed") or "Steps"
-)
-
-if view == "Steps":
+# what a rerun waits for (tests/bench/explorer_update.py, tests/bench/long_text.py).
+if view == "steps":
     steps = figures.available_steps(trace)
-    shown = st.segmented_control(
-        "Step", [*steps, "all"], key="step", default="weights",
-        format_func=lambda n: "all steps side by side" if n == "all" else n,
-    )  # fmt: skip
+    arrows = {"scores": "scores", "scaled_scores": "÷ √d_k", "masked_scores": "mask", "weights": "softmax",
+              "dropped_weights": "dropout"}  # fmt: skip
+    marks = []
+    if trace.mask is not None:
+        marks.append("Hatched cells are masked (−inf).")
+    if trace.dropout_mask is not None:
+        marks.append("✕ marks weights dropout removed.")
+    options = {"numbers": shown["numbers"], "fitted": shown["fitted"]}
+    chosen = steps if shown["step"] == ALL_STEPS else [shown["step"]]
+    panels = figures.step_panels(trace, head, chosen)
+    if len(panels) == 1:
+        chart(figures.step_figure(tokens.texts, panels[0], width_px=960, **options), key="step_chart")
+    else:  # two a row; Streamlit stacks columns on a narrow screen (a phone)
+        for row in range(0, len(panels), 2):
+            for column, panel in zip(st.columns(2), panels[row : row + 2], strict=False):
+                with column:
+                    fig = figures.step_figure(tokens.texts, panel, width_px=470, **options)
+                    chart(fig, key=f"step_{panel.name}")
     st.caption(
-        f"Head {head}. Each step feeds the next: scores → ÷√d_k → mask → softmax → dropout. "
-        "Hatched cells are masked (−inf); ✕ marks weights dropout removed."
+        ("Each step feeds the next: " + " → ".join(arrows[s] for s in steps) + ". " if len(steps) > 1 else "")
+        + " ".join(marks + ["Rows are queries (the token that looks); columns are keys (the one looked at)."])
     )
-    chosen = [shown] if shown in steps else None if shown == "all" else ["weights"]
-    chart(figures.steps_figure(trace, head, chosen), key="steps")
-    if trace.mask is None:
+    if trace.mask is None and config.has("causal"):
         st.caption("No causal mask: every query sees every key (masked_scores = scaled_scores).")
-    if trace.dropout_mask is None:
-        st.caption("No dropout in this run (p = 0, eval mode, or a variant without dropout).")
+    if trace.dropout_mask is None and config.has("dropout"):
+        st.caption("No dropout in this run: set dropout p above 0 and switch train mode on.")
 
-elif view == "All heads":
+elif view == "heads":
     st.caption(
         f"weights {figures.shape_text(trace, 'weights')}: every head, colour only. "
-        "Pick a head above for its exact numbers."
+        "Pick a head in another view for its exact numbers."
     )
     chart(figures.heads_grid(trace.weights[0].numpy()), key="heads_grid")
 
-elif view == "Vectors":
-    left, right = st.columns(2)
-    with left:
-        chart(
-            figures.vectors_heatmap(
-                trace.x[0], token_labels(tokens.texts), f"x (embeddings) {figures.shape_text(trace, 'x')}"
-            ),
-            key="vec_x",
-        )
-    with right:
-        chart(
-            figures.vectors_heatmap(
-                trace.output[0], token_labels(tokens.texts), f"output {figures.shape_text(trace, 'output')}"
-            ),
-            key="vec_out",
-        )
-    for i, name in enumerate(("queries", "keys", "values", "context")):
-        with left if i % 2 == 0 else right:
-            title = f"{name}, head {head} of {figures.shape_text(trace, name)}"
-            chart(
-                figures.vectors_heatmap(getattr(trace, name)[0, head], token_labels(tokens.texts), title),
-                key=f"vec_{name}",
-            )
+elif view == "vectors":
+    labels = token_labels(tokens.texts)
+    of_head = f", head {head}" if trace.num_heads > 1 else ""
+    matrices = [(trace.x[0], f"x (embeddings) {figures.shape_text(trace, 'x')}", "x"),
+                (trace.output[0], f"output {figures.shape_text(trace, 'output')}", "output")]  # fmt: skip
+    matrices += [(getattr(trace, n)[0, head], f"{n}{of_head} of {figures.shape_text(trace, n)}", n)
+                 for n in ("queries", "keys", "values", "context")]  # fmt: skip
+    for row in range(0, len(matrices), 2):
+        for column, (matrix, title, name) in zip(st.columns(2), matrices[row : row + 2], strict=True):
+            with column:
+                chart(figures.vectors_heatmap(matrix, labels, title), key=f"vec_{name}")
 
-elif view == "Query focus":
-    query = st.selectbox(
-        "Query token",
-        range(len(tokens)),
-        format_func=labels.__getitem__,
-        key="query",
-        index=min(1, len(tokens) - 1),
-    )
+elif view == "query":
+    query = shown["query"]
+    dropped = trace.dropout_mask is not None
     masked = None if trace.mask is None else trace.mask[query].numpy()
-    bar = figures.query_bar(tokens.texts, trace.dropped_weights[0, head, query].numpy(), masked, query)
+    weights = trace.dropped_weights[0, head, query].numpy()  # (T,): what the context sums
+    bar = figures.query_bar(tokens.texts, weights, masked, query, after_dropout=dropped)
     chart(bar, key="query_bar")
-    st.markdown(f"**Context vector of query {query} = Σ weight × value vector** (head {head})")
+    weights_name = "dropped_weights" if dropped else "weights"
+    st.markdown(f"**Context vector of query {query} = Σ {weights_name} × value vector** (head {head})")
     summed = export.weighted_sum_frame(trace, head, query)
     if summed.size <= 20_000:
-        st.dataframe(summed.style.format("{:.4f}"), width="stretch")
+        number_table(summed, key="query_sum")
     else:
         st.caption("Too large to tabulate here; download the values and weights as CSV below.")
 
-elif view == "Tokens":
+elif view == "tokens":
     st.dataframe(
         pd.DataFrame({"position": range(len(tokens)), "token": tokens.texts, "id": tokens.ids}),
         hide_index=True,
@@ -133,16 +140,18 @@ elif view == "Tokens":
     st.markdown(f"**Embedding matrix x** {figures.shape_text(trace, 'x')}, source: {config.embedding}")
     x_frame = export.matrix_frame(trace, "x")
     if x_frame.size <= 20_000:
-        st.dataframe(x_frame.style.format("{:.4f}"), width="stretch")
+        number_table(x_frame, key="x_table")
     else:
         st.caption("Too large to tabulate here; see the Vectors tab or download x as CSV.")
 
 else:
     st.markdown(
-        "**Share.** The address bar holds every setting; this link reproduces the view exactly "
-        "(same numbers, same dropout mask):"
+        "**Share.** The address bar holds the whole view (this tab aside); this link reproduces it exactly, "
+        "and **Copy link** at the top copies it in one click:"
     )
-    st.code("?" + urlencode(to_query_params(config)), language=None, wrap_lines=True)
+    params = link_params(explorer_url(config, shown["shown"] | {"view": None}))
+    link = (st.context.url or "") + ("?" + urlencode(params) if params else "")
+    st.code(link, language=None, wrap_lines=True)
     with st.expander("PyTorch code that reproduces these numbers", expanded=False):
         st.code(pytorch_script(config), language="python")
     st.markdown("**Downloads** (CSV with tokens as row and column labels; PNG from each chart's camera icon)")
@@ -167,3 +176,5 @@ else:
         mime="application/json",
         on_click="ignore",
     )
+
+write_url(config, shown["shown"])

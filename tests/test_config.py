@@ -50,7 +50,7 @@ def test_defaults_are_the_books_multi_head_example():
         (dict(text="?!"), "has no tokens"),
         (dict(text="x" * (MAX_TEXT_CHARS + 1)), "characters; the limit is 5,000"),
         (dict(text="w " * (MAX_TOKENS + 1)), "257 tokens"),
-        (dict(text="my own words"), "only for the documents' sentences"),
+        (dict(text="my own words"), "exist only for its example sentences"),
         (dict(embedding="custom"), "needs a matrix"),
         (dict(RANDOM, variant="wrapper", heads=16, d_out=100), "output columns; the limit is 1024"),
     ],

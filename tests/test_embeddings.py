@@ -31,7 +31,7 @@ def test_book_vectors():
 
 
 def test_book_vectors_only_for_the_documents_sentences():
-    with pytest.raises(ConfigError, match="only for the documents' sentences"):
+    with pytest.raises(ConfigError, match="only for its example sentences"):
         embed(tokenize("my own sentence", "words"), "book", 3, 0)
 
 

@@ -1,4 +1,4 @@
-"""The documents' and the book's printed numbers, and equivalences between the variants."""
+"""The book's printed numbers, and equivalences between the variants."""
 
 import pytest
 import torch

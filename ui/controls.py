@@ -1,52 +1,58 @@
-"""The Explorer's controls: the sentence box and the sidebar knobs -> an ExplorerConfig.
+"""The Explorer's controls: the sentence box, the sidebar knobs and the view (which step, head,
+token) <-> an ExplorerConfig and the URL.
 
-Widget state lives under "w_<param>" keys. The URL holds the whole view: read once when a
-session starts, written after every run.
+Knob state lives in widget keys "w_<param>", the view in "view", "step", "head", "query",
+"numbers", "fitted". Every knob change runs `_sync` before the page: it repairs the settings
+and writes back what will really be computed, so the sidebar and the page never disagree; the
+notes it leaves say what was wrong. The URL holds everything (ui/url.py): the Explorer reloads
+from a URL it did not write (Back, Forward, a shared link).
 """
 
 from __future__ import annotations
 
+import numpy as np
 import streamlit as st
 
 from attention import ExplorerConfig
 from attention.config import MAX_D_IN, MAX_D_OUT, MAX_HEADS, MAX_SEED, MAX_TEXT_CHARS
 from attention.devices import available_devices
-from attention.embeddings import format_matrix, presets
-from attention.query_params import PARAMS, from_values, to_query_params
-from attention.text import SCHEME_LABELS
+from attention.embeddings import format_matrix, has_book_vectors, presets
+from attention.errors import ConfigError
+from attention.figures.explorer import STEPS, available_steps
+from attention.query_params import PARAMS, from_values, to_query_params, view_values
+from attention.text import SCHEME_LABELS, tokenize
+from attention.trace import AttentionTrace
 from attention.variants import KNOBS, VARIANTS
+from ui import url
+from ui.cache import cached_trace
 
 CUSTOM_PRESET = "— your own settings —"
+EMBEDDING_LABELS = {"book": "book vectors", "random": "nn.Embedding (seeded)", "custom": "my matrix"}
 MAX_DROPOUT_WIDGET = 1.0 - 2**-53  # the largest float below 1: any p the config accepts
+VIEWS = {"steps": "Steps", "heads": "All heads", "vectors": "Vectors", "query": "Query focus",
+         "tokens": "Tokens", "share": "Share, code & downloads"}  # fmt: skip
+ALL_STEPS = "all"
+NUMBERS_UP_TO = 12  # tokens: numbers in the cells by default up to here, readable on a projector
+FIT_FROM = 25  # tokens: from here a weights colour scale fitted to the values by default
+MATRIX_PREFILL_MAX = 4096  # numbers: "my matrix" starts as the current x up to this size
+FITTED_HELP = (
+    "Weights are coloured from 0 to 1 by default; with hundreds of tokens most weights are tiny, and a "
+    "scale from the smallest to the 99th percentile (the largest 1% saturate) shows their differences."
+)
+WIDGETS = tuple(f"w_{name}" for name in PARAMS) + ("w_matrix", "w_preset")
+VIEW_KEYS = ("view", "step", "head", "query", "numbers", "fitted")
+
+
+# --- knobs: widget state <-> config ------------------------------------------------------------
 
 
 def _load(config: ExplorerConfig) -> None:
+    s = st.session_state
     for name in PARAMS:
-        st.session_state[f"w_{name}"] = getattr(config, name)
-    st.session_state["w_matrix"] = format_matrix(config.matrix) if config.matrix else ""
-
-
-def _apply_preset() -> None:
-    name = st.session_state["w_preset"]
-    preset = next((p for p in presets() if p["name"] == name), None)
-    if preset is not None:
-        settings = {**preset["settings"], "text": preset["text"], "tokenizer": preset["tokenizer"]}
-        _load(ExplorerConfig(**settings).normalised())
-
-
-def _init_widgets() -> None:
-    """Give every widget its value when it has none: on a session's first run from the URL's
-    query parameters; after a visit to another page (Streamlit drops the state of widgets a
-    run did not draw) from the view the Explorer last showed."""
-    if "w_variant" in st.session_state:
-        return
-    saved = st.session_state.get("_explorer_params")
-    if saved is None:
-        raw = {key: st.query_params.get_all(key) for key in st.query_params}
-        config, st.session_state["_url_notes"] = from_values(raw)
-    else:
-        config, _ = from_values(saved)
-    _load(config)
+        s[f"w_{name}"] = getattr(config, name)
+    s["w_text"] = config.text.replace("\n", " ")  # a one-line box; the tokenizers treat both alike
+    s["w_matrix"] = format_matrix(config.matrix) if config.matrix else ""
+    s["w_preset"] = _preset_of(config)
 
 
 def _raw_values() -> dict:
@@ -61,83 +67,213 @@ def _raw_values() -> dict:
     return raw
 
 
+def _preset_of(config: ExplorerConfig) -> str:
+    for preset in presets():
+        settings = {**preset["settings"], "text": preset["text"], "tokenizer": preset["tokenizer"]}
+        if ExplorerConfig(**settings).normalised() == config.normalised():
+            return preset["name"]
+    return CUSTOM_PRESET
+
+
+def _sync(source: str) -> None:
+    """A knob changed (callback, before the page runs): repair, show what is really used."""
+    s = st.session_state
+    if source == "text" and s["w_embedding"] == "book":
+        try:
+            if not has_book_vectors(tokenize(s["w_text"], s["w_tokenizer"])):
+                s["w_embedding"] = "random"  # the learner's own sentence: quietly the seeded embedding
+        except ConfigError:
+            pass  # no tokens: from_values says so below
+    if source == "embedding" and s["w_embedding"] == "custom" and not s.get("w_matrix"):
+        s["w_matrix"] = _current_x()
+    config, notes = from_values(_raw_values())
+    for name in PARAMS:  # knobs this module lacks keep the learner's value for the next module
+        if (name not in KNOBS or config.has(name)) and s[f"w_{name}"] != getattr(config, name):
+            s[f"w_{name}"] = getattr(config, name)
+    s["_notes"] = notes
+    s["w_preset"] = _preset_of(config)
+
+
+def _current_x() -> str:
+    """The x the page shows now, as a matrix to edit (shortest float32 text of each number)."""
+    shown = st.session_state.get("_explorer_config")
+    if shown is None or len(shown.tokens) * shown.d_in > MATRIX_PREFILL_MAX:
+        return ""
+    x = cached_trace(shown).x[0].numpy()  # (T, d_in)
+    return "; ".join(", ".join(str(np.float32(v)) for v in row) for row in x)
+
+
+def _apply_preset() -> None:
+    name = st.session_state["w_preset"]
+    preset = next((p for p in presets() if p["name"] == name), None)
+    if preset is not None:
+        settings = {**preset["settings"], "text": preset["text"], "tokenizer": preset["tokenizer"]}
+        _load(ExplorerConfig(**settings).normalised())
+
+
+# --- the URL --------------------------------------------------------------------------------------
+
+
+def _load_url(raw: dict[str, tuple[str, ...]]) -> None:
+    """The URL's view into the widgets (the session's first run, Back/Forward, an edited link)."""
+    s = st.session_state
+    config, notes = from_values({k: v for k, v in raw.items() if k not in VIEW_KEYS})
+    _load(config)
+    spec = {"view": list(VIEWS), "step": [*STEPS, ALL_STEPS], "head": config.heads,
+            "query": len(config.tokens), "numbers": ["0", "1"], "fitted": ["0", "1"]}  # fmt: skip
+    view, view_notes = view_values(raw, spec)
+    s["view"] = VIEWS[view.get("view", "steps")]
+    s["head"], s["query"] = view.get("head", 0), view.get("query", min(1, len(config.tokens) - 1))
+    for name in ("step", "numbers", "fitted"):
+        s[f"_{name}_auto"] = name not in view
+        if name in view:
+            s[name] = view[name] if name == "step" else view[name] == "1"
+    s["_url_notes"] = notes + view_notes
+    s["_explorer_url"] = raw
+
+
+def explorer_url(config: ExplorerConfig, shown: dict) -> dict[str, str]:
+    """The URL parameters of this view: the knobs, and what is shown where it is not the
+    default; nothing at all for the opening view (a bare URL)."""
+    params = {k: str(v) for k, v in shown.items() if v is not None}
+    if config.normalised() == ExplorerConfig().normalised() and not params:
+        return {}
+    return to_query_params(config) | params
+
+
+def write_url(config: ExplorerConfig, shown: dict) -> None:
+    params = explorer_url(config, shown)
+    url.write(params)
+    st.session_state["_explorer_url"] = url.as_read(params)
+    st.session_state["_explorer_link"] = params  # for the sidebar's link back here
+
+
+# --- drawing ----------------------------------------------------------------------------------
+
+
 def explorer_controls() -> tuple[ExplorerConfig, list[str]]:
     """The sentence box and the sidebar knobs -> the config to show, and notes on anything that
     was corrected (bad URL values, impossible combinations)."""
-    _init_widgets()
     s = st.session_state
-    st.text_area(
+    raw = url.read()
+    if "w_variant" not in s or raw != s.get("_explorer_url"):
+        _load_url(raw)
+    for key in WIDGETS + VIEW_KEYS:  # Streamlit forgets widgets a run does not draw; these stay
+        if key in s:
+            s[key] = s[key]
+    config, notes = from_values(_raw_values())
+    s["_explorer_config"] = config
+    st.text_input(
         "Sentence",
         key="w_text",
-        height=80,
         max_chars=MAX_TEXT_CHARS,
-        help="Type anything; tokens are split by the tokenizer in the sidebar.",
+        on_change=_sync,
+        args=("text",),
+        placeholder="Type a sentence and press Enter",
+        help="Press Enter to apply. Tokens are split by the tokenizer in the sidebar.",
     )
+    _sidebar(config)
+    return config, s.pop("_url_notes", []) + s.pop("_notes", []) + notes
+
+
+def _sidebar(config: ExplorerConfig) -> None:
+    s = st.session_state
+    variant = config.spec
+    used = config.effective_values()
+
+    def knob(widget, name: str, label: str, **options) -> None:
+        """The knob's widget; for a knob this module does not have, a disabled one showing the
+        value it computes with."""
+        if variant.has(name) or name == "d_in":
+            widget(label, key=f"w_{name}", on_change=_sync, args=(name,), **options)
+        else:
+            s[f"na_{name}"] = used[name]
+            options["help"] = f"{variant.cls.__name__} has no {label} knob: it computes as shown."
+            widget(label, key=f"na_{name}", disabled=True, **options)
 
     with st.sidebar:
         names = [CUSTOM_PRESET] + [p["name"] for p in presets()]
-        st.selectbox("Preset (the documents' examples)", names, key="w_preset", on_change=_apply_preset)
-        variant = VARIANTS[s["w_variant"]]
+        st.selectbox("Example", names, key="w_preset", on_change=_apply_preset,
+                     help="Sentences and settings from the book and Raschka's blog post.")  # fmt: skip
         st.selectbox("Module", list(VARIANTS), key="w_variant", format_func=lambda v: VARIANTS[v].label,
-                     help=variant.help)  # fmt: skip
-        st.selectbox("Tokenizer", list(SCHEME_LABELS), key="w_tokenizer", format_func=SCHEME_LABELS.get)
+                     help=variant.help, on_change=_sync, args=("variant",))  # fmt: skip
+        st.selectbox("Tokenizer", list(SCHEME_LABELS), key="w_tokenizer", format_func=SCHEME_LABELS.get,
+                     on_change=_sync, args=("tokenizer",))  # fmt: skip
         st.radio(
             "Embedding",
             ["book", "random", "custom"],
             key="w_embedding",
             horizontal=True,
-            format_func={
-                "book": "book vectors",
-                "random": "nn.Embedding (seeded)",
-                "custom": "my matrix",
-            }.get,
-            help="Book vectors exist for the documents' sentences (see Preset).",
+            format_func=EMBEDDING_LABELS.get,
+            help="The book's fixed vectors exist for its example sentences; your own text uses a seeded "
+            "nn.Embedding, or a matrix you type.",
+            on_change=_sync,
+            args=("embedding",),
         )
         if s["w_embedding"] == "custom":
-            st.text_area(
-                "Matrix: one row per token, numbers split by commas, rows by ';' or lines",
-                key="w_matrix",
-                height=100,
-            )
-        st.number_input(
-            "d_in (embedding width)",
-            1,
-            MAX_D_IN,
-            key="w_d_in",
-            disabled=s["w_embedding"] != "random",
-            help="Fixed vectors decide d_in; pick the nn.Embedding source to change it.",
-        )
-        st.number_input(variant.d_out_label, 1, MAX_D_OUT, key="w_d_out", disabled=not variant.has("d_out"))
+            st.text_area("Matrix: one row per token, numbers split by commas, rows by ';' or lines",
+                         key="w_matrix", height=100, on_change=_sync, args=("matrix",))  # fmt: skip
+        st.number_input("d_in (embedding width)", 1, MAX_D_IN, key="w_d_in", on_change=_sync, args=("d_in",),
+                        disabled=config.embedding != "random",
+                        help="Fixed vectors decide d_in; pick nn.Embedding to change it.")  # fmt: skip
+        knob(st.number_input, "d_out", variant.d_out_label, min_value=1, max_value=MAX_D_OUT)
         if variant.has("d_v"):
-            st.number_input("d_v (value width)", 1, MAX_D_OUT, key="w_d_v")
-        st.number_input("heads", 1, MAX_HEADS, key="w_heads", disabled=not variant.has("heads"))
-        st.number_input(
-            "dropout p",
-            0.0,
-            MAX_DROPOUT_WIDGET,
-            step=0.05,
-            key="w_dropout",
-            format="%.2f",
-            disabled=not variant.has("dropout"),
-            help="Applied to the weights in train mode only.",
-        )
-        st.checkbox("causal mask", key="w_causal", disabled=not variant.has("causal"))
-        st.checkbox("qkv bias", key="w_bias", disabled=not variant.has("bias"))
-        st.toggle("train mode (dropout on)", key="w_train", disabled=not variant.has("train"))
-        st.number_input(
-            "seed", 0, MAX_SEED, key="w_seed", help="Seeds the embedding, the weights and dropout."
-        )
+            knob(st.number_input, "d_v", "d_v (value width)", min_value=1, max_value=MAX_D_OUT)
+        knob(st.number_input, "heads", "heads", min_value=1, max_value=MAX_HEADS)
+        knob(st.number_input, "dropout", "dropout p", min_value=0.0, max_value=MAX_DROPOUT_WIDGET, step=0.05,
+             format="%.2f")  # fmt: skip
+        knob(st.checkbox, "causal", "causal mask")
+        knob(st.checkbox, "bias", "qkv bias")
+        knob(st.toggle, "train", "train mode (dropout on)")
+        st.number_input("seed", 0, MAX_SEED, key="w_seed", on_change=_sync, args=("seed",),
+                        help="Seeds the embedding, the weights and dropout.")  # fmt: skip
         devices = ["auto", *available_devices()]
         if s["w_device"] not in devices:
             devices.append(s["w_device"])  # asked for by a link; resolve_device explains the fallback
-        st.selectbox("device", devices, key="w_device")
-        if not variant.knobs:
-            st.caption(
-                f"{variant.cls.__name__} has no trainable weights: only the text and embedding matter."
-            )
+        st.selectbox("device", devices, key="w_device", on_change=_sync, args=("device",))
 
-    config, notes = from_values(_raw_values())
-    url_notes = s.pop("_url_notes", [])
-    st.session_state["_explorer_params"] = to_query_params(config)
-    st.query_params.from_dict(to_query_params(config))
-    return config, url_notes + notes
+
+def explorer_view(trace: AttentionTrace) -> dict:
+    """The view controls above the chart -> what to show: view, step, head, query, numbers and
+    fitted colours. Returns the values that differ from the defaults (for the URL) under
+    "shown", and all of them."""
+    s = st.session_state
+    n, heads = trace.num_tokens, trace.num_heads
+    steps = available_steps(trace)
+    if s.get("_step_auto", True) or s.get("step") not in [*steps, ALL_STEPS]:
+        s["step"] = "dropped_weights" if "dropped_weights" in steps else "weights"
+    for name, default in (("numbers", n <= NUMBERS_UP_TO), ("fitted", n >= FIT_FROM)):
+        if s.get(f"_{name}_auto", True) or name not in s:
+            s[name] = default
+    s["head"] = min(s.get("head", 0), heads - 1)
+    s["query"] = min(s.get("query", min(1, n - 1)), n - 1)
+    if s.get("view") not in VIEWS.values():
+        s["view"] = VIEWS["steps"]
+    st.segmented_control("View", list(VIEWS.values()), key="view", label_visibility="collapsed")
+    view = next(k for k, v in VIEWS.items() if v == s["view"])
+    if view == "steps":
+        st.segmented_control("Step", [*steps, ALL_STEPS], key="step", label_visibility="collapsed",
+                             format_func=lambda step: "all steps side by side" if step == ALL_STEPS else step,
+                             on_change=lambda: s.update(_step_auto=False))  # fmt: skip
+        if s["step"] is None:  # a click on the selected option unselects it: keep it
+            s["step"] = "weights"
+    pick_head, numbers, fitted = st.columns([2, 2, 2], vertical_alignment="center")
+    if view in ("steps", "vectors", "query") and heads > 1:
+        pick_head.radio("Head", range(heads), key="head", horizontal=True, format_func=lambda h: f"head {h}",
+                        label_visibility="collapsed")  # fmt: skip
+    if view == "steps":
+        numbers.toggle("Numbers in the cells", key="numbers", on_change=lambda: s.update(_numbers_auto=False),
+                       help=f"On by default up to {NUMBERS_UP_TO} tokens; hover shows any cell.")  # fmt: skip
+        fitted.toggle("Fit the colours to the values", key="fitted",
+                      on_change=lambda: s.update(_fitted_auto=False), help=FITTED_HELP)  # fmt: skip
+    if view == "query":
+        labels = [f"{i}: {t}" for i, t in enumerate(trace.tokens.texts)]
+        st.selectbox("Query token", range(n), key="query", format_func=labels.__getitem__)
+    values = {"view": view, "step": s["step"], "head": s["head"], "query": s["query"],
+              "numbers": bool(s["numbers"]), "fitted": bool(s["fitted"])}  # fmt: skip
+    shown = {"view": view if view != "steps" else None,
+             "step": None if s.get("_step_auto", True) else s["step"],
+             "head": s["head"] or None, "query": None if view != "query" else s["query"],
+             "numbers": None if s.get("_numbers_auto", True) else int(values["numbers"]),
+             "fitted": None if s.get("_fitted_auto", True) else int(values["fitted"])}  # fmt: skip
+    return values | {"shown": shown}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import pandas as pd
 import streamlit as st
 
 from attention.devices import resolve_device
@@ -55,3 +56,54 @@ def self_check(key: str, question: str, options: list[str], answer: str, why: st
         else:
             st.error(f"Not quite: the answer is {literal(answer)}. {why}")
     return picked
+
+
+def plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def _four_decimals(value: float) -> str:
+    text = f"{value:.4f}"
+    return "0.0000" if text == "-0.0000" else text  # a tiny negative is not a "−0"
+
+
+TABLE_ROWS = 25  # rows shown without scrolling
+
+
+def number_table(frame: pd.DataFrame, key: str) -> None:
+    """A table of numbers as the book prints them (4 decimals), every row visible up to
+    TABLE_ROWS; a longer one scrolls with its last row (a sum, say) moved to the top."""
+    if len(frame) > TABLE_ROWS:
+        frame = pd.concat([frame.iloc[-1:], frame.iloc[:-1]])
+    height = 35 * (min(len(frame), TABLE_ROWS) + 1) + 3
+    st.dataframe(frame.style.format(_four_decimals), height=height, width="stretch", key=key)
+
+
+_COPY = """<button id="copy" type="button" title="Copy the address of this view">Copy link</button>
+<style>
+  body { margin: 0; font-family: "Source Sans Pro", "Source Sans 3", sans-serif; }
+  button { font: inherit; font-size: 15px; padding: 5px 12px; border-radius: 8px; cursor: pointer;
+           border: 1px solid rgba(49, 51, 63, 0.3); background: #fff; color: #31333f; width: 100%; }
+  button:hover { border-color: #1f5fbf; color: #1f5fbf; }
+</style>
+<script>
+  const button = document.getElementById("copy");
+  button.onclick = async () => {
+    const href = window.parent.location.href;  // the address bar: the whole view
+    try { await navigator.clipboard.writeText(href); }
+    catch (error) {  // plain http on a classroom network has no clipboard API
+      const text = document.createElement("textarea");
+      text.value = href; document.body.appendChild(text); text.select();
+      document.execCommand("copy"); text.remove();
+    }
+    button.textContent = "Copied ✓";
+    setTimeout(() => { button.textContent = "Copy link"; }, 2000);
+  };
+</script>"""
+
+
+def copy_link_button() -> None:
+    """One click copies the page's address, which holds its whole view. Our own static script in
+    a same-origin iframe (it reads the parent's address; no user text, nothing from a CDN)."""
+    big = st.session_state.get("projector")
+    st.iframe(_COPY.replace("font-size: 15px", "font-size: 20px") if big else _COPY, height=44 if big else 38)

@@ -4,6 +4,7 @@ CircuitsVis do; `steps_figure` and `available_steps` read them off an AttentionT
 
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass
 
 import numpy as np
@@ -12,7 +13,12 @@ import plotly.graph_objects as go
 from attention.figures.layout import (
     DIVERGING,
     MASK_GREY,
+    MAX_TICK_LABELS,
     SEQUENTIAL,
+    TITLE_PX,
+    VERTICAL_TOOLBAR,
+    cell_numbers,
+    chart_title,
     colour,
     f32,
     figure,
@@ -65,16 +71,15 @@ class StepPanel:
     dropout: float = 0.0
 
 
-def _step_traces(panel: StepPanel, n: int, axes: dict, colorbar: dict) -> list[dict]:
+def _step_traces(panel: StepPanel, n: int, heatmap: dict) -> list[dict]:
     """One panel: the heatmap (−inf sent as NaN), the masked cells as one hatched grey polygon
-    (hover: "masked (−inf)"), and a ✕ on every cell dropout removed."""
-    _, value_name, scale = STEPS[panel.name]
+    (hover: "masked (−inf)"), and a ✕ on every cell dropout removed (while cells are big enough
+    to see one: at hundreds of tokens, tens of thousands of ✕ cost seconds to draw)."""
     z = f32(panel.z).copy()
     z[np.isneginf(z)] = np.nan
     data = [
-        {"type": "heatmap", "z": z, "hoverongaps": False, "colorbar": colorbar, "name": panel.name, **axes,
-         "hovertemplate": f"query %{{y}}<br>key %{{x}}<br>{panel.name} %{{z:.4f}}<extra></extra>",
-         **colour(scale, z)}
+        {"type": "heatmap", "z": z, "hoverongaps": False, "name": panel.name, "colorbar": {"thickness": 12},
+         "hovertemplate": f"query %{{y}}<br>key %{{x}}<br>{panel.name} %{{z:.4f}}<extra></extra>", **heatmap}
     ]  # fmt: skip
     if panel.mask is not None and n > 1:
         xs, ys = _mask_polygon(n)
@@ -83,20 +88,23 @@ def _step_traces(panel: StepPanel, n: int, axes: dict, colorbar: dict) -> list[d
             {"type": "scatter", "x": xs, "y": ys, "fill": "toself", "mode": "lines", "line": {"width": 0},
              "fillcolor": MASK_GREY, "fillpattern": pattern, "hoveron": "fills", "hoverinfo": "text",
              "text": "masked (−inf): a query may not look at later keys", "name": "masked",
-             "showlegend": False, **axes}
+             "showlegend": False}
         )  # fmt: skip
-    if panel.dropout_mask is not None:
+    if panel.dropout_mask is not None and n <= MAX_DROP_MARKS:
         dropped = np.argwhere(~np.asarray(panel.dropout_mask, dtype=bool))  # (k, 2): row, col
         if panel.mask is not None:
             dropped = dropped[dropped[:, 1] <= dropped[:, 0]]  # masked cells are 0 already
         data.append(
             {"type": "scatter", "x": dropped[:, 1].astype(np.int16), "y": dropped[:, 0].astype(np.int16),
-             "mode": "markers", "name": "dropped", "showlegend": False, **axes,
+             "mode": "markers", "name": "dropped", "showlegend": False,
              "marker": {"symbol": "x-thin", "size": max(4, min(14, 360 // n)),
                         "line": {"width": 2, "color": "#d62728"}},
              "hovertemplate": f"query %{{y}}<br>key %{{x}}<br>dropped (p = {panel.dropout:g})<extra></extra>"}
         )  # fmt: skip
     return data
+
+
+MAX_DROP_MARKS = 64  # tokens up to which each dropped cell gets a ✕
 
 
 def _mask_polygon(num_tokens: int) -> tuple[list[float], list[float]]:
@@ -110,45 +118,57 @@ def _mask_polygon(num_tokens: int) -> tuple[list[float], list[float]]:
     return xs, ys
 
 
-def step_panels_figure(tokens: list[str], panels: list[StepPanel]) -> go.Figure:
-    """Panels of (T, T) matrices side by side in one figure. Rows are queries, columns keys."""
+def step_figure(tokens: list[str], panel: StepPanel, *, numbers: bool = False, fitted: bool = False,
+                width_px: int = 600) -> go.Figure:  # fmt: skip
+    """One (T, T) matrix as a heatmap: rows are queries, columns keys, the keys' axis on top.
+    `numbers` prints the values in the cells; `fitted` fits a weights scale to the values;
+    `width_px` is the width it will be drawn at (for the number format and the labels' angle)."""
     labels = token_labels(tokens)
     n = len(labels)
-    cols = 2 if n <= 24 and len(panels) > 1 else 1
-    panel_px = int(min(700, max(260, 100 + 26 * n)))
-    head_px, foot_px = 115, 25  # above each panel: its title (45) and the key axis on top (70)
-    block = head_px + panel_px + foot_px
-    cells = grid(len(panels), cols, gap_x=0.16, head=head_px / block, foot=foot_px / block, right=0.06)
-    data, layout = [], {"annotations": []}
-    for panel, cell in zip(panels, cells, strict=True):
-        colorbar = {"thickness": 12, "len": cell.y1 - cell.y0, "y": (cell.y0 + cell.y1) / 2,
-                    "x": min(1.0, cell.x1 + 0.01), "xanchor": "left", "yanchor": "middle"}  # fmt: skip
-        data += _step_traces(panel, n, cell.axes, colorbar)
-        layout[f"xaxis{cell.suffix}"] = position_axis(labels, "keys (looked at) →") | {
-            "domain": [cell.x0, cell.x1], "anchor": f"y{cell.suffix}", "range": [-0.5, n - 0.5],
-            "side": "top", "title": {"text": "keys (looked at) →", "standoff": 4},
-        }  # fmt: skip
-        layout[f"yaxis{cell.suffix}"] = position_axis(labels, "← queries (looking)") | {
-            "domain": [cell.y0, cell.y1], "anchor": f"x{cell.suffix}",
-            "range": [n - 0.5, -0.5],  # query 0 on top; fixed, so the ✕ markers cannot shrink it
-        }  # fmt: skip
-        layout["annotations"].append(panel_title(panel.title, cell, size=15, subtitle=panel.subtitle))
-    rows = -(-len(panels) // cols)
-    return figure(
-        data, layout | {"height": rows * block + 20, "margin": {"l": 10, "r": 10, "t": 10, "b": 10}}
-    )
+    _, _, scale = STEPS[panel.name]
+    heatmap = colour(scale, f32(panel.z), fitted=fitted)
+    plot_px = width_px - 130  # the query labels and the colour bar take the rest
+    if numbers:
+        heatmap |= cell_numbers(n, plot_px)
+    # key labels too long for their column stand upright; leave them the room they need
+    shown = labels[:: max(1, -(-n // MAX_TICK_LABELS))]
+    longest = max(len(html.unescape(label)) for label in shown)
+    upright = longest * 8 > plot_px / len(shown)
+    ticks_px = 8 * longest + 10 if upright else 22
+    height = int(min(760, max(260, (58 if numbers else 26) * n + 60, 100 + 26 * n)))
+    keys = position_axis(labels, "keys (looked at) →") | {
+        "side": "top",
+        "range": [-0.5, n - 0.5],
+        "title": {"text": "keys (looked at) →", "standoff": 4},
+    }
+    if upright:
+        keys["tickangle"] = -90
+    layout = {
+        "title": chart_title(panel.title, panel.subtitle),
+        "xaxis": keys,
+        # query 0 on top; a fixed range, so the ✕ markers cannot shrink it
+        "yaxis": position_axis(labels, "← queries (looking)") | {"range": [n - 0.5, -0.5]},
+        "height": height + TITLE_PX + ticks_px + 30,
+        "margin": {"l": 10, "r": 40, "t": TITLE_PX + ticks_px + 30, "b": 10},
+        "modebar": VERTICAL_TOOLBAR,
+    }  # fmt: skip
+    return figure(_step_traces(panel, n, heatmap), layout)
 
 
-def steps_figure(
+def step_panels(
     trace: AttentionTrace, head: int, steps: list[str] | None = None, batch: int = 0
-) -> go.Figure:
-    """One head's steps (default: all it went through) as panels of one figure. Each heatmap
-    trace is named after its trace field."""
+) -> list[StepPanel]:
+    """One head's steps (default: all it went through), each with its title and marks."""
     mask = None if trace.mask is None else trace.mask.numpy()
     panels = []
-    for name in steps or available_steps(trace):
-        step_title = STEPS[name][0].replace("√d_k", f"√{trace.queries.shape[-1]} = {trace.divisor:.4g}")
-        subtitle = f"{name} {shape_text(trace, name)}, head {head}"
+    heads = f", head {head}" if trace.num_heads > 1 else ""
+    done = available_steps(trace)
+    before_softmax = [n for n in ("masked_scores", "scaled_scores", "scores") if n in done][0]
+    for name in steps or done:
+        step_title = STEPS[name][0].replace("softmax(masked_scores)", f"softmax({before_softmax})")
+        subtitle = f"{name} {shape_text(trace, name)}{heads}"
+        if name == "scaled_scores":
+            subtitle += f" · d_k = {trace.queries.shape[-1]}, √d_k ≈ {trace.divisor:.4g}"
         if name == "dropped_weights":
             subtitle += f" · kept × 1/(1 − {trace.dropout:g}) = ×{1 / (1 - trace.dropout):.4g} · ✕ dropped"
         dropped = name == "dropped_weights"
@@ -158,7 +178,12 @@ def steps_figure(
                       dropout_mask=trace.dropout_mask[batch, head].numpy() if dropped else None,
                       dropout=trace.dropout)
         )  # fmt: skip
-    return step_panels_figure(list(trace.tokens.texts), panels)
+    return panels
+
+
+def steps_figure(trace: AttentionTrace, head: int, step: str = "weights", **options) -> go.Figure:
+    """One step of one head, read off a trace (options: see step_figure)."""
+    return step_figure(list(trace.tokens.texts), step_panels(trace, head, [step])[0], **options)
 
 
 # --- every head, the vectors, one query ------------------------------------------------------
@@ -213,8 +238,10 @@ def vectors_heatmap(matrix, row_labels: list[str], title_text: str, row_title: s
     )
 
 
-def query_bar(tokens: list[str], weights: np.ndarray, masked: np.ndarray | None, query: int) -> go.Figure:
-    """How one query spreads its weight (T,) over the keys; masked keys in grey."""
+def query_bar(tokens: list[str], weights: np.ndarray, masked: np.ndarray | None, query: int,
+              after_dropout: bool = False) -> go.Figure:  # fmt: skip
+    """How one query spreads its weight (T,) over the keys; masked keys in grey. With
+    `after_dropout`, the weights are the dropped_weights (what the context sums)."""
     labels = token_labels(tokens)
     masked = np.zeros(len(labels), bool) if masked is None else np.asarray(masked, dtype=bool)
     data = [
@@ -225,7 +252,11 @@ def query_bar(tokens: list[str], weights: np.ndarray, masked: np.ndarray | None,
     return figure(
         data,
         {
-            "title": title(f"weights of query “{labels[query]}” (position {query}) over the keys", size=14),
+            "title": title(
+                f"{'dropped_weights (after dropout)' if after_dropout else 'weights'} of query "
+                f"“{labels[query]}” (position {query}) over the keys",
+                size=14,
+            ),
             "xaxis": position_axis(labels, "keys"),
             "yaxis": {"title": {"text": "weight"}, "rangemode": "tozero"},
             "height": 320,

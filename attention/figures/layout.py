@@ -58,32 +58,66 @@ def f32(a) -> np.ndarray:
     return np.ascontiguousarray(np.asarray(a, dtype=np.float32))
 
 
+MAX_TICK_LABELS = 48  # per axis; a longer text labels every k-th position (hover names the rest by position)
+
+
 def position_axis(labels: list[str], axis_title: str) -> dict:
-    """An axis of token positions 0..n-1 labelled with the tokens."""
+    """An axis of token positions 0..n-1 labelled with the tokens (every k-th when there are more
+    than MAX_TICK_LABELS: 250 labels on 700 px are unreadable and slow to draw)."""
     n = len(labels)
+    step = max(1, math.ceil(n / MAX_TICK_LABELS))
     return {
         "title": {"text": axis_title},
         "tickmode": "array",
-        "tickvals": list(range(n)),
-        "ticktext": labels,
-        "tickfont": {"size": 14 if n <= 16 else 11 if n <= 48 else 8},
+        "tickvals": list(range(0, n, step)),
+        "ticktext": labels[::step],
+        "tickfont": {"size": 14 if n <= 16 else 12 if n <= 32 else 10},
         "showgrid": False,
         "zeroline": False,
         "constrain": "domain",
     }
 
 
-def colour(colorscale, values: np.ndarray) -> dict:
-    """Colour scale and range: diverging ones centred on 0, sequential ones from 0."""
+def chart_title(text: str, subtitle: str | None = None, size: int = 15) -> dict:
+    """A chart's title at its top left; the caller leaves margin["t"] >= TITLE_PX for it and sets
+    VERTICAL_TOOLBAR, so that the toolbar stands at the right edge instead of over the title (on a
+    phone a title reaches across the chart). User text must be escaped by the caller."""
+    out = {"text": f"<b>{text}</b>", "font": {"size": size}, "x": 0, "xanchor": "left", "xref": "container",
+           "y": 1, "yanchor": "top", "yref": "container", "pad": {"t": 6, "l": 8}}  # fmt: skip
+    if subtitle:
+        out["subtitle"] = {"text": subtitle, "font": {"size": 12}}
+    return out
+
+
+TITLE_PX = 52  # a title and its subtitle
+VERTICAL_TOOLBAR = {"orientation": "v"}  # layout["modebar"]: down the right edge, clear of the title
+
+
+def colour(colorscale, values: np.ndarray, fitted: bool = False, bound: float | None = None) -> dict:
+    """Colour scale and range: diverging ones symmetric around 0 (±`bound`, or the largest |value|);
+    sequential ones from 0 to at least 1 (weights), or `fitted` from the smallest value to the
+    99th percentile: with a causal mask the first query's weight is always 1, and the other 31,000
+    weights of a 250-token matrix, mostly below 0.05, would otherwise all look the same dark."""
     finite = values[np.isfinite(values)]
     if colorscale == DIVERGING:
-        bound = float(np.abs(finite).max()) if finite.size else 1.0
-        return {"colorscale": DIVERGING, "zmid": 0.0, "zmin": -bound, "zmax": bound}
-    return {
-        "colorscale": SEQUENTIAL,
-        "zmin": 0.0,
-        "zmax": float(max(1.0, finite.max() if finite.size else 1.0)),
-    }
+        if bound is None:
+            bound = float(np.abs(finite).max()) if finite.size else 1.0
+        return {"colorscale": DIVERGING, "zmid": 0.0, "zmin": -bound, "zmax": bound or 1.0}
+    if fitted and finite.size and (top := float(np.quantile(finite, FITTED_QUANTILE))) > finite.min():
+        return {"colorscale": SEQUENTIAL, "zmin": float(finite.min()), "zmax": top}
+    top = float(max(1.0, finite.max() if finite.size else 1.0)) if bound is None else bound
+    return {"colorscale": SEQUENTIAL, "zmin": 0.0, "zmax": top}
+
+
+FITTED_QUANTILE = 0.99  # a fitted scale's top: the largest 1% of the values saturate
+
+
+def cell_numbers(n_columns: int, width_px: float) -> dict:
+    """Numbers printed in the cells of a heatmap, as many decimals as fit (hover has all 4);
+    plotly picks a text colour that contrasts with each cell."""
+    cell = width_px / max(n_columns, 1)
+    decimals = 4 if cell >= 58 else 3 if cell >= 46 else 2
+    return {"texttemplate": f"%{{z:.{decimals}f}}", "textfont": {"size": 13 if cell >= 46 else 11}}
 
 
 # --- the panel grid: several heatmaps in one figure (one chart to draw, not several) -------------
@@ -158,9 +192,19 @@ def scale_text(fig: go.Figure, factor: float, color: str | None = None) -> go.Fi
     for name, axis in layout.items():
         if name.startswith(("xaxis", "yaxis")):
             updates[name] = {"tickfont": bigger(axis.get("tickfont"))}
-    if isinstance(layout.get("title"), dict):
-        updates["title"] = {"font": bigger(layout["title"].get("font"))}
+            if isinstance(axis.get("title"), dict):
+                updates[name]["title"] = {"font": bigger(axis["title"].get("font"))}
+    if isinstance(title := layout.get("title"), dict):
+        updates["title"] = {"font": bigger(title.get("font"))}
+        if isinstance(title.get("subtitle"), dict):
+            updates["title"]["subtitle"] = {"font": bigger(title["subtitle"].get("font", {"size": 12}))}
+        if "pad" in title:  # keep the toolbar's strip, and make room for the larger title
+            margin = layout.get("margin", {})
+            updates["margin"] = {"t": round(margin.get("t", 80) * factor)}
     if layout.get("annotations"):
         updates["annotations"] = [a | {"font": bigger(a.get("font"))} for a in layout["annotations"]]
     fig.update_layout(updates)
+    for trace in fig.data:  # numbers in cells
+        if getattr(trace, "texttemplate", None):
+            trace.textfont = bigger(trace.textfont.to_plotly_json() if trace.textfont else None)
     return fig

@@ -15,7 +15,7 @@ APP = str(Path(__file__).resolve().parents[2] / "app.py")
 def app():
     """A fresh Explorer session (not yet run), showing all steps side by side."""
     at = AppTest.from_file(APP, default_timeout=60)
-    at.session_state["step"] = "all"
+    at.query_params["step"] = "all"  # as a link to "all steps side by side" asks for it
     return at
 
 
@@ -41,28 +41,37 @@ def z(fig: dict, trace: int = 0) -> np.ndarray:
     return decode(fig["data"][trace]["z"])
 
 
+def step_figures(at) -> list[dict]:
+    """The Steps view's charts: one per step, each heatmap trace named after its field."""
+    found = [
+        f for f in figures(at) if any(d.get("name") in STEPS and d["type"] == "heatmap" for d in f["data"])
+    ]
+    assert found, "no steps figure on the page"
+    return found
+
+
 def steps_figure(at) -> dict:
-    """The Steps view's figure: one heatmap panel per step, each trace named after its field."""
-    for fig in figures(at):
-        if any(d.get("name") in STEPS and d["type"] == "heatmap" for d in fig["data"]):
-            return fig
-    raise AssertionError("no steps figure on the page")
+    """The first step's chart (axes, labels)."""
+    return step_figures(at)[0]
 
 
 def step_names(at) -> list[str]:
-    return [d["name"] for d in steps_figure(at)["data"] if d["type"] == "heatmap"]
+    return [d["name"] for f in step_figures(at) for d in f["data"] if d["type"] == "heatmap"]
 
 
 def step(at, name: str) -> np.ndarray:
     """The z values of one step's heatmap (float32, exactly as sent)."""
-    for d in steps_figure(at)["data"]:
-        if d["type"] == "heatmap" and d.get("name") == name:
-            return decode(d["z"])
+    for f in step_figures(at):
+        for d in f["data"]:
+            if d["type"] == "heatmap" and d.get("name") == name:
+                return decode(d["z"])
     raise AssertionError(f"no {name} panel; panels: {step_names(at)}")
 
 
 def step_titles(at) -> str:
-    return "\n".join(a["text"] for a in steps_figure(at)["layout"]["annotations"])
+    """Every step chart's title and subtitle, one line each."""
+    titles = [f["layout"]["title"] for f in step_figures(at)]
+    return "\n".join(t["text"] + " " + t.get("subtitle", {}).get("text", "") for t in titles)
 
 
 def show(at, view: str):

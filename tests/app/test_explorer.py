@@ -1,4 +1,5 @@
-"""The Explorer page under Streamlit's AppTest: defaults, every knob, bad settings, the URL."""
+"""The Explorer page under Streamlit's AppTest: defaults, every knob, bad settings, the URL, and
+the first minute of a class (issue 12: own text, notes, numbers in cells, labels, the link)."""
 
 import numpy as np
 import pytest
@@ -15,20 +16,35 @@ from tests.app.conftest import (
     messages,
     show,
     step,
+    step_figures,
     step_names,
     step_titles,
     steps_figure,
     z,
 )
 
+WIDGETS = ("text_input", "text_area", "number_input", "selectbox", "checkbox", "toggle", "radio")
+
+
+def widget(at, key):
+    for kind in WIDGETS:
+        for element in at.get(kind):
+            if element.key == key:
+                return element
+    raise AssertionError(f"no widget {key!r}")
+
 
 def set_value(at, key, value):
-    at.session_state[key] = value
-    return at.run()
+    """As a learner does it: the widget changes, its callbacks run, the page reruns."""
+    return widget(at, key).set_value(value).run()
 
 
 def weights(at) -> np.ndarray:
     return step(at, "weights")
+
+
+def url_params(at) -> dict[str, str]:
+    return {k: v[0] if isinstance(v, list) else v for k, v in at.query_params.items()}
 
 
 def test_default_view_is_the_weights_of_head_0():
@@ -41,11 +57,17 @@ def test_default_view_is_the_weights_of_head_0():
 def test_defaults_render_the_books_example(app):
     at = app.run()
     assert not at.exception
-    assert at.text_area(key="w_text").value == "Your journey starts with one step"
-    fig = steps_figure(at)
+    assert at.text_input(key="w_text").value == "Your journey starts with one step"
     assert step_names(at) == ["scores", "scaled_scores", "masked_scores", "weights"]
-    assert all(d["z"]["dtype"] == "f4" for d in fig["data"] if d["type"] == "heatmap")  # float32, not lists
-    assert fig["layout"]["yaxis"]["ticktext"] == ["Your", "journey", "starts", "with", "one", "step"]
+    assert all(d["z"]["dtype"] == "f4" for f in step_figures(at) for d in f["data"] if d["type"] == "heatmap")
+    assert steps_figure(at)["layout"]["yaxis"]["ticktext"] == [
+        "Your",
+        "journey",
+        "starts",
+        "with",
+        "one",
+        "step",
+    ]
     w = weights(at)
     assert w.shape == (6, 6)
     np.testing.assert_allclose(w.sum(axis=1), 1, atol=1e-6)
@@ -58,12 +80,11 @@ def test_defaults_render_the_books_example(app):
 
 
 def test_heads_4_gives_four_heatmaps(app):
-    at = app.run()
-    at.session_state["w_d_out"] = 8
+    at = set_value(app.run(), "w_d_out", 8)
     at = set_value(at, "w_heads", 4)
     assert not at.exception
     assert len(at.radio(key="head").options) == 4
-    at = set_value(at, "head", 3)
+    at = at.radio(key="head").set_value(3).run()
     assert "head 3" in step_titles(at)
     at = show(at, "All heads")
     grid = [f for f in figures(at) if f["data"][0].get("showscale") is False]
@@ -75,21 +96,20 @@ def test_causal_switch(app):
     at = app.run()
     assert np.all(np.triu(weights(at), 1) == 0)
     assert "masked_scores" in step_names(at)
-    at = set_value(at, "w_causal", False)
+    at = at.checkbox(key="w_causal").uncheck().run()
     assert not at.exception
     assert np.all(weights(at)[np.triu_indices(6, 1)] > 0)
     assert "masked_scores" not in step_names(at)
 
 
 def test_dropout_in_train_mode_marks_and_scales(app):
-    at = app.run()
-    at.session_state["w_dropout"] = 0.5
+    at = set_value(app.run(), "w_dropout", 0.5)
     at = set_value(at, "w_train", True)
-    fig = steps_figure(at)
     dropped, kept_w = step(at, "dropped_weights"), weights(at)
     assert "×2" in step_titles(at)
     keep = dropped > 0
     np.testing.assert_allclose(dropped[keep], kept_w[keep] * 2, rtol=1e-6)
+    fig = next(f for f in step_figures(at) if f["data"][0]["name"] == "dropped_weights")
     marks = [d for d in fig["data"] if d.get("name") == "dropped"]
     assert marks and len(decode(marks[0]["x"])) == int(np.sum(~keep & (np.tril(np.ones((6, 6))) > 0)))
 
@@ -123,18 +143,22 @@ def test_d_in_and_d_out_change_the_shapes(app):
     assert "(1, 6, 6)" in figure(at, "output")["layout"]["title"]["text"]
 
 
-def test_blog_preset_reproduces_document_001(app):
-    at = app.run()
-    at.selectbox(key="w_preset").select("Life is short, eat dessert first (document 001)").run()
+def test_blog_example_reproduces_the_blog(app):
+    at = (
+        app.run()
+        .selectbox(key="w_preset")
+        .select("Life is short, eat dessert first (Raschka's blog, d_v ≠ d_k)")
+    )
+    at = at.run()
     assert not at.exception
-    scores = step(at, "scores")
-    np.testing.assert_allclose(scores[1], [8.5808, -7.6597, 3.2558, 1.0395, 11.1466, -0.4800], atol=1e-4)
+    np.testing.assert_allclose(
+        step(at, "scores")[1], [8.5808, -7.6597, 3.2558, 1.0395, 11.1466, -0.4800], atol=1e-4
+    )
     np.testing.assert_allclose(weights(at)[1], [0.2912, 0.0106, 0.0982, 0.0625, 0.4917, 0.0458], atol=1e-4)
 
 
 def test_simplified_shows_hello_shiny_sun(app):
-    at = app.run()
-    at.selectbox(key="w_preset").select("Hello shiny sun! (document 000)").run()
+    at = app.run().selectbox(key="w_preset").select("Hello shiny sun! (worked by hand, no weights)").run()
     assert not at.exception
     assert step_names(at) == ["scores", "weights"]  # no scaling, mask or dropout in section 3.3
     at = show(at, "Vectors")
@@ -142,50 +166,44 @@ def test_simplified_shows_hello_shiny_sun(app):
 
 
 @pytest.mark.parametrize(
-    "changes, message",
+    "changes, message, shown",
     [
-        ({"w_d_out": 10, "w_heads": 3}, "d_out=10 is not divisible by num_heads=3; try 2 or 5 heads"),
-        ({"w_text": "   "}, "The text is empty"),
-        ({"w_text": " ".join(["w"] * (MAX_TOKENS + 50)), "w_embedding": "random"}, "the limit is 256"),
-        ({"w_text": "my own words"}, "only for the documents' sentences"),
-        ({"w_embedding": "custom", "w_matrix": "1, 2; x"}, "is neither random, book nor a matrix"),
+        ({"w_d_out": 10, "w_heads": 3}, "d_out=10 is not divisible by num_heads=3; try 2 or 5 heads",
+         {"w_heads": 2}),
+        ({"w_text": "   "}, "The text is empty", {"w_text": "Your journey starts with one step"}),
+        ({"w_embedding": "random", "w_text": " ".join(["w"] * (MAX_TOKENS + 50))}, "the limit is 256", {}),
+        ({"w_text": "my own words", "w_embedding": "book"}, "exist only for its example sentences",
+         {"w_embedding": "random"}),
+        ({"w_embedding": "custom", "w_matrix": "1, 2; x"}, "is neither random, book nor a matrix",
+         {"w_embedding": "book"}),
     ],
-)
-def test_invalid_settings_show_the_message_and_keep_the_page(app, changes, message):
+)  # fmt: skip
+def test_invalid_settings_show_the_message_and_the_value_used(app, changes, message, shown):
+    """Issue 12 item 6: the sidebar shows what is computed, and the note says why."""
     at = app.run()
     for key, value in changes.items():
-        at.session_state[key] = value
-    at = at.run()
+        at = set_value(at, key, value)
     assert not at.exception
     assert message in messages(at)
     assert at.warning  # the visible note
+    for key, value in shown.items():
+        assert widget(at, key).value == value, key
     assert len(step_names(at)) >= 2  # the rest of the page still renders, with the values used instead
 
 
 def test_query_params_round_trip(app):
     config = ExplorerConfig(
-        text="the cat saw the dog",
-        embedding="random",
-        d_in=5,
-        variant="wrapper",
-        d_out=3,
-        heads=3,
-        dropout=0.25,
-        train=True,
-        bias=True,
-        seed=42,
-        causal=False,
-    )
+        text="the cat saw the dog", embedding="random", d_in=5, variant="wrapper", d_out=3, heads=3,
+        dropout=0.25, train=True, bias=True, seed=42, causal=False,
+    )  # fmt: skip
     for key, value in to_query_params(config).items():
         app.query_params[key] = value
     at = app.run()
     assert not at.exception
-    assert {
-        k: at.query_params[k][0] if isinstance(at.query_params[k], list) else at.query_params[k]
-        for k in at.query_params
-    } == to_query_params(config)
-    fig = steps_figure(at)
-    assert fig["layout"]["yaxis"]["ticktext"] == ["the", "cat", "saw", "the", "dog"]  # repeats keep rows
+    params = url_params(at)
+    assert {k: params[k] for k in to_query_params(config)} == to_query_params(config)
+    assert params["step"] == "all"  # and the view (issue 12 item 8)
+    assert steps_figure(at)["layout"]["yaxis"]["ticktext"] == ["the", "cat", "saw", "the", "dog"]  # repeats
     assert len(at.radio(key="head").options) == 3
     assert not messages(at)
 
@@ -197,12 +215,11 @@ def test_bad_query_params_are_corrected_with_a_note(app):
     text = messages(at)
     assert "dropout=1.0 must be in [0, 1)" in text and "seed='abc' is not a number" in text
     assert "variant='gpt' is not one of" in text and "not divisible by num_heads=3" in text
-    assert at.query_params["heads"] in ("2", ["2"])
+    assert url_params(at)["heads"] == "2" and at.number_input(key="w_heads").value == 2
 
 
 def test_html_in_tokens_is_escaped(app):
-    at = app.run()
-    at.session_state["w_embedding"] = "random"
+    at = set_value(app.run(), "w_embedding", "random")
     at = set_value(at, "w_text", "<b>x</b> <img src=x onerror=alert(1)>")
     labels = steps_figure(at)["layout"]["yaxis"]["ticktext"]
     assert "b" in labels and all("<" not in label for label in labels)
@@ -215,7 +232,7 @@ def test_code_and_downloads_are_offered(app):
     at = show(app.run(), "Share, code & downloads")
     code = [c.value for c in at.code if "import torch" in c.value]
     assert code and "MultiHeadAttention(d_in=3, d_out=2, context_length=6" in code[0]
-    assert any(c.value.startswith("?text=") for c in at.code)
+    assert any("?text=" in c.value and "step=all" in c.value for c in at.code)  # the link, with the view
 
 
 @pytest.mark.parametrize("view", ["All heads", "Vectors", "Query focus", "Tokens", "Share, code & downloads"])
@@ -233,9 +250,8 @@ def test_every_view_renders_with_dropout_and_repeated_tokens(app, view):
 def test_query_focus_sums_the_weighted_values(app):
     at = show(app.run(), "Query focus")
     bar = figure(at, "weights of query “journey”")
-    weights_row = decode(bar["data"][0]["y"])
-    np.testing.assert_allclose(weights_row.sum(), 1, atol=1e-6)
-    at = set_value(at, "query", 4)
+    np.testing.assert_allclose(decode(bar["data"][0]["y"]).sum(), 1, atol=1e-6)
+    at = at.selectbox(key="query").set_value(4).run()
     assert figure(at, "weights of query “one”")
     table = at.dataframe[0].value
     np.testing.assert_allclose(table.iloc[:-1].sum().to_numpy(), table.iloc[-1].to_numpy(), atol=1e-6)
@@ -251,22 +267,193 @@ def test_query_focus_sums_the_weighted_values(app):
     ],
 )
 def test_odd_text_never_raises(app, text):
-    at = app.run()
-    at.session_state["w_embedding"] = "random"
-    at = set_value(at, "w_text", text)
+    at = set_value(app.run(), "w_embedding", "random")
+    at.session_state["w_text"] = text  # a URL or paste can bring more than the box's 5,000
+    at = at.run()
     assert not at.exception
     assert step_names(at)
     assert all(len(label) <= 16 for label in steps_figure(at)["layout"]["yaxis"]["ticktext"])
 
 
 def test_settings_survive_a_visit_to_the_learn_page(app):
-    at = app.run()
-    at.session_state["w_d_out"] = 8
+    at = set_value(app.run(), "w_d_out", 8)
     at = set_value(at, "w_heads", 4)
+    at = show(at, "Vectors")
     at.switch_page("pages/learn.py")
     at = at.run()
     assert not at.exception
     at.switch_page("pages/explorer.py")
+    at.query_params.clear()
+    for key, value in at.session_state["_explorer_link"].items():  # the sidebar link carries the view
+        at.query_params[key] = value
     at = at.run()
     assert not at.exception
     assert at.number_input(key="w_heads").value == 4 and len(at.radio(key="head").options) == 4
+    assert at.session_state["view"] == "Vectors"  # issue 12 item 8: the view too
+
+
+# --- the first minute of a class (issue 12) ----------------------------------------------------------
+
+
+def test_typing_your_own_sentence_does_not_warn():
+    """Item 1: the main action switches to the seeded embedding quietly, and the sidebar says so."""
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at = set_value(at, "w_text", "the cat sat on the mat")
+    assert not at.exception and not at.warning
+    assert at.radio(key="w_embedding").value == "random"
+    assert steps_figure(at)["layout"]["yaxis"]["ticktext"][:3] == ["the", "cat", "sat"]
+
+
+def test_a_link_with_own_text_uses_the_seeded_embedding_quietly():
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["text"] = "my own words"
+    at = at.run()
+    assert not at.warning and at.radio(key="w_embedding").value == "random"
+
+
+def test_the_page_says_the_weights_are_untrained_and_links_to_trained_ones():
+    """Item 2."""
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    captions = " ".join(c.value for c in at.caption)
+    assert "random (seed 123), not trained" in captions and "For trained heads, see" in captions
+    assert any(link.label == "Watch it learn" for link in at.get("page_link"))
+
+
+def test_numbers_in_cells_while_small_and_a_toggle_otherwise():
+    """Item 3."""
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    fig = steps_figure(at)
+    assert fig["data"][0]["texttemplate"] == "%{z:.4f}"  # the book's 4 decimals
+    at = set_value(at, "w_text", " ".join(f"w{i}" for i in range(20)))
+    assert "texttemplate" not in steps_figure(at)["data"][0]
+    at = at.toggle(key="numbers").set_value(True).run()
+    assert "texttemplate" in steps_figure(at)["data"][0]
+
+
+def test_the_summary_is_in_words_with_the_jargon_in_its_tooltip():
+    """Item 4."""
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    summary = next(m for m in at.markdown if "tokens" in m.value and "output" in m.value)
+    assert "6 tokens · 2 heads · output 6 × 2" in summary.value
+    assert "T = 6" in summary.help and "head_dim" in summary.help
+
+
+def test_dropout_shows_the_dropped_weights_by_default():
+    """Item 5."""
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at = set_value(at, "w_dropout", 0.5)
+    at = set_value(at, "w_train", True)
+    assert step_names(at) == ["dropped_weights"]
+
+
+def test_a_head_count_that_does_not_divide_is_shown_as_used_with_correct_plurals():
+    """Item 6: "try 1 head", not "1 heads"."""
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at = set_value(at, "w_embedding", "random")
+    at = set_value(at, "w_d_out", 1)
+    at = set_value(at, "w_heads", 2)
+    text = messages(at)
+    assert "try 1 head." in text, text
+    assert "1 heads" not in text
+    assert at.number_input(key="w_heads").value == 1
+
+
+def test_simplified_attention_says_nothing_it_does_not_do():
+    """Item 7: no scaling, mask, heads; the causal box it shows is unticked."""
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at = at.selectbox(key="w_preset").select("Hello shiny sun! (worked by hand, no weights)").run()
+    at = at.segmented_control(key="step").set_value("all").run()
+    titles = step_titles(at)
+    assert "head 0" not in titles and "softmax(scores)" in titles and "masked" not in titles
+    summary = next(m.value for m in at.markdown if "tokens" in m.value)
+    assert "head" not in summary
+    assert at.checkbox(key="na_causal").value is False and at.checkbox(key="na_causal").disabled
+    assert at.number_input(key="na_heads").value == 1
+    captions = " ".join(c.value for c in at.caption)
+    assert "÷ √d_k" not in captions and "Hatched" not in captions and "No trainable weights" in captions
+
+
+def test_scaled_scores_do_not_read_as_an_equation(app):
+    """Item 7: "scores / √2 = 1.414" read as if the scores were 1.414."""
+    titles = step_titles(app.run())
+    assert "scaled_scores = scores / √d_k" in titles and "d_k = 1, √d_k ≈ 1" in titles
+    assert "√1 = 1" not in titles
+
+
+def test_query_focus_labels_dropped_weights_and_prints_no_negative_zero():
+    """Item 7."""
+    at = AppTest.from_file(APP, default_timeout=60)
+    config = ExplorerConfig(text="a b c d e f g h i j k l m n", embedding="random", d_in=4, d_out=4, heads=2,
+                            dropout=0.5, train=True, seed=3)  # fmt: skip
+    for key, value in to_query_params(config).items():
+        at.query_params[key] = value
+    at.query_params.update({"view": "query", "query": "13"})
+    at = at.run()
+    assert figure(at, "dropped_weights (after dropout) of query “n”")
+    table = at.dataframe[0]
+    assert table.value.index[-1] == "= context"  # 15 rows: all shown, the sum last
+    shown = table.proto.styler.display_values if hasattr(table.proto, "styler") else ""
+    assert "-0.0000" not in str(shown)
+
+
+def test_unknown_parameters_are_ignored_silently():
+    """Item 8: a learning platform's utm_source is no error."""
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({"utm_source": "moodle", "utm_medium": "course", "seed": "5"})
+    at = at.run()
+    assert not at.warning and at.number_input(key="w_seed").value == 5
+
+
+def test_the_link_holds_the_view_and_a_link_restores_it():
+    """Item 8: view, step, head and query in the URL."""
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at = set_value(at, "w_d_out", 4)
+    at = at.radio(key="head").set_value(1).run()
+    at = at.segmented_control(key="step").set_value("scores").run()
+    params = url_params(at)
+    assert params["head"] == "1" and params["step"] == "scores" and params["d_out"] == "4"
+    fresh = AppTest.from_file(APP, default_timeout=60)
+    fresh.query_params.update(params)
+    fresh = fresh.run()
+    assert step_names(fresh) == ["scores"] and "head 1" in step_titles(fresh)
+    np.testing.assert_array_equal(step(fresh, "scores"), step(at, "scores"))
+
+
+def test_the_opening_view_leaves_the_url_bare():
+    """Item 13: no history entry of our own on arrival; Back leaves the site."""
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    assert url_params(at) == {}
+
+
+def test_a_url_the_page_did_not_write_is_loaded_back_then_is_undone():
+    """Item 13: Back restores the previous settings (the browser reruns with the older URL)."""
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at = set_value(at, "w_seed", 9)
+    assert url_params(at)["seed"] == "9"
+    at.query_params.clear()  # Back to the bare opening URL
+    at = at.run()
+    assert at.number_input(key="w_seed").value == 123 and url_params(at) == {}
+
+
+def test_editing_the_sentence_returns_the_example_box_to_your_own_settings():
+    """Item 10."""
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    assert at.selectbox(key="w_preset").value.startswith("Your journey starts")
+    at = set_value(at, "w_text", "Your journey starts with two steps")
+    assert at.selectbox(key="w_preset").value == "— your own settings —"
+
+
+def test_my_matrix_starts_as_the_current_x_without_a_warning():
+    """Item 10."""
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    before = step(at, "weights")
+    at = set_value(at, "w_embedding", "custom")
+    assert not at.warning
+    assert at.text_area(key="w_matrix").value.startswith("0.43, 0.15, 0.89; 0.55, 0.87, 0.66")
+    np.testing.assert_array_equal(step(at, "weights"), before)  # the same x, so the same numbers
+
+
+def test_the_sentence_is_one_line_that_enter_applies():
+    """Item 11: a text input (Enter submits), not a text area (Enter adds a line)."""
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    assert at.text_input(key="w_text") and not [t for t in at.text_area if t.key == "w_text"]

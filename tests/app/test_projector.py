@@ -7,16 +7,23 @@ def test_projector_mode_enlarges_charts_and_styles_the_page():
     from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_file(APP, default_timeout=60).run()
-    before = figures(at)[0]["layout"]
-    assert not at.get("html")
+    before = figures(at)[0]
+    assert "font-size: 20px" not in at.get("html")[0].proto.body
     at = at.toggle(key="projector").set_value(True).run()
     assert not at.exception
     (style,) = at.get("html")
     assert "font-size: 20px" in style.proto.body and "#000000" in style.proto.body
-    after = figures(at)[0]["layout"]
-    assert after["font"]["size"] == 20  # 14 x 1.4
-    assert after["yaxis"]["tickfont"]["size"] > before["yaxis"]["tickfont"]["size"]
-    assert all(a["font"]["size"] >= 21 for a in after["annotations"])
+    after = figures(at)[0]
+    assert after["layout"]["font"]["size"] == 20  # 14 x 1.4
+    for axis in ("xaxis", "yaxis"):  # issue 12 item 15: tick labels and the axis titles
+        assert after["layout"][axis]["tickfont"]["size"] > before["layout"][axis]["tickfont"]["size"]
+        assert after["layout"][axis]["title"]["font"]["size"] >= 19
+    assert (
+        after["layout"]["title"]["font"]["size"] == 21
+        and after["layout"]["title"]["subtitle"]["font"]["size"] == 17
+    )
+    assert after["data"][0]["textfont"]["size"] > before["data"][0]["textfont"]["size"]  # numbers in cells
+    assert at.query_params["projector"] in ("1", ["1"])  # kept in the link and across reloads
 
 
 def test_projector_mode_follows_the_class_to_other_pages():

@@ -12,7 +12,7 @@ page during the load, for what only a browser shows (time to the first drawn hea
 dialogs, no errors).
 
 Each session loads the page with the default settings, then makes `--reruns` changes, as a
-student does: another of the documents' sentences, heads, dropout in train mode, a new seed.
+student does: another example sentence, heads, dropout in train mode, a new seed.
 Reported: p50/p95 latency of those reruns, errors (an exception element, a failed run, a
 dropped connection), server CPU seconds per rerun (from /proc, the server's own process), the
 server's peak RSS, and whether sessions that asked for the same settings got the same numbers.
@@ -131,7 +131,7 @@ class Session:
         widget_id = getattr(widget, "id", "")
         if not widget_id or kind not in WIDGETS:
             return
-        value_kind = {"text_area": "str", "checkbox": "bool"}.get(kind)
+        value_kind = {"text_area": "str", "text_input": "str", "checkbox": "bool"}.get(kind)
         if kind == "number_input":
             value_kind = "int" if widget.data_type == widget.INT else "float"
         if value_kind:
@@ -145,7 +145,7 @@ class Session:
                 self.states[widget_id] = state
 
 
-WIDGETS = ("selectbox", "radio", "button_group", "checkbox", "text_area", "number_input")
+WIDGETS = ("selectbox", "radio", "button_group", "checkbox", "text_area", "text_input", "number_input")
 
 
 def _shown_state(kind: str, widget) -> WidgetState | None:
@@ -165,7 +165,7 @@ def _shown_state(kind: str, widget) -> WidgetState | None:
         state.string_array_value.data.extend(chosen)
     elif kind == "checkbox":
         state.bool_value = widget.value if widget.set_value else widget.default
-    elif kind == "text_area":
+    elif kind in ("text_area", "text_input"):
         state.string_value = widget.value if widget.set_value else widget.default
     elif kind == "number_input":
         value = widget.value if widget.set_value else widget.default
