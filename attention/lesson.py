@@ -61,6 +61,12 @@ def worked_query(config: ExplorerConfig, query: int) -> WorkedQuery:
     )
 
 
+def simplified_matrices(config: ExplorerConfig) -> dict:
+    """Section 3.3 for every query at once: scores x·xᵀ (T, T) and their row-wise softmax."""
+    trace = run(replace(config, variant="simplified"))
+    return {"scores": trace.scores[0, 0].numpy(), "weights": trace.weights[0, 0].numpy()}
+
+
 def scaling_demo(dims=(2, 8, 32, 128, 512, 2048), samples: int = 200, seed: int = 0) -> list[dict]:
     """Why divide by sqrt(d_k): for random unit-variance queries and keys, the dot products grow
     like sqrt(d_k), so an unscaled softmax saturates (one weight near 1) as d_k grows."""

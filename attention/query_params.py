@@ -100,20 +100,26 @@ def from_values(raw: Mapping[str, object]) -> tuple[ExplorerConfig, list[str]]:
     return _repair(typed, notes).normalised(), notes
 
 
-def view_values(raw: Mapping[str, object], spec: Mapping[str, Sequence[str] | int]) -> tuple[dict, list[str]]:
+def view_values(
+    raw: Mapping[str, object], spec: Mapping[str, Sequence[str] | int | range]
+) -> tuple[dict, list[str]]:
     """What a page shows, from untrusted values: each name in `spec` is one of a list of choices,
-    or a position 0..n-1 (an int n). Absent or bad values are left out (the page uses its
-    default); bad ones get a note. Names not in `spec` are ignored."""
+    a position 0..n-1 (an int n), or a whole number in a range. Absent or bad values are left out
+    (the page uses its default); bad ones get a note. Names not in `spec` are ignored."""
     values, notes = {}, []
     for name, allowed in spec.items():
         if name not in raw or (value := _last(name, raw[name], notes)) is None:
             continue
-        if isinstance(allowed, int):
+        if isinstance(allowed, (int, range)):
+            allowed = range(allowed) if isinstance(allowed, int) else allowed
             number = _number(value, whole=True)
-            if not isinstance(number, _Bad) and 0 <= number < allowed:
+            if not isinstance(number, _Bad) and number in allowed:
                 values[name] = number
             else:
-                notes.append(f"{name}={_show(value)} is not a position 0..{allowed - 1}; showed the default.")
+                notes.append(
+                    f"{name}={_show(value)} is not a whole number {allowed.start}..{allowed.stop - 1}; "
+                    "showed the default."
+                )
         elif str(value) in allowed:
             values[name] = str(value)
         else:

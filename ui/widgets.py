@@ -49,6 +49,8 @@ def chart(fig, key: str) -> None:
 
 def self_check(key: str, question: str, options: list[str], answer: str, why: str) -> str | None:
     """A prediction before the reveal: immediate feedback once the learner picks an option."""
+    if len(set(options)) != len(options):
+        raise ValueError(f"{key}: options must differ: {options}")  # "6 | 6 | 3" asks nothing
     picked = st.radio(f"Predict: {question}", options, index=None, key=key, format_func=literal)
     if picked is not None:
         if picked == answer:
@@ -56,6 +58,17 @@ def self_check(key: str, question: str, options: list[str], answer: str, why: st
         else:
             st.error(f"Not quite: the answer is {literal(answer)}. {why}")
     return picked
+
+
+def predict(key: str, question: str, options: list[str], answer: str, why: str, everything: bool) -> bool:
+    """Ask before showing: True (draw what answers it) once the learner has picked an option or
+    asked to see it, or when `everything` is on show."""
+    picked = self_check(key, question, options, answer, why)
+    if picked is not None or everything or st.session_state.get(f"{key}_seen"):
+        return True
+    st.button("Show me without predicting", key=f"{key}_show", type="tertiary",
+              on_click=lambda: st.session_state.update({f"{key}_seen": True}))  # fmt: skip
+    return False
 
 
 def plural(count: int, noun: str) -> str:

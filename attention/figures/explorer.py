@@ -69,6 +69,7 @@ class StepPanel:
     mask: np.ndarray | None = None  # (T, T) bool, True = masked: drawn hatched
     dropout_mask: np.ndarray | None = None  # (T, T) bool, True = kept: the others get a ✕
     dropout: float = 0.0
+    scale: object = None  # a colour scale other than the step's (a 0/1 mask: SEQUENTIAL)
 
 
 def _step_traces(panel: StepPanel, n: int, heatmap: dict) -> list[dict]:
@@ -125,7 +126,7 @@ def step_figure(tokens: list[str], panel: StepPanel, *, numbers: bool = False, f
     `width_px` is the width it will be drawn at (for the number format and the labels' angle)."""
     labels = token_labels(tokens)
     n = len(labels)
-    _, _, scale = STEPS[panel.name]
+    scale = panel.scale or STEPS[panel.name][2]
     heatmap = colour(scale, f32(panel.z), fitted=fitted)
     plot_px = width_px - 130  # the query labels and the colour bar take the rest
     if numbers:
@@ -215,16 +216,19 @@ def heads_grid(weights: np.ndarray, titles: list[str] | None = None, columns: in
 MAX_VECTOR_COLUMNS = 256  # per vectors heatmap: keeps the Vectors view under ~2 MB at the caps
 
 
-def vectors_heatmap(matrix, row_labels: list[str], title_text: str, row_title: str = "tokens") -> go.Figure:
+def vectors_heatmap(matrix, row_labels: list[str], title_text: str, row_title: str = "tokens",
+                    numbers: bool = False, width_px: int = 470) -> go.Figure:  # fmt: skip
     """A (T, d) matrix of vectors: one row per token, one column per dimension (the first
-    MAX_VECTOR_COLUMNS of them; the CSV download has all). Row labels must be escaped."""
+    MAX_VECTOR_COLUMNS of them; the CSV download has all), optionally with its numbers in the
+    cells. Row labels must be escaped."""
     z = f32(matrix)
     if z.shape[1] > MAX_VECTOR_COLUMNS:
         title_text += f" · first {MAX_VECTOR_COLUMNS} of {z.shape[1]} dimensions (CSV has all)"
         z = np.ascontiguousarray(z[:, :MAX_VECTOR_COLUMNS])
     data = [
         {"type": "heatmap", "z": z, "colorbar": {"thickness": 10}, **colour(DIVERGING, z),
-         "hovertemplate": "token %{y}<br>dimension %{x}<br>value %{z:.4f}<extra></extra>"}
+         "hovertemplate": "token %{y}<br>dimension %{x}<br>value %{z:.4f}<extra></extra>",
+         **(cell_numbers(z.shape[1], width_px - 150) if numbers else {})}
     ]  # fmt: skip
     return figure(
         data,

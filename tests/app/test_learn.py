@@ -1,9 +1,11 @@
-"""The Learn page under AppTest: the documents' numbers, live sums, immediate feedback."""
+"""The Learn page under AppTest: the book's numbers, live sums, immediate feedback, and predict
+before you see (issue 12 items 16-18)."""
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app.conftest import APP
+from tests.app.conftest import APP, figures
+from tests.specs import decode
 
 
 @pytest.fixture
@@ -13,14 +15,27 @@ def learn():
     return at
 
 
+def everything(at):
+    return at.toggle(key="learn_everything").set_value(True).run()
+
+
 def text_of(at) -> str:
     parts = [m.value for m in at.markdown] + [c.value for c in at.code] + [i.value for i in at.info]
     parts += [df.value.to_string() for df in at.dataframe]
     return "\n".join(parts)
 
 
+def heatmaps(at) -> dict[str, dict]:
+    """Every heatmap on the page by its title."""
+    return {
+        f["layout"]["title"]["text"].strip("<b>/"): f
+        for f in figures(at)
+        if f["data"][0]["type"] == "heatmap"
+    }
+
+
 def test_journey_reproduces_the_book(learn):
-    at = learn.run()
+    at = everything(learn.run())
     assert not at.exception
     page = text_of(at)
     assert "0.55·0.43 + 0.87·0.15 + 0.66·0.89 = 0.9544" in page  # a dot product term by term
@@ -30,17 +45,17 @@ def test_journey_reproduces_the_book(learn):
     assert "width **2**" in page and "**2,360,064**" in page  # exercises 3.2 and 3.3
 
 
-def test_hello_shiny_sun_and_the_documents_rounding(learn):
-    at = learn.run()
-    at = at.radio(key="learn_source").set_value("Hello shiny sun!").run()
+def test_hello_shiny_sun_and_the_hand_rounding(learn):
+    at = learn.run().radio(key="learn_source").set_value("Hello shiny sun!").run()
+    at = everything(at)
     assert not at.exception
     page = text_of(at)
     assert "context = [0.3990, 0.3854, 0.8610]" in page
-    assert "[0.3992, 0.3858, 0.8610]" in page  # the page says why the document differs
+    assert "[0.3992, 0.3858, 0.8610]" in page  # the page says why the hand-worked numbers differ
 
 
 def test_switching_the_query_changes_the_worked_sums(learn):
-    at = learn.run()
+    at = everything(learn.run())
     before = text_of(at)
     at = at.selectbox(key="learn_query").set_value(4).run()
     after = text_of(at)
@@ -51,14 +66,15 @@ def test_switching_the_query_changes_the_worked_sums(learn):
 @pytest.mark.parametrize(
     "key, right, wrong",
     [
-        ("check_ids", "6", "3"),
+        ("check_ids", "6: one per token", "3: one per embedding dimension"),
         ("check_top", "1: journey", "0: Your"),
         ("check_scale", "goes toward 1", "goes toward 0"),
         ("check_mask", "0", "1 / T"),
         ("check_dropout", "0.4", "0.1"),
-        ("check_transpose", "(1, 2, 6, 6)", "(1, 6, 6, 2)"),
+        ("check_transpose", "(b, num_heads, num_tokens, head_dim) = (1, 3, 6, 4)",
+         "(b, num_tokens, head_dim, num_heads) = (1, 6, 4, 3)"),
     ],
-)
+)  # fmt: skip
 def test_self_checks_give_immediate_feedback(learn, key, right, wrong):
     at = learn.run()
     assert not at.success and not at.error
@@ -69,8 +85,7 @@ def test_self_checks_give_immediate_feedback(learn, key, right, wrong):
 
 
 def test_the_two_masks_agree_and_dropout_averages_to_one(learn):
-    at = learn.run()
-    page = text_of(at)
+    page = text_of(everything(learn.run()))
     diff = float(page.split("Largest difference: **")[1].split("**")[0])
     assert diff < 1e-6
     sums = page.split("they do: **")[1].split("**")[0].split(", ")
@@ -78,18 +93,88 @@ def test_the_two_masks_agree_and_dropout_averages_to_one(learn):
 
 
 def test_own_sentence_and_bad_input(learn):
-    at = learn.run()
-    at = at.radio(key="learn_source").set_value("my own sentence").run()
-    at = at.text_input(key="learn_text").set_value("the cat saw the dog").run()
+    at = learn.run().radio(key="learn_source").set_value("my own sentence").run()
+    at = everything(at.text_input(key="learn_text").set_value("the cat saw the dog").run())
     assert not at.exception
     assert "nn.Embedding(4, 3)" in text_of(at)
     at = at.text_input(key="learn_text").set_value("   ").run()
     assert not at.exception and "The text is empty" in at.error[0].value
 
 
-def test_document_001_vocabulary_for_an_own_sentence(learn):
-    at = learn.run()
-    at = at.radio(key="learn_source").set_value("my own sentence").run()
+def test_the_blogs_vocabulary_for_an_own_sentence(learn):
+    at = learn.run().radio(key="learn_source").set_value("my own sentence").run()
     at = at.text_input(key="learn_text").set_value("Life is short, eat dessert first").run()
     assert "{'Life': 0, 'dessert': 1, 'eat': 2, 'first': 3, 'is': 4, 'short': 5}" in text_of(at)
     assert len(at.latex) == 6  # a formula for every step
+
+
+# --- issue 12 ---------------------------------------------------------------------------------------
+
+
+def test_every_step_with_a_matrix_has_its_heatmap_with_numbers(learn):
+    """Item 16: scores, weights, the mask triangle, both masking methods, the dropout mask, each head."""
+    maps = heatmaps(everything(learn.run()))
+    titles = ["ω = x · xᵀ, every query", "α = softmax(ω), row by row", "ω = queries · keysᵀ",
+              "The mask: 1 where a query may not look (a later key)", "A: multiply by tril, renormalise",
+              "B: −inf before the softmax", "m: 1 = kept, 0 = dropped", "head 0", "head 1",
+              "head 2"]  # fmt: skip
+    for title in titles:
+        assert title in maps, (title, list(maps))
+        assert "texttemplate" in maps[title]["data"][0], title  # numbers in the cells
+    mask = decode(maps["The mask: 1 where a query may not look (a later key)"]["data"][0]["z"])
+    assert mask.tolist() == [[float(j > i) for j in range(6)] for i in range(6)]
+
+
+def test_each_question_comes_before_what_answers_it(learn):
+    """Item 17: nothing that answers a question is on the page before the learner predicts."""
+    at = learn.run()
+    page = text_of(at)
+    assert "**x** (1, 6, 3)" not in page and "α = exp(ω)/Σ" not in page
+    assert "largest weight, unscaled" not in page
+    assert "keys.transpose(1, 2)" not in page and "Largest difference" not in page
+    assert not [t for t in heatmaps(at) if t.startswith(("A:", "head ", "m:"))]
+    at = at.radio(key="check_ids").set_value("6: one per token").run()
+    assert "**x** (1, 6, 3)" in text_of(at)
+    at = at.button(key="check_top_show").click().run()  # or ask to see without predicting
+    assert "α = exp(ω)/Σ" in text_of(at)
+
+
+def test_options_differ_even_when_the_numbers_are_equal(learn):
+    """Item 17: "6 | 6 | 3" asked nothing; the transpose sizes are named."""
+    at = learn.run()
+    ids = [o.replace("\\", "") for o in at.radio(key="check_ids").options]  # shown escaped
+    assert len(set(ids)) == 3 and ids[0] == "6: one per token" and ids[1] == "6: one per vocabulary word"
+    transpose = at.radio(key="check_transpose")
+    assert "num_tokens" in transpose.label and all(
+        "num_heads" in o.replace("\\", "") for o in transpose.options
+    )
+
+
+def test_answers_reset_when_the_sentence_changes(learn):
+    """Item 17."""
+    at = learn.run().radio(key="check_mask").set_value("0").run()
+    assert at.success
+    at = at.radio(key="learn_source").set_value("Hello shiny sun!").run()
+    assert not at.success and at.radio(key="check_mask").value is None
+
+
+def test_the_pages_sentence_and_settings_are_in_its_url(learn):
+    """Item 17."""
+    at = learn.run().radio(key="learn_source").set_value("my own sentence").run()
+    at = at.text_input(key="learn_text").set_value("the cat saw the dog").run()
+    at = at.number_input(key="learn_seed").set_value(7).run()
+    params = {k: v[0] if isinstance(v, list) else v for k, v in at.query_params.items()}
+    assert params == {"sentence": "own", "text": "the cat saw the dog", "seed": "7"}
+    fresh = AppTest.from_file(APP, default_timeout=60)
+    fresh.switch_page("pages/learn.py")
+    fresh.query_params.update(params)
+    fresh = fresh.run()
+    assert fresh.text_input(key="learn_text").value == "the cat saw the dog"
+    assert fresh.number_input(key="learn_seed").value == 7 and not fresh.warning
+
+
+def test_dropout_shows_every_column(learn):
+    """Item 18: the dropout step's matrices are whole (heatmaps, all T columns)."""
+    maps = heatmaps(everything(learn.run()))
+    for title in ("m: 1 = kept, 0 = dropped", "train: α·m/(1−p), kept ×2", "eval: no dropout"):
+        assert decode(maps[title]["data"][0]["z"]).shape == (6, 6)
