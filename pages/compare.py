@@ -21,25 +21,17 @@ from ui.widgets import chart, device_caption, show_notes
 use_router()
 
 SIDE_KNOBS = ("variant", "d_out", "heads", "causal", "dropout", "seed")
-EXAMPLES = {  # name -> (A's knobs, B's knobs, the step that shows the change), over the Explorer's settings
-    "causal mask off vs on": (
-        {"variant": "mha", "causal": False},
-        {"variant": "mha", "causal": True},
-        "weights",
-    ),
-    "2 heads vs 4": (
-        {"variant": "mha", "d_out": 4, "heads": 2},
-        {"variant": "mha", "d_out": 4, "heads": 4},
-        "output",
-    ),
-    "two seeds": ({"seed": 123}, {"seed": 789}, "weights"),
-    "v1 vs v2, same seed": ({"variant": "v1"}, {"variant": "v2"}, "weights"),
-    "dropout off vs 0.5": (
-        {"variant": "mha", "dropout": 0.0},
-        {"variant": "mha", "dropout": 0.5},
-        "dropped_weights",
-    ),
-}
+EXAMPLES = {  # name -> (A's knobs, B's knobs, the step that shows the change, input for both sides)
+    "causal mask off vs on": ({"variant": "mha", "causal": False}, {"variant": "mha", "causal": True},
+                              "weights", {}),
+    # the book's 3-dimensional vectors barely tell 2 heads from 4 (1%); 8 seeded dimensions do (25%)
+    "2 heads vs 4": ({"variant": "mha", "d_out": 8, "heads": 2}, {"variant": "mha", "d_out": 8, "heads": 4},
+                     "weights", {"embedding": "random", "d_in": 8}),
+    "two seeds": ({"seed": 123}, {"seed": 789}, "weights", {}),
+    "v1 vs v2, same seed": ({"variant": "v1"}, {"variant": "v2"}, "weights", {}),
+    "dropout off vs 0.5": ({"variant": "mha", "dropout": 0.0}, {"variant": "mha", "dropout": 0.5},
+                           "dropped_weights", {}),
+}  # fmt: skip
 
 
 def _base() -> ExplorerConfig:
@@ -52,11 +44,11 @@ def _apply_example() -> None:
     if name not in EXAMPLES:
         return
     base = _base()
-    *sides, step = EXAMPLES[name]
-    for side, knobs in zip("ab", sides, strict=True):
+    a, b, step, shared = EXAMPLES[name]
+    for side, knobs in (("a", a), ("b", b)):
         for knob in SIDE_KNOBS:
             st.session_state[f"cmp_{side}_{knob}"] = knobs.get(knob, getattr(base, knob))
-    st.session_state["cmp_what"] = step
+    st.session_state["cmp_what"], st.session_state["cmp_input"] = step, shared
 
 
 def _side(side: str, text: str, base: ExplorerConfig) -> tuple[ExplorerConfig, list[str]]:
@@ -79,6 +71,7 @@ def _side(side: str, text: str, base: ExplorerConfig) -> tuple[ExplorerConfig, l
     st.checkbox("causal mask", key=f"cmp_{side}_causal", disabled=not variant.has("causal"))
     shared = to_query_params(base)
     raw = {k: shared[k] for k in ("tokenizer", "embedding", "d_in", "device") if k in shared}
+    raw |= s.get("cmp_input", {})  # an example's own input (the same for both sides)
     raw |= {knob: s[f"cmp_{side}_{knob}"] for knob in SIDE_KNOBS if knob == "variant" or variant.has(knob)}
     raw |= {"text": text, "seed": s[f"cmp_{side}_seed"], "train": s[f"cmp_{side}_dropout"] > 0}
     return from_values(raw)
@@ -100,10 +93,6 @@ if "cmp_a_variant" not in st.session_state:
     _apply_example()
 
 text = st.text_area("Sentence (both sides)", key="cmp_text", height=68, max_chars=MAX_TEXT_CHARS)
-st.caption(
-    f"Tokenizer {base.tokenizer!r}, embedding {base.embedding!r} (d_in = {base.d_in}) and device "
-    f"come from the Explorer's settings. Rows are queries (the token that looks); columns are keys."
-)
 st.segmented_control("Try", list(EXAMPLES), key="cmp_example", on_change=_apply_example)
 
 col_a, col_b = st.columns(2)
@@ -115,6 +104,14 @@ for side, col in (("a", col_a), ("b", col_b)):
         show_notes(notes)
         sides[side] = (config, cached_trace(config))
 (config_a, a), (config_b, b) = sides["a"], sides["b"]
+own_input = st.session_state.get("cmp_input")
+st.caption(
+    (f"This example uses a seeded nn.Embedding of width {config_a.d_in} on both sides: the book's "
+     "3-dimensional vectors barely tell its two settings apart. " if own_input else
+     f"Tokenizer, embedding ({config_a.embedding}, d_in = {config_a.d_in}) and device come from the "
+     "Explorer's settings. ")
+    + "Rows are queries (the token that looks); columns are keys (the one looked at)."
+)  # fmt: skip
 if len(a.tokens) != len(b.tokens):  # a side's repair shortened or replaced the text
     st.error("A and B ended up with different sentences (see the notes above); fix the sentence to compare.")
     st.stop()
@@ -124,7 +121,7 @@ what = c1.selectbox(
     "Compare",
     list(figures.COMPARABLE),
     key="cmp_what",
-    format_func=lambda n: f"{n} ({figures.COMPARABLE[n]})",
+    format_func=lambda n: f"{n}: {figures.COMPARABLE[n]}",
 )
 per_head = what != "output"
 head_a = c2.selectbox("A's head", range(a.num_heads), key="cmp_head_a", disabled=not per_head)
@@ -140,10 +137,17 @@ else:
         f"**max |A − B| = {biggest:.6g}** · mean |A − B| = {float(diff.mean()) if diff.size else 0.0:.6g}"
         + (" · identical" if biggest == 0.0 else "")
     )
+fixed = st.toggle("A − B on the same scale as A and B", True, key="cmp_fixed",
+                  help="On: a small difference looks small. Off: the scale fits the largest difference, "
+                  "so the smallest change is visible (read its size off the colour bar).")  # fmt: skip
 head_text = "" if what == "output" else ", head {}"
 titles = (f"A: {a.module}{head_text.format(head_a)}", f"B: {b.module}{head_text.format(head_b)}")
-chart(figures.comparison_figure(a.tokens.texts, za, zb, titles, what), key="cmp_figure")
-st.caption(f"Computed on {device_caption(config_a.device)}. White in A − B means no change.")
+masks = tuple(None if t.mask is None else t.mask.numpy() for t in (a, b))
+charts = figures.comparison_figures(a.tokens.texts, za, zb, titles, what, masks, fixed_difference=fixed)
+for column, fig, name in zip(st.columns(len(charts)), charts, ("a", "b", "diff"), strict=False):
+    with column:  # a phone stacks the three
+        chart(fig, key=f"cmp_{name}")
+st.caption(f"Computed on {device_caption(config_a.device)}. Hatched: masked; white in A − B: no change.")
 
 # --- every variant -----------------------------------------------------------------------------
 st.header("Every variant, one input, shared weights")
@@ -171,10 +175,15 @@ else:
     st.error(f"A variant differs from the reference by {worst:.2g} > {tolerance:g}.")
 ms_columns = [c for c in table.columns if c.startswith("ms (")]
 st.dataframe(
-    table.style.format({"max |diff|": "{:.2e}", **{c: "{:.3f}" for c in ms_columns}}, na_rep="—"),
+    table.drop(columns=["module"]).style.format({"max |diff|": "{:.2e}", **{c: "{:.3f}" for c in ms_columns}},
+                                                na_rep="—"),
     hide_index=True,
     width="stretch",
-)
+    column_config={"variant": st.column_config.TextColumn("variant", width="small"),
+                   "computes": st.column_config.TextColumn("computes", width="medium"),
+                   "note": st.column_config.TextColumn("note", width="small"),
+                   "output shape": st.column_config.TextColumn("output", width="small")},
+)  # fmt: skip
 st.caption(
     "ms = median time per forward, measured on this server now ("
     + ", ".join(f"{dev}: {device_name(dev)}" for dev in available_devices())

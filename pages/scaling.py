@@ -13,7 +13,7 @@ from attention import bench
 from attention.devices import available_devices, device_name
 from attention.figures.scaling import scaling_figure
 from ui.router import use_router
-from ui.widgets import chart
+from ui.widgets import chart, plural
 
 use_router()
 
@@ -64,6 +64,14 @@ def sweep(params: dict, rows: list[dict]) -> str | None:
         bar.empty()
 
 
+def _number(value) -> str:
+    """Table cells: 3 significant digits; a missing value (no previous length, no memory
+    measurement) is a dash, never "None" or "nan"."""
+    if isinstance(value, str):
+        return value
+    return "—" if value is None or pd.isna(value) else f"{value:.3g}"
+
+
 def show(frame: pd.DataFrame) -> None:
     left, right = st.columns(2)
     with left:
@@ -83,11 +91,12 @@ def show(frame: pd.DataFrame) -> None:
     st.caption(
         "Time exponent: the slope of log(ms) against log(T) from the previous length; 2 means the "
         "O(T²) attention matrix dominates, below 2 the fixed costs and the O(T·d²) projections still do. "
-        "CPU peak memory is the RSS high-water mark of the sweep's own process (pages of 4 KiB)."
+        "Above 2 is noise or a cache effect: when the matrices outgrow a CPU cache, one doubling costs "
+        "more than four times as much, and another machine's work can slow one measurement; read the "
+        "trend, not one step. The first length of a line has no exponent (—). CPU peak memory is the RSS "
+        "high-water mark of the sweep's own process (pages of 4 KiB)."
     )
-    st.dataframe(
-        bench.scaling_summary(frame).style.format(precision=3, na_rep="—"), hide_index=True, width="stretch"
-    )
+    st.dataframe(bench.scaling_summary(frame).style.format(_number), hide_index=True, width="stretch")
     st.download_button(
         "Download the measurements (CSV)",
         frame.to_csv(index=False),
@@ -110,13 +119,12 @@ if "cuda" not in present:
 else:
     st.caption("GPU: " + device_name("cuda") + ". GPU timings synchronise and warm up first.")
 
-c1, c2 = st.columns(2)
-variants = c1.multiselect(
+variants = st.multiselect(
     "Variants", list(bench.IMPLEMENTATIONS), list(bench.DEFAULT_SCALING_VARIANTS), key="scaling_variants",
-    format_func=lambda v: bench.IMPLEMENTATIONS[v].label,
+    format_func=lambda v: bench.IMPLEMENTATIONS[v].short,
 )  # fmt: skip
+c2, c3, c4, c5, c6 = st.columns([2, 1, 1, 2, 1])
 devices = c2.multiselect("Devices", present, present, key="scaling_devices", format_func=device_name)
-c3, c4, c5, c6 = st.columns(4)
 d = c3.selectbox("d = d_in = d_out", [16, 64, 256, 768], index=1, key="scaling_d")
 heads = c4.selectbox("heads", [h for h in (1, 2, 4, 8, 12, 16) if d % h == 0], index=2, key="scaling_heads")
 modes = c5.multiselect("Measure", ["forward", "trace"], ["forward", "trace"], key="scaling_modes")
@@ -146,16 +154,22 @@ if not (variants and devices and modes):
     st.stop()
 run, stop, _ = st.columns([1, 1, 4])
 start = run.button("Run sweep", type="primary", key="scaling_run", disabled=done is not None)
-stop.button("Stop", key="scaling_stop")  # a click reruns the page, which interrupts the sweep
 partial = st.session_state.get("scaling_partial")
+mine = st.session_state.setdefault("scaling_mine", set())  # the sweeps this session ran
 
 if done is not None:
-    st.caption("Measured earlier on this server with these settings (results are kept for every session).")
+    if key in mine:
+        st.caption("Your sweep; it is kept on this server, so the same settings show it to everyone at once.")
+    else:
+        st.caption(
+            "Measured earlier on this server by another session with these settings (kept for everyone)."
+        )
     show(pd.DataFrame(done, columns=bench.SCALING_COLUMNS))
 elif start:
     if not shared["lock"].acquire(blocking=False):
         st.warning("Another sweep is running on this server right now; run yours when it has finished.")
         st.stop()
+    stop.button("Stop", key="scaling_stop")  # only while one runs: a click reruns, which ends the sweep
     rows: list[dict] = []
     st.session_state["scaling_partial"] = (key, rows)  # kept if Stop interrupts the run
     try:
@@ -166,12 +180,13 @@ elif start:
         st.error(error)
     else:
         shared["results"][key] = rows
+        mine.add(key)
         while len(shared["results"]) > KEPT_SWEEPS:
             shared["results"].popitem(last=False)
         st.session_state.pop("scaling_partial", None)
         st.rerun()  # draw the finished sweep once, with the Run button disabled
 elif partial and partial[0] == key and partial[1]:
-    st.warning(f"Stopped after {len(partial[1])} measurements; these are the ones that finished.")
+    st.warning(f"Stopped after {plural(len(partial[1]), 'measurement')}; these are the ones that finished.")
     show(pd.DataFrame(partial[1], columns=bench.SCALING_COLUMNS))
 else:
     st.caption("Press Run: the sweep runs in a process of its own, with a progress bar; Stop ends it.")

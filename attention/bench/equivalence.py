@@ -75,11 +75,12 @@ class Implementation:
     batched: bool  # forward takes (B, T, d_in); otherwise (T, d_in)
     causal_knob: bool  # follows the causal setting (otherwise never masks)
     needs_square: bool = False  # needs d_in == d_out (nn.MultiheadAttention's query width)
+    short: str = ""  # the class or function name, for a chip
 
 
 def _variant(key: str, computes: str, needs_square: bool = False) -> Implementation:
     v = VARIANTS[key]
-    return Implementation(key, v.label, computes, v.batched, v.has("causal"), needs_square)
+    return Implementation(key, v.label, computes, v.batched, v.has("causal"), needs_square, v.cls.__name__)
 
 
 IMPLEMENTATIONS = {
@@ -94,9 +95,23 @@ IMPLEMENTATIONS = {
         _variant("wrapper", "H heads concatenated, mask"),
         _variant("mha", "H heads, mask, out_proj"),
         Implementation(
-            "torch_mha", "torch.nn.MultiheadAttention", "H heads, mask, out_proj", True, True, True
+            "torch_mha",
+            "torch.nn.MultiheadAttention",
+            "H heads, mask, out_proj",
+            True,
+            True,
+            True,
+            "nn.MultiheadAttention",
         ),
-        Implementation("sdpa", "F.scaled_dot_product_attention", "H heads, mask, out_proj", True, True),
+        Implementation(
+            "sdpa",
+            "F.scaled_dot_product_attention",
+            "H heads, mask, out_proj",
+            True,
+            True,
+            False,
+            "F.scaled_dot_product_attention",
+        ),
     )
 }
 

@@ -1,5 +1,5 @@
-"""Compare's figure: A, B and A − B side by side. `comparison_matrices` reads the two matrices off
-two traces; `comparison_figure` draws plain arrays."""
+"""Compare's figures: A, B and A − B, three charts (a phone stacks them) on one colour scale.
+`comparison_matrices` reads the two matrices off two traces; the builders draw plain arrays."""
 
 from __future__ import annotations
 
@@ -8,75 +8,77 @@ import html
 import numpy as np
 import plotly.graph_objects as go
 
-from attention.figures.layout import (
-    DIVERGING,
-    SEQUENTIAL,
-    colour,
-    f32,
-    figure,
-    grid,
-    panel_title,
-    position_axis,
-    token_labels,
-)
+from attention.figures.explorer import StepPanel, step_figure, vectors_heatmap
+from attention.figures.layout import DIVERGING, SEQUENTIAL, f32, token_labels
 from attention.trace import AttentionTrace
 
-COMPARABLE = {  # trace field -> what one cell is; per head, except output
-    "weights": "weight",
-    "scaled_scores": "scaled score",
-    "scores": "score",
-    "dropped_weights": "weight after dropout",
-    "context": "context value",
-    "output": "output value",
+COMPARABLE = {  # trace field -> what it is, in words (per head, except output)
+    "weights": "softmax output, rows sum to 1",
+    "scaled_scores": "scores / √d_k",
+    "scores": "queries · keysᵀ",
+    "dropped_weights": "weights after dropout",
+    "context": "weights · values, per head",
+    "output": "the module's output",
 }
+SQUARE = ("weights", "scaled_scores", "scores", "dropped_weights")  # (T, T): queries x keys
 
 
 def comparison_matrices(a: AttentionTrace, b: AttentionTrace, name: str, head_a: int = 0, head_b: int = 0):
     """The two matrices to compare (float32, −inf as NaN), or a reason they cannot be compared."""
     za = f32(a.output[0] if name == "output" else getattr(a, name)[0, head_a])
     zb = f32(b.output[0] if name == "output" else getattr(b, name)[0, head_b])
+    za[np.isneginf(za)], zb[np.isneginf(zb)] = np.nan, np.nan
     if za.shape != zb.shape:
         return za, zb, f"{name} has shape {za.shape} in A and {zb.shape} in B: no difference to take"
     return za, zb, None
 
 
-def comparison_figure(
-    tokens: list[str], za: np.ndarray, zb: np.ndarray, titles: tuple[str, str], name: str
-) -> go.Figure:
-    """A, B and (when the shapes agree) A − B, one figure. Rows are queries (tokens for context
-    and output); the difference uses the diverging scale centred on 0, so 'no change' is white."""
-    labels = token_labels(tokens)
-    n = len(labels)
-    square = za.shape[-1] == n and name not in ("context", "output")
-    value = COMPARABLE[name]
-    panels = [(za, titles[0], value), (zb, titles[1], value)]
-    if za.shape == zb.shape:
-        with np.errstate(invalid="ignore"):
-            diff = za - zb
-        diff[np.isnan(diff)] = 0.0 if np.array_equal(np.isnan(za), np.isnan(zb)) else np.nan
-        panels.append((diff, "A − B", f"difference in {value}"))
+def difference(za: np.ndarray, zb: np.ndarray) -> np.ndarray:
+    """A − B; a cell masked on both sides is 0 (no change), masked on one side only is NaN."""
+    with np.errstate(invalid="ignore"):
+        diff = za - zb
+    both = np.isnan(za) & np.isnan(zb)
+    diff[both] = 0.0
+    return diff
+
+
+def comparison_figures(
+    tokens: list[str],
+    za: np.ndarray,
+    zb: np.ndarray,
+    titles: tuple[str, str],
+    name: str,
+    masks: tuple[np.ndarray | None, np.ndarray | None] = (None, None),
+    fixed_difference: bool = True,
+    width_px: int = 320,
+) -> list[go.Figure]:
+    """A, B and (when the shapes agree) A − B. A and B share one colour scale; A − B is centred on
+    0 and, with `fixed_difference`, spans the same range as A and B (a difference of 0.0024 then
+    looks small); otherwise it is fitted to the largest difference. Masked cells are hatched."""
+    both = np.concatenate([za[np.isfinite(za)], zb[np.isfinite(zb)]])
     sequential = name in ("weights", "dropped_weights")
-    data, layout = [], {"annotations": []}
-    for (z, panel, cell_name), cell in zip(
-        panels, grid(len(panels), len(panels), gap_x=0.07, right=0.02), strict=True
-    ):
-        z = z.copy()
-        z[np.isneginf(z)] = np.nan
-        first = cell.index == 0
-        data.append(
-            {"type": "heatmap", "z": z, "name": ["A", "B", "A − B"][cell.index], "hoverongaps": False,
-             **cell.axes,
-             "colorbar": {"thickness": 10, "x": cell.x1 + 0.005, "xanchor": "left", "len": 0.9},
-             **colour(SEQUENTIAL if sequential and cell.index < 2 else DIVERGING, z),
-             "hovertemplate": ("query %{y}<br>key %{x}" if square else "token %{y}<br>dimension %{x}")
-             + f"<br>{cell_name} %{{z:.4f}}<extra></extra>"}
-        )  # fmt: skip
-        x_axis = position_axis(labels, "keys →") if square else {"title": {"text": "dimension"}}
-        layout[f"xaxis{cell.suffix}"] = x_axis | {"domain": [cell.x0, cell.x1], "anchor": f"y{cell.suffix}"}
-        layout[f"yaxis{cell.suffix}"] = position_axis(labels, "queries" if square else "tokens") | {
-            "anchor": f"x{cell.suffix}", "autorange": "reversed", "showticklabels": first,
-            "title": {"text": ("← queries" if square else "tokens") if first else ""},
-        }  # fmt: skip
-        layout["annotations"].append(panel_title(html.escape(panel), cell))
-    height = int(min(700, max(300, 150 + 26 * n)))
-    return figure(data, layout | {"height": height, "margin": {"l": 10, "r": 10, "t": 40, "b": 10}})
+    bound = float(max(1.0, both.max())) if sequential else float(np.abs(both).max()) if both.size else 1.0
+    panels = [(za, titles[0], masks[0], SEQUENTIAL if sequential else DIVERGING, name),
+              (zb, titles[1], masks[1], SEQUENTIAL if sequential else DIVERGING, name)]  # fmt: skip
+    if za.shape == zb.shape:
+        diff = difference(za, zb)
+        largest = float(np.nanmax(np.abs(diff))) if np.isfinite(diff).any() else 0.0
+        shown = bound if fixed_difference or largest == 0 else largest
+        scale_text = "the same range as A and B" if fixed_difference else "fitted to the largest difference"
+        common = masks[0] if masks[0] is not None and masks[1] is not None else None
+        panels.append((diff, "A − B", common, DIVERGING, "A − B"))
+    figures = []
+    for (z, title, mask, scale, value), label in zip(panels, ("A", "B", "A − B"), strict=False):
+        is_diff = label == "A − B"
+        subtitle = f"{name}: {COMPARABLE[name]}"
+        if is_diff:
+            subtitle = f"white = no change · ±{shown:.3g}, {scale_text}"
+        limit = shown if is_diff else bound
+        if name in SQUARE:
+            panel = StepPanel(value, z, html.escape(title), subtitle, mask=mask, scale=scale)
+            fig = step_figure(tokens, panel, width_px=width_px, bound=limit)
+        else:
+            fig = vectors_heatmap(z, token_labels(tokens), html.escape(title), width_px=width_px, bound=limit)
+        fig.data[0].name = label
+        figures.append(fig)
+    return figures

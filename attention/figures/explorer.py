@@ -120,14 +120,15 @@ def _mask_polygon(num_tokens: int) -> tuple[list[float], list[float]]:
 
 
 def step_figure(tokens: list[str], panel: StepPanel, *, numbers: bool = False, fitted: bool = False,
-                width_px: int = 600) -> go.Figure:  # fmt: skip
+                width_px: int = 600, bound: float | None = None) -> go.Figure:  # fmt: skip
     """One (T, T) matrix as a heatmap: rows are queries, columns keys, the keys' axis on top.
-    `numbers` prints the values in the cells; `fitted` fits a weights scale to the values;
+    `numbers` prints the values in the cells; `fitted` fits a weights scale to the values; `bound`
+    sets the range (±bound, or 0..bound for weights) to share one scale between charts;
     `width_px` is the width it will be drawn at (for the number format and the labels' angle)."""
     labels = token_labels(tokens)
     n = len(labels)
     scale = panel.scale or STEPS[panel.name][2]
-    heatmap = colour(scale, f32(panel.z), fitted=fitted)
+    heatmap = colour(scale, f32(panel.z), fitted=fitted, bound=bound)
     plot_px = width_px - 130  # the query labels and the colour bar take the rest
     if numbers:
         heatmap |= cell_numbers(n, plot_px)
@@ -216,8 +217,15 @@ def heads_grid(weights: np.ndarray, titles: list[str] | None = None, columns: in
 MAX_VECTOR_COLUMNS = 256  # per vectors heatmap: keeps the Vectors view under ~2 MB at the caps
 
 
-def vectors_heatmap(matrix, row_labels: list[str], title_text: str, row_title: str = "tokens",
-                    numbers: bool = False, width_px: int = 470) -> go.Figure:  # fmt: skip
+def vectors_heatmap(
+    matrix,
+    row_labels: list[str],
+    title_text: str,
+    row_title: str = "tokens",
+    numbers: bool = False,
+    width_px: int = 470,
+    bound: float | None = None,
+) -> go.Figure:
     """A (T, d) matrix of vectors: one row per token, one column per dimension (the first
     MAX_VECTOR_COLUMNS of them; the CSV download has all), optionally with its numbers in the
     cells. Row labels must be escaped."""
@@ -226,7 +234,7 @@ def vectors_heatmap(matrix, row_labels: list[str], title_text: str, row_title: s
         title_text += f" · first {MAX_VECTOR_COLUMNS} of {z.shape[1]} dimensions (CSV has all)"
         z = np.ascontiguousarray(z[:, :MAX_VECTOR_COLUMNS])
     data = [
-        {"type": "heatmap", "z": z, "colorbar": {"thickness": 10}, **colour(DIVERGING, z),
+        {"type": "heatmap", "z": z, "colorbar": {"thickness": 10}, **colour(DIVERGING, z, bound=bound),
          "hovertemplate": "token %{y}<br>dimension %{x}<br>value %{z:.4f}<extra></extra>",
          **(cell_numbers(z.shape[1], width_px - 150) if numbers else {})}
     ]  # fmt: skip

@@ -11,9 +11,13 @@ def compare():
     return open_page("pages/compare.py")
 
 
+def panels(at) -> dict[str, dict]:
+    """Compare's charts by their heatmap's name: A, B and A − B."""
+    return {f["data"][0]["name"]: f for f in figures(at) if f["data"][0].get("name") in ("A", "B", "A − B")}
+
+
 def comparison(at) -> dict:
-    (fig,) = [f for f in figures(at) if {d.get("name") for d in f["data"]} >= {"A", "B"}]
-    return {d["name"]: decode(d["z"]) for d in fig["data"]}
+    return {name: decode(fig["data"][0]["z"]) for name, fig in panels(at).items()}
 
 
 def headline(at) -> str:
@@ -46,7 +50,7 @@ def test_opens_on_causal_off_against_on(compare):
         ("two seeds", "weights", True),
         ("v1 vs v2, same seed", "weights", True),
         ("dropout off vs 0.5", "dropped_weights", True),
-        ("2 heads vs 4", "output", True),
+        ("2 heads vs 4", "weights", True),
     ],
 )
 def test_examples_set_both_sides_and_the_telling_step(compare, example, step, differs):
@@ -65,7 +69,7 @@ def test_dropout_changes_dropped_weights_but_not_weights(compare):
 
 def test_shapes_that_differ_are_shown_without_a_difference(compare):
     at = pick(compare, "2 heads vs 4")
-    at.selectbox(key="cmp_what").set_value("context").run()  # head_dim 2 vs 1
+    at.selectbox(key="cmp_what").set_value("context").run()  # head_dim 4 vs 2
     assert "no difference to take" in at.info[0].value
     assert set(comparison(at)) == {"A", "B"}
     at.selectbox(key="cmp_head_b").set_value(3).run()
@@ -98,3 +102,41 @@ def test_variant_table_every_row_matches(compare):
     at = compare.number_input(key="cmp_table_d").set_value(6).run()
     assert at.selectbox(key="cmp_table_heads").options == ["1", "2", "3", "6"]
     assert not at.exception and "Every variant matches" in at.success[0].value
+
+
+# --- issue 12 item 19 ---------------------------------------------------------------------------
+
+
+def test_a_and_b_share_one_colour_scale(compare):
+    """The dropout example showed A on 0..1 and B on 0..2."""
+    charts = panels(pick(compare, "dropout off vs 0.5"))
+    a, b = charts["A"]["data"][0], charts["B"]["data"][0]
+    assert (a["zmin"], a["zmax"]) == (b["zmin"], b["zmax"]) and a["zmax"] >= 2  # kept weights x2
+
+
+def test_the_difference_is_symmetric_and_can_be_fixed_to_a_and_bs_range(compare):
+    at = pick(compare, "two seeds")
+    diff = panels(at)["A − B"]["data"][0]
+    assert diff["zmin"] == -diff["zmax"] and diff["zmax"] == panels(at)["B"]["data"][0]["zmax"]  # fixed: 0..1
+    at = at.toggle(key="cmp_fixed").set_value(False).run()
+    diff = panels(at)["A − B"]["data"][0]
+    largest = float(np.nanmax(np.abs(comparison(at)["A − B"])))
+    assert diff["zmax"] == pytest.approx(largest, rel=1e-6) and largest < 1
+
+
+def test_masked_cells_are_hatched(compare):
+    charts = panels(compare)  # causal off (A) vs on (B)
+    assert [d["name"] for d in charts["B"]["data"]] == ["B", "masked"]
+    assert [d["name"] for d in charts["A"]["data"]] == ["A"]
+
+
+def test_two_heads_against_four_differ_visibly(compare):
+    at = pick(compare, "2 heads vs 4")
+    both = comparison(at)
+    assert np.nanmax(np.abs(both["A − B"])) > 0.1 * np.nanmax(both["A"])  # not a 1% difference
+
+
+def test_labels_say_each_thing_once(compare):
+    options = compare.selectbox(key="cmp_what").options
+    assert "weights: softmax output, rows sum to 1" in options
+    assert not any("(weight)" in o for o in options)

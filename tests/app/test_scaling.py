@@ -48,7 +48,8 @@ def test_a_short_sweep_draws_log_log_charts_and_is_kept(scaling):
     assert set(table["tokens"]) == {8, 16, 32} and len(table) == 15 * len(devices)
     # kept for every session: a new visitor with the same settings sees it without running
     other = short(open_page("pages/scaling.py"), variants=("mha", "sdpa", "v2"))
-    assert "Measured earlier" in other.main.caption[0].value and other.button(key="scaling_run").disabled
+    assert "Your sweep" in at.main.caption[0].value  # issue 12 item 20: "earlier" is for others' runs
+    assert "by another session" in other.main.caption[0].value and other.button(key="scaling_run").disabled
     assert len(figures(other)) == 2
 
 
@@ -61,10 +62,39 @@ def test_a_stopped_sweep_shows_what_finished(scaling):
            "attention_bytes": 1024}  # fmt: skip
     at.session_state["scaling_partial"] = (json.dumps(params, sort_keys=True), [row])
     at = at.run()
-    assert "Stopped after 1 measurements" in at.warning[0].value
+    assert "Stopped after 1 measurement;" in at.warning[0].value
     assert len(figures(at)) == 2
 
 
 def test_nothing_to_measure_is_explained(scaling):
     at = scaling.multiselect(key="scaling_modes").set_value([]).run()
     assert "Pick at least one" in at.warning[0].value and not at.exception
+
+
+def shown_table(at):
+    """The summary table as the learner reads it (the Styler's display strings)."""
+    import pyarrow as pa
+
+    return pa.ipc.open_stream(at.dataframe[0].proto.arrow_data.styler.display_values).read_all().to_pandas()
+
+
+def test_missing_numbers_are_dashes_and_exponents_are_explained(scaling):
+    """Issue 12 item 20: never "None"; exponents above 2 explained; no Stop while nothing runs."""
+    at = short(scaling, longest=16)
+    assert "scaling_stop" not in [b.key for b in at.button]
+    params = {"tokens": [8, 16], "variants": ["mha", "sdpa"], "devices": available_devices(),
+              "modes": ["forward", "trace"], "d": 16, "heads": 4, "causal": True}  # fmt: skip
+    row = {"variant": "mha", "module": "M", "mode": "forward", "device": "cpu", "tokens": 8, "heads": 4,
+           "d": 16, "ms": 0.1, "peak_bytes": None, "attention_bytes": 1024}  # fmt: skip
+    at.session_state["scaling_partial"] = (json.dumps(params, sort_keys=True), [row])
+    table = shown_table(at.run())
+    assert table["time exponent"].tolist() == ["—"] and table["peak MiB"].tolist() == ["—"]
+    assert not table.isin(["None", "nan"]).any().any()
+    assert any("Above 2 is noise or a cache effect" in c.value for c in at.main.caption)
+
+
+def test_variant_chips_are_short_names():
+    from attention import bench
+
+    assert max(len(i.short) for i in bench.IMPLEMENTATIONS.values()) <= 30
+    assert bench.IMPLEMENTATIONS["mha"].short == "MultiHeadAttention"
