@@ -56,18 +56,12 @@ def _side(side: str, text: str, base: ExplorerConfig) -> tuple[ExplorerConfig, l
     s = st.session_state
     st.selectbox("Module", list(VARIANTS), key=f"cmp_{side}_variant", format_func=lambda v: VARIANTS[v].label)
     variant = VARIANTS[s[f"cmp_{side}_variant"]]
-    c1, c2 = st.columns(2)
+    c1, c2, c3, c4 = st.columns(4)
     c1.number_input("d_out", 1, MAX_D_OUT, key=f"cmp_{side}_d_out", disabled=not variant.has("d_out"))
     c2.number_input("heads", 1, MAX_HEADS, key=f"cmp_{side}_heads", disabled=not variant.has("heads"))
-    c1.number_input(
-        "dropout p (train mode)",
-        0.0,
-        0.99,
-        step=0.1,
-        key=f"cmp_{side}_dropout",
-        disabled=not variant.has("dropout"),
-    )
-    c2.number_input("seed", 0, MAX_SEED, key=f"cmp_{side}_seed")
+    c3.number_input("dropout p", 0.0, 0.99, step=0.1, key=f"cmp_{side}_dropout",
+                    disabled=not variant.has("dropout"), help="Acts in train mode only.")  # fmt: skip
+    c4.number_input("seed", 0, MAX_SEED, key=f"cmp_{side}_seed")
     st.checkbox("causal mask", key=f"cmp_{side}_causal", disabled=not variant.has("causal"))
     shared = to_query_params(base)
     raw = {k: shared[k] for k in ("tokenizer", "embedding", "d_in", "device") if k in shared}
@@ -92,7 +86,8 @@ if "cmp_a_variant" not in st.session_state:
     st.session_state["cmp_example"] = "causal mask off vs on"
     _apply_example()
 
-text = st.text_area("Sentence (both sides)", key="cmp_text", height=68, max_chars=MAX_TEXT_CHARS)
+text = st.text_input("Sentence (both sides)", key="cmp_text", max_chars=MAX_TEXT_CHARS,
+                     help="Press Enter to apply.")  # fmt: skip
 st.segmented_control("Try", list(EXAMPLES), key="cmp_example", on_change=_apply_example)
 
 col_a, col_b = st.columns(2)
@@ -175,19 +170,23 @@ else:
     st.error(f"A variant differs from the reference by {worst:.2g} > {tolerance:g}.")
 ms_columns = [c for c in table.columns if c.startswith("ms (")]
 st.dataframe(
-    table.drop(columns=["module"]).style.format({"max |diff|": "{:.2e}", **{c: "{:.3f}" for c in ms_columns}},
-                                                na_rep="—"),
+    table.drop(columns=["module", "note"]).style.format(
+        {"max |diff|": "{:.2e}", **{c: "{:.3f}" for c in ms_columns}}, na_rep="—"),
     hide_index=True,
     width="stretch",
     column_config={"variant": st.column_config.TextColumn("variant", width="small"),
-                   "computes": st.column_config.TextColumn("computes", width="medium"),
-                   "note": st.column_config.TextColumn("note", width="small"),
-                   "output shape": st.column_config.TextColumn("output", width="small")},
+                   "computes": st.column_config.TextColumn("computes", width="large"),
+                   "output shape": st.column_config.TextColumn("output", width="small"),
+                   "parameters": st.column_config.NumberColumn("parameters", width="small")},
 )  # fmt: skip
 st.caption(
     "ms = median time per forward, measured on this server now ("
     + ", ".join(f"{dev}: {device_name(dev)}" for dev in available_devices())
     + "); other sessions' work adds noise. "
     + ("" if "cuda" in available_devices() else "No CUDA GPU here, so only the CPU column. ")
-    + "Parameters: nn.MultiheadAttention always has an in_proj bias (zeroed here, like qkv_bias=False)."
+    + "Parameters: nn.MultiheadAttention always has an in_proj bias (zeroed here, like qkv_bias=False); "
+    "F.scaled_dot_product_attention is a function: it ran with MultiHeadAttention's weights, counted there. "
+    + "".join(
+        f"{row.variant} sits out: {row.note}. " for row in table.itertuples() if row.note.startswith("needs")
+    )
 )

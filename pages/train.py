@@ -1,6 +1,7 @@
 """Watch attention learn: train a tiny MultiHeadAttention model live and see its pattern emerge."""
 
 import time
+from dataclasses import replace
 
 import streamlit as st
 
@@ -15,6 +16,19 @@ use_router()
 
 HELD = "_held_train"  # app.py drops it when the learner leaves this page (frees the model)
 PACES = {"watch": 0.15, "fast": 0.0}  # seconds between snapshots; either way the thread yields
+SETTINGS = ("tr_task", "tr_steps", "tr_heads", "tr_d_model", "tr_lr", "tr_seed", "tr_device", "tr_pace")
+SLOW = 20.0  # seconds: a run that takes longer at "watch it" pace says so before Play
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def seconds_per_step(config: TrainConfig) -> float:
+    """Measured on a fresh trainer (a few steps, milliseconds): what one step costs here."""
+    trainer = Trainer(replace(config, steps=MAX_STEPS))
+    trainer.train(2)  # warm-up
+    start = time.perf_counter()
+    trainer.train(5)
+    trainer.free()
+    return (time.perf_counter() - start) / 5
 
 
 def _task_defaults() -> None:
@@ -25,9 +39,10 @@ def _task_defaults() -> None:
 
 def _controls() -> tuple[TrainConfig, float]:
     s = st.session_state
-    if "tr_task" not in s:
+    if "tr_task" not in s:  # a first visit, or back from another page (Streamlit forgot the widgets)
         s["tr_task"] = "previous"
         _task_defaults()
+        s.update(s.get("_train_settings", {}))
     st.selectbox("Task", list(TASKS), key="tr_task", on_change=_task_defaults,
                  format_func=lambda t: f"{TASKS[t].label}")  # fmt: skip
     st.caption("Right attention: " + TASKS[s["tr_task"]].goal + ".")
@@ -40,6 +55,7 @@ def _controls() -> tuple[TrainConfig, float]:
     c[5].selectbox("device", available_devices(), key="tr_device", help="CPU unless a GPU is here")
     pace_labels = {"watch": "watch it (a short pause per snapshot)", "fast": "as fast as it goes"}
     pace = st.radio("Pace", list(PACES), horizontal=True, key="tr_pace", format_func=pace_labels.get)
+    s["_train_settings"] = {k: s[k] for k in SETTINGS if k in s}  # kept while the learner is elsewhere
     values = {name: s[f"tr_{name}"] for name in ("steps", "heads", "d_model", "seed", "device")}
     try:
         return TrainConfig(task=s["tr_task"], lr=float(s["tr_lr"]), **values), PACES[pace]
@@ -57,12 +73,14 @@ def _draw(slots: dict, trainer: Trainer, index: int, live: bool) -> None:
     snap = trainer.snapshots[index]
     suffix = f"_{trainer.step}" if live else ""
     accuracy = dict(trainer.accuracies).get(snap.step, trainer.accuracies[-1][1])
-    loss = trainer.losses[-1] if trainer.losses else float("nan")
-    slots["progress"].progress(trainer.step / trainer.config.steps, text=(
-        f"step {trainer.step}/{trainer.config.steps} · loss {loss:.4f} · held-out accuracy "
-        f"{trainer.accuracies[-1][1]:.1%} · {trainer.seconds:.1f} s of training"))  # fmt: skip
+    loss = snap.loss if snap.step else float("nan")
+    back = "" if snap.step == trainer.step else f" (scrubbed back; the run reached step {trainer.step})"
+    slots["progress"].progress(snap.step / trainer.config.steps, text=(
+        f"step {snap.step}/{trainer.config.steps}{back} · loss {loss:.4f} · held-out accuracy "
+        f"{accuracy:.1%} · {trainer.seconds:.1f} s of training"))  # fmt: skip
     with slots["curves"].container():
-        chart(training_curves(trainer.losses, trainer.accuracies), key="tr_curves" + suffix)
+        marker = None if live else snap.step
+        chart(training_curves(trainer.losses, trainer.accuracies, marker), key="tr_curves" + suffix)
     with slots["pattern"].container():
         chart(
             pattern_figure(snap.weights, trainer.expected(), trainer.probe_tokens(), snap.step),
@@ -127,8 +145,14 @@ b[2].button("Stop", icon=":material/stop:", key="tr_stop", disabled=trainer is N
             on_click=_stop)  # fmt: skip
 
 if trainer is None:
+    training = min(MAX_SECONDS, config.steps * seconds_per_step(config))
+    pauses = config.steps // config.snapshot_every * pace
+    took = f" About {training + pauses:.0f} s at this pace" + (
+        f" ({pauses:.0f} s of them pauses to watch; 'as fast as it goes' skips them)." if pauses else "."
+    )
     st.info(
         f"Press Play: {config.steps} steps of batch {config.batch}, at most {MAX_SECONDS:.0f} s of training."
+        + (took if training + pauses > SLOW or pauses else "")
     )
     st.stop()
 

@@ -150,8 +150,8 @@ def step_figure(tokens: list[str], panel: StepPanel, *, numbers: bool = False, f
         "xaxis": keys,
         # query 0 on top; a fixed range, so the ✕ markers cannot shrink it
         "yaxis": position_axis(labels, "← queries (looking)") | {"range": [n - 0.5, -0.5]},
-        "height": height + TITLE_PX + ticks_px + 30,
-        "margin": {"l": 10, "r": 40, "t": TITLE_PX + ticks_px + 30, "b": 10},
+        "height": height + TITLE_PX + ticks_px + 20,
+        "margin": {"l": 10, "r": 40, "t": TITLE_PX + ticks_px + 20, "b": 10},
         "modebar": VERTICAL_TOOLBAR,
     }  # fmt: skip
     return figure(_step_traces(panel, n, heatmap), layout)

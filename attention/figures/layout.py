@@ -89,7 +89,7 @@ def chart_title(text: str, subtitle: str | None = None, size: int = 15) -> dict:
     return out
 
 
-TITLE_PX = 52  # a title and its subtitle
+TITLE_PX = 54  # a title and its subtitle, with a gap before the axis title
 VERTICAL_TOOLBAR = {"orientation": "v"}  # layout["modebar"]: down the right edge, clear of the title
 
 

@@ -18,8 +18,11 @@ from attention.figures.layout import (
 )
 
 
-def training_curves(losses: list[float], accuracies: list[tuple[int, float]]) -> go.Figure:
-    """Training loss per step (left axis) and held-out accuracy at each snapshot (right axis)."""
+def training_curves(
+    losses: list[float], accuracies: list[tuple[int, float]], marker: int | None = None
+) -> go.Figure:
+    """Training loss per step (left axis) and held-out accuracy at each snapshot (right axis);
+    a vertical line at step `marker` (the snapshot shown beside it)."""
     steps = np.arange(1, len(losses) + 1, dtype=np.int32)
     acc_steps = np.array([s for s, _ in accuracies], dtype=np.int32)
     acc = f32([a for _, a in accuracies])
@@ -30,10 +33,15 @@ def training_curves(losses: list[float], accuracies: list[tuple[int, float]]) ->
          "yaxis": "y2", "line": {"color": "#d55e00", "dash": "dot"},
          "hovertemplate": "step %{x}<br>accuracy %{y:.1%}<extra></extra>"},
     ]  # fmt: skip
+    shapes = []
+    if marker is not None:
+        shapes.append({"type": "line", "xref": "x", "yref": "paper", "x0": marker, "x1": marker, "y0": 0,
+                       "y1": 1, "line": {"color": "#555555", "width": 2, "dash": "dash"}})  # fmt: skip
     return figure(
         data,
         {
-            "title": title("Loss and accuracy"),
+            "title": title("Loss and accuracy" + ("" if marker is None else f" · showing step {marker}")),
+            "shapes": shapes,
             "xaxis": {"title": {"text": "step"}, "rangemode": "tozero"},
             "yaxis": {"title": {"text": "loss"}, "rangemode": "tozero"},
             "yaxis2": {"title": {"text": "accuracy"}, "overlaying": "y", "side": "right", "range": [0, 1.02],

@@ -22,7 +22,9 @@ def markup(at) -> list[str]:
     the options of radios (which render markdown too)."""
     texts = [e.value for kind in ("markdown", "caption", "success", "info", "warning", "error")
              for e in getattr(at, kind)]  # fmt: skip
-    texts += [w.label for w in at.get("radio") + at.get("selectbox") + at.get("text_area")]
+    texts += [
+        w.label for w in at.get("radio") + at.get("selectbox") + at.get("text_area") + at.get("text_input")
+    ]
     texts += [option for radio in at.get("radio") for option in radio.options]
     return texts
 
@@ -107,7 +109,7 @@ def test_html_and_markdown_stay_literal_on_learn_and_compare():
     assert at.success or at.error
     assert_literal(at)
     at = open_page("pages/compare.py")
-    at.text_area(key="cmp_text").set_value(HOSTILE).run()
+    at.text_input(key="cmp_text").set_value(HOSTILE).run()
     assert not at.exception
     assert_literal(at)
 

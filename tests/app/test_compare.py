@@ -89,9 +89,9 @@ def test_sentence_comes_from_the_explorer():
     at.query_params["embedding"] = "random"
     at.run()
     at.switch_page("pages/compare.py").run()
-    assert at.text_area(key="cmp_text").value == "the cat sat on the mat"
+    assert at.text_input(key="cmp_text").value == "the cat sat on the mat"
     assert len(comparison(at)["A"]) == 6
-    at.text_area(key="cmp_text").set_value("").run()  # empty: both sides fall back alike
+    at.text_input(key="cmp_text").set_value("").run()  # empty: both sides fall back alike
     assert not at.exception and len(comparison(at)["A"]) > 0
 
 

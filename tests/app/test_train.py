@@ -85,3 +85,34 @@ def test_leaving_the_page_frees_the_run(train_page):
     assert "_held_train" in at.session_state
     at.switch_page("pages/explorer.py").run()
     assert "_held_train" not in at.session_state
+
+
+# --- issue 12 item 21 ---------------------------------------------------------------------------
+
+
+def test_scrubbing_back_moves_the_marker_and_the_progress_label(train_page):
+    train_page.number_input(key="tr_steps").set_value(60)
+    at = train_page.button(key="tr_play").click().run()
+    slider = next(s for s in at.select_slider if s.label.startswith("Scrub"))
+    at = slider.set_value(20).run()
+    curves = figures(at)[0]
+    assert curves["layout"]["shapes"][0]["x0"] == 20
+    assert "showing step 20" in curves["layout"]["title"]["text"]
+    label = at.get("progress")[0].proto.text
+    assert label.startswith("step 20/60 (scrubbed back; the run reached step 60)")
+
+
+def test_leaving_and_returning_keeps_the_settings(train_page):
+    at = train_page.selectbox(key="tr_task").set_value("reverse").run()
+    at = at.number_input(key="tr_seed").set_value(7).run()
+    at.switch_page("pages/compare.py").run()
+    at.switch_page("pages/train.py").run()
+    assert at.selectbox(key="tr_task").value == "reverse" and at.number_input(key="tr_seed").value == 7
+    assert at.radio(key="tr_pace").value == "fast"
+
+
+def test_a_slow_task_at_watch_pace_says_how_long_it_takes():
+    at = open_page("pages/train.py", timeout=120)
+    at = at.selectbox(key="tr_task").set_value("sort").run()  # 1,500 steps: 300 snapshots to watch
+    text = at.info[0].value
+    assert "About" in text and "45 s of them pauses to watch" in text

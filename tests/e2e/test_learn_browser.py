@@ -1,13 +1,16 @@
-"""The Learn page in headless Chromium: it loads with live numbers, and a self-check answers."""
+"""The Learn page in headless Chromium: predict first, then the live numbers appear."""
 
 from tests.e2e.conftest import ARTIFACTS
 
 
-def test_learn_page_loads_answers_and_screenshot(server, page):
+def test_learn_page_predicts_then_shows_and_screenshot(server, page):
     page.goto(f"{server}/learn")
     page.wait_for_selector('[data-test-script-state="notRunning"]', timeout=60_000)
     page.get_by_text("Exercise 3.3").wait_for(timeout=30_000)
-    assert page.get_by_text("context = [0.4419, 0.6515, 0.5683]").count() == 1
+    assert page.get_by_text("context = [0.4419, 0.6515, 0.5683]").count() == 0  # not before predicting
+    page.get_by_text("1: journey", exact=True).first.click()
+    page.get_by_text("Right: 1: journey").wait_for(timeout=30_000)
+    page.get_by_text("context = [0.4419, 0.6515, 0.5683]").wait_for(timeout=30_000)
     page.get_by_text("goes toward 1").click()
     page.get_by_text("Right: goes toward 1").wait_for(timeout=30_000)
     ARTIFACTS.mkdir(exist_ok=True)
