@@ -1,0 +1,317 @@
+"""The book's chapter-4 GPTModel, built from this package's MultiHeadAttention, traced layer by
+layer; and GPT-2's checkpoints (Hugging Face's layout) in and out.
+
+    model = load_gpt2("assets/model")          # a folder with config.json + model.safetensors
+    trace = model.trace(idx)                   # ModelTrace: logits and one AttentionTrace per block
+
+The classes keep the book's names and structure (tok_emb, pos_emb, drop_emb, trf_blocks of
+TransformerBlock(att, ff, norm1, norm2, drop_shortcut), final_norm, out_head) and its config keys
+(vocab_size, context_length, emb_dim, n_heads, n_layers, drop_rate, qkv_bias).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+import torch.nn as nn
+
+from attention.errors import ConfigError
+from attention.modules import MultiHeadAttention
+from attention.trace import AttentionTrace
+
+CONFIG_KEYS = ("vocab_size", "context_length", "emb_dim", "n_heads", "n_layers", "drop_rate", "qkv_bias")
+
+
+class LayerNorm(nn.Module):
+    def __init__(self, emb_dim):
+        super().__init__()
+        self.eps = 1e-5
+        self.scale = nn.Parameter(torch.ones(emb_dim))
+        self.shift = nn.Parameter(torch.zeros(emb_dim))
+
+    def forward(self, x):
+        mean = x.mean(dim=-1, keepdim=True)
+        var = x.var(dim=-1, keepdim=True, unbiased=False)
+        norm_x = (x - mean) / torch.sqrt(var + self.eps)
+        return self.scale * norm_x + self.shift
+
+
+class GELU(nn.Module):  # the tanh approximation GPT-2 was trained with
+    def forward(self, x):
+        return 0.5 * x * (1 + torch.tanh(
+            torch.sqrt(torch.tensor(2.0 / torch.pi)) * (x + 0.044715 * torch.pow(x, 3))
+        ))  # fmt: skip
+
+
+class FeedForward(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        self.layers = nn.Sequential(
+            nn.Linear(cfg["emb_dim"], 4 * cfg["emb_dim"]),
+            GELU(),
+            nn.Linear(4 * cfg["emb_dim"], cfg["emb_dim"]),
+        )
+
+    def forward(self, x):
+        return self.layers(x)
+
+
+class TransformerBlock(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        self.att = MultiHeadAttention(
+            d_in=cfg["emb_dim"],
+            d_out=cfg["emb_dim"],
+            context_length=cfg["context_length"],
+            num_heads=cfg["n_heads"],
+            dropout=cfg["drop_rate"],
+            qkv_bias=cfg["qkv_bias"],
+        )
+        self.ff = FeedForward(cfg)
+        self.norm1 = LayerNorm(cfg["emb_dim"])
+        self.norm2 = LayerNorm(cfg["emb_dim"])
+        self.drop_shortcut = nn.Dropout(cfg["drop_rate"])
+
+    def forward(self, x):  # x: (B, T, emb_dim)
+        shortcut = x
+        x = self.norm1(x)
+        x = self.att(x)
+        x = self.drop_shortcut(x)
+        x = x + shortcut  # the shortcut around attention
+        shortcut = x
+        x = self.norm2(x)
+        x = self.ff(x)
+        x = self.drop_shortcut(x)
+        x = x + shortcut  # and around the feed-forward
+        return x
+
+
+@dataclass(frozen=True, eq=False)
+class ModelTrace:
+    """One forward pass of a GPTModel: its logits, and each block's attention, step by step."""
+
+    ids: torch.Tensor  # (B, T) token ids
+    logits: torch.Tensor  # (B, T, vocab_size)
+    layers: tuple[AttentionTrace, ...]  # one per block: weights (B, H, T, T), ...
+    tokens: tuple[str, ...] = ()  # the tokens as the model sees them (display text), when known
+
+    @property
+    def weights(self) -> torch.Tensor:
+        """(L, H, T, T): every head's attention weights for the first sequence."""
+        return torch.stack([layer.weights[0] for layer in self.layers])
+
+
+class GPTModel(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        missing = [k for k in CONFIG_KEYS if k not in cfg]
+        if missing:
+            raise ConfigError(f"A GPTModel config needs {', '.join(missing)}", "config")
+        self.cfg = dict(cfg)
+        self.tok_emb = nn.Embedding(cfg["vocab_size"], cfg["emb_dim"])
+        self.pos_emb = nn.Embedding(cfg["context_length"], cfg["emb_dim"])
+        self.drop_emb = nn.Dropout(cfg["drop_rate"])
+        self.trf_blocks = nn.Sequential(*[TransformerBlock(cfg) for _ in range(cfg["n_layers"])])
+        self.final_norm = LayerNorm(cfg["emb_dim"])
+        self.out_head = nn.Linear(cfg["emb_dim"], cfg["vocab_size"], bias=False)
+
+    def forward(self, in_idx):
+        batch_size, seq_len = in_idx.shape
+        tok_embeds = self.tok_emb(in_idx)  # (B, T, emb_dim)
+        pos_embeds = self.pos_emb(torch.arange(seq_len, device=in_idx.device))  # (T, emb_dim)
+        x = tok_embeds + pos_embeds  # (B, T, emb_dim)
+        x = self.drop_emb(x)
+        x = self.trf_blocks(x)
+        x = self.final_norm(x)
+        logits = self.out_head(x)  # (B, T, vocab_size)
+        return logits
+
+    @torch.no_grad()
+    def trace(self, in_idx: torch.Tensor, tokens: tuple[str, ...] = ()) -> ModelTrace:
+        """forward(in_idx), keeping every block's attention trace: one pass, the same logits."""
+        if in_idx.shape[1] > self.cfg["context_length"]:
+            raise ConfigError(
+                f"{in_idx.shape[1]} tokens is over the model's context length, {self.cfg['context_length']}.",
+                "tokens",
+            )
+        positions = torch.arange(in_idx.shape[1], device=in_idx.device)
+        x = self.drop_emb(self.tok_emb(in_idx) + self.pos_emb(positions))  # (B, T, emb_dim)
+        layers = []
+        for block in self.trf_blocks:  # TransformerBlock.forward, with att.trace in place of att
+            attention = block.att.trace(block.norm1(x))  # (B, H, T, T) weights and every step before
+            layers.append(attention)
+            x = block.drop_shortcut(attention.output) + x
+            x = block.drop_shortcut(block.ff(block.norm2(x))) + x
+        logits = self.out_head(self.final_norm(x))  # (B, T, vocab_size)
+        return ModelTrace(ids=in_idx.cpu(), logits=logits.cpu(), layers=tuple(t.to("cpu") for t in layers),
+                          tokens=tokens)  # fmt: skip
+
+    @property
+    def heads(self) -> int:
+        return self.cfg["n_heads"]
+
+    @property
+    def layers(self) -> int:
+        return self.cfg["n_layers"]
+
+
+# --- GPT-2's checkpoint layout (Hugging Face) ------------------------------------------------------
+
+
+def config_from_hf(hf: dict) -> dict:
+    """config.json of a GPT-2 checkpoint -> the book's config."""
+    return {"vocab_size": hf["vocab_size"], "context_length": hf.get("n_positions", hf.get("n_ctx", 1024)),
+            "emb_dim": hf["n_embd"], "n_heads": hf["n_head"], "n_layers": hf["n_layer"], "drop_rate": 0.0,
+            "qkv_bias": True}  # fmt: skip
+
+
+def hf_config(cfg: dict, tied: bool, **extra) -> dict:
+    """The book's config -> a config.json that transformers' GPT2LMHeadModel opens."""
+    return {"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"], "vocab_size": cfg["vocab_size"],
+            "n_positions": cfg["context_length"], "n_ctx": cfg["context_length"], "n_embd": cfg["emb_dim"],
+            "n_head": cfg["n_heads"], "n_layer": cfg["n_layers"], "n_inner": None,
+            "activation_function": "gelu_new", "layer_norm_epsilon": 1e-5, "resid_pdrop": 0.0,
+            "embd_pdrop": 0.0, "attn_pdrop": 0.0, "tie_word_embeddings": tied, "bos_token_id": None,
+            "eos_token_id": None, **extra}  # fmt: skip
+
+
+def _blocks(cfg: dict):
+    for b in range(cfg["n_layers"]):
+        yield b, f"h.{b}."
+
+
+@torch.no_grad()
+def load_state(model: GPTModel, weights: dict[str, torch.Tensor]) -> GPTModel:
+    """Assign a GPT-2 state dict (with or without the "transformer." prefix) to the book's model:
+    the combined c_attn split into W_query, W_key, W_value; Conv1D weights, stored [in, out],
+    transposed for nn.Linear; lm_head tied to wte when absent; the attn.bias mask buffers skipped.
+    Every assignment checks its shape."""
+    w = {k.removeprefix("transformer."): v.float() for k, v in weights.items()}
+    d = model.cfg["emb_dim"]
+
+    def put(param: torch.Tensor, value: torch.Tensor, name: str) -> None:
+        if param.shape != value.shape:
+            raise ConfigError(
+                f"{name}: the checkpoint has shape {tuple(value.shape)}, the model {tuple(param.shape)}"
+            )
+        param.copy_(value)
+
+    def need(key: str) -> torch.Tensor:
+        if key not in w:
+            raise ConfigError(f"The checkpoint has no {key!r}: not a GPT-2 checkpoint?", "source")
+        return w[key]
+
+    put(model.tok_emb.weight, need("wte.weight"), "wte")
+    put(model.pos_emb.weight, need("wpe.weight"), "wpe")
+    for b, h in _blocks(model.cfg):
+        block = model.trf_blocks[b]
+        qkv_w, qkv_b = need(h + "attn.c_attn.weight"), need(h + "attn.c_attn.bias")  # (d, 3d), (3d,)
+        for i, layer in enumerate((block.att.W_query, block.att.W_key, block.att.W_value)):
+            put(layer.weight, qkv_w[:, i * d : (i + 1) * d].T, h + "attn.c_attn")
+            if layer.bias is not None:
+                put(layer.bias, qkv_b[i * d : (i + 1) * d], h + "attn.c_attn.bias")
+        put(block.att.out_proj.weight, need(h + "attn.c_proj.weight").T, h + "attn.c_proj")
+        put(block.att.out_proj.bias, need(h + "attn.c_proj.bias"), h + "attn.c_proj.bias")
+        put(block.ff.layers[0].weight, need(h + "mlp.c_fc.weight").T, h + "mlp.c_fc")
+        put(block.ff.layers[0].bias, need(h + "mlp.c_fc.bias"), h + "mlp.c_fc.bias")
+        put(block.ff.layers[2].weight, need(h + "mlp.c_proj.weight").T, h + "mlp.c_proj")
+        put(block.ff.layers[2].bias, need(h + "mlp.c_proj.bias"), h + "mlp.c_proj.bias")
+        for norm, name in ((block.norm1, "ln_1"), (block.norm2, "ln_2")):
+            put(norm.scale, need(f"{h}{name}.weight"), h + name)
+            put(norm.shift, need(f"{h}{name}.bias"), h + name)
+    put(model.final_norm.scale, need("ln_f.weight"), "ln_f")
+    put(model.final_norm.shift, need("ln_f.bias"), "ln_f")
+    put(model.out_head.weight, weights.get("lm_head.weight", need("wte.weight")).float(), "lm_head")
+    return model
+
+
+def state_of(model: GPTModel) -> dict[str, torch.Tensor]:
+    """The model's weights in GPT-2's layout (inverse of load_state); lm_head only when untied."""
+    out = {"transformer.wte.weight": model.tok_emb.weight, "transformer.wpe.weight": model.pos_emb.weight}
+    for b, h in _blocks(model.cfg):
+        block, h = model.trf_blocks[b], "transformer." + h
+        att = block.att
+        out[h + "attn.c_attn.weight"] = torch.cat(
+            [att.W_query.weight, att.W_key.weight, att.W_value.weight]
+        ).T
+        biases = [layer.bias if layer.bias is not None else torch.zeros(model.cfg["emb_dim"])
+                  for layer in (att.W_query, att.W_key, att.W_value)]  # fmt: skip
+        out[h + "attn.c_attn.bias"] = torch.cat(biases)  # GPT-2 always has one: zeros for qkv_bias=False
+        out[h + "attn.c_proj.weight"], out[h + "attn.c_proj.bias"] = att.out_proj.weight.T, att.out_proj.bias
+        out[h + "mlp.c_fc.weight"], out[h + "mlp.c_fc.bias"] = (
+            block.ff.layers[0].weight.T,
+            block.ff.layers[0].bias,
+        )
+        out[h + "mlp.c_proj.weight"], out[h + "mlp.c_proj.bias"] = (
+            block.ff.layers[2].weight.T,
+            block.ff.layers[2].bias,
+        )
+        for norm, name in ((block.norm1, "ln_1"), (block.norm2, "ln_2")):
+            out[f"{h}{name}.weight"], out[f"{h}{name}.bias"] = norm.scale, norm.shift
+    out["transformer.ln_f.weight"], out["transformer.ln_f.bias"] = (
+        model.final_norm.scale,
+        model.final_norm.shift,
+    )
+    if not torch.equal(model.out_head.weight, model.tok_emb.weight):
+        out["lm_head.weight"] = model.out_head.weight
+    return {k: v.detach().contiguous().clone() for k, v in out.items()}
+
+
+def save_gpt2(
+    model: GPTModel, folder: str | Path, dtype: torch.dtype = torch.float32, **config_extra
+) -> Path:
+    """Write config.json + model.safetensors in GPT-2's layout: load_gpt2, the "Inside a model"
+    page and transformers' GPT2LMHeadModel all open the folder."""
+    from safetensors.torch import save_file
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    state = state_of(model)
+    tied = "lm_head.weight" not in state
+    save_file(
+        {k: v.to(dtype) for k, v in state.items()},
+        str(folder / "model.safetensors"),
+        metadata={"format": "pt"},
+    )
+    (folder / "config.json").write_text(
+        json.dumps(hf_config(model.cfg, tied, **config_extra), indent=2) + "\n"
+    )
+    return folder
+
+
+def load_gpt2(source: str | Path, **hub_options) -> GPTModel:
+    """A GPT-2 checkpoint as the book's GPTModel, in eval mode. `source`: a folder (config.json +
+    model.safetensors), a .safetensors file (its config.json beside it), or a hub repo id such as
+    "openai-community/gpt2" (downloaded once into Hugging Face's cache: attention.hub). Weights
+    are read with safetensors: no pickle is ever executed."""
+    from safetensors.torch import load_file
+
+    path = Path(source)
+    if not path.exists():
+        from attention import hub
+
+        if not hub.is_repo_id(str(source)):
+            raise ConfigError(
+                f"{str(source)[:200]!r} does not exist: give a folder, a .safetensors file or a hub id.",
+                "source",
+            )
+        path = hub.download(str(source), **hub_options)
+    weights_file = path if path.is_file() else path / "model.safetensors"
+    config_file = (path.parent if path.is_file() else path) / "config.json"
+    if weights_file.suffix != ".safetensors" or not weights_file.exists() or not config_file.exists():
+        raise ConfigError(
+            f"{str(path)[:200]!r} is not a GPT-2 checkpoint: it needs config.json and model.safetensors "
+            "(weights saved with safe_serialization; .bin pickles are not opened).",
+            "source",
+        )
+    try:
+        hf = json.loads(config_file.read_text())
+        cfg = config_from_hf(hf)
+    except (ValueError, KeyError) as error:
+        raise ConfigError(f"{config_file} is not a GPT-2 config.json ({error}).", "source") from error
+    model = GPTModel(cfg)
+    load_state(model, load_file(str(weights_file)))
+    return model.eval()

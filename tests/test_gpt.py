@@ -1,0 +1,133 @@
+"""The book's GPTModel with GPT-2's weights equals Hugging Face's GPT2LMHeadModel: logits and
+every layer's attention, for random configs saved to disk and for GPT-2 small's full size."""
+
+import json
+
+import pytest
+import torch
+
+from attention.errors import ConfigError
+from attention.gpt import GPTModel, ModelTrace, load_gpt2, load_state, save_gpt2
+from attention.modules import MultiHeadAttention
+
+transformers = pytest.importorskip("transformers")  # requirements-dev.txt: a test-only dependency
+
+
+def hf_model(seed: int, **config):
+    torch.manual_seed(seed)
+    cfg = transformers.GPT2Config(attn_implementation="eager", bos_token_id=None, eos_token_id=None, **config)
+    return transformers.GPT2LMHeadModel(cfg).eval()
+
+
+def hf_run(model, ids):
+    with torch.no_grad():
+        out = model(ids, output_attentions=True)
+    return out.logits, out.attentions
+
+
+CONFIGS = [
+    dict(vocab_size=100, n_positions=32, n_embd=64, n_layer=2, n_head=4),
+    dict(vocab_size=100, n_positions=16, n_embd=64, n_layer=3, n_head=4),
+    dict(vocab_size=57, n_positions=24, n_embd=48, n_layer=2, n_head=3),
+]
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+@pytest.mark.parametrize("prefix", [True, False])
+def test_a_saved_checkpoint_gives_the_same_logits_and_attention(tmp_path, config, prefix):
+    hf = hf_model(sum(config.values()), **config)
+    hf.save_pretrained(tmp_path, safe_serialization=True)
+    if not prefix:  # some checkpoints (openai-community/gpt2's own) store keys without "transformer."
+        from safetensors.torch import load_file, save_file
+
+        weights = load_file(tmp_path / "model.safetensors")
+        save_file(
+            {k.removeprefix("transformer."): v for k, v in weights.items()}, tmp_path / "model.safetensors"
+        )
+    ours = load_gpt2(tmp_path)
+    assert isinstance(ours.trf_blocks[0].att, MultiHeadAttention)
+    ids = torch.randint(
+        0, config["vocab_size"], (2, config["n_positions"] - 3), generator=torch.Generator().manual_seed(1)
+    )
+    logits, attentions = hf_run(hf, ids)
+    torch.testing.assert_close(ours(ids), logits, atol=1e-5, rtol=1e-5)
+    trace = ours.trace(ids)
+    torch.testing.assert_close(trace.logits, logits, atol=1e-5, rtol=1e-5)
+    assert len(trace.layers) == config["n_layer"]
+    for layer, theirs in zip(trace.layers, attentions, strict=True):
+        torch.testing.assert_close(layer.weights, theirs, atol=1e-5, rtol=1e-5)
+
+
+def test_gpt2_small_full_size_in_memory():
+    """GPT-2 small's real shapes (124 M parameters), random weights: no download."""
+    hf = hf_model(0, vocab_size=50257, n_positions=1024, n_embd=768, n_layer=12, n_head=12)
+    small = {"vocab_size": 50257, "context_length": 1024, "emb_dim": 768, "n_heads": 12, "n_layers": 12,
+             "drop_rate": 0.0, "qkv_bias": True}  # fmt: skip
+    ours = GPTModel(small).eval()
+    load_state(ours, hf.state_dict())
+    ids = torch.randint(0, 50257, (1, 32), generator=torch.Generator().manual_seed(2))
+    logits, attentions = hf_run(hf, ids)
+    trace = ours.trace(ids)
+    assert trace.logits.shape == (1, 32, 50257) and trace.weights.shape == (12, 12, 32, 32)
+    assert sum(p.numel() for p in ours.parameters()) == sum(p.numel() for p in hf.parameters()) + 50257 * 768
+    torch.testing.assert_close(trace.logits, logits, atol=1e-4, rtol=1e-4)
+    for layer, theirs in zip(trace.layers, attentions, strict=True):
+        torch.testing.assert_close(layer.weights, theirs, atol=1e-5, rtol=1e-5)
+
+
+def test_trace_is_forward_with_every_intermediate():
+    torch.manual_seed(3)
+    model = GPTModel({"vocab_size": 40, "context_length": 12, "emb_dim": 16, "n_heads": 2, "n_layers": 2,
+                      "drop_rate": 0.0, "qkv_bias": False}).eval()  # fmt: skip
+    ids = torch.randint(0, 40, (1, 10))
+    trace = model.trace(ids, tokens=tuple("abcdefghij"))
+    assert isinstance(trace, ModelTrace) and trace.tokens[0] == "a"
+    assert torch.equal(trace.logits, model(ids))
+    for layer in trace.layers:
+        assert layer.module == "MultiHeadAttention" and layer.weights.shape == (1, 2, 10, 10)
+        torch.testing.assert_close(layer.weights.sum(-1), torch.ones(1, 2, 10))
+        assert (layer.weights[..., torch.triu(torch.ones(10, 10, dtype=torch.bool), 1)] == 0).all()
+    with pytest.raises(ConfigError, match="over the model's context length, 12"):
+        model.trace(torch.zeros(1, 13, dtype=torch.long))
+
+
+def test_save_gpt2_round_trips_and_transformers_opens_it(tmp_path):
+    torch.manual_seed(4)
+    model = GPTModel({"vocab_size": 30, "context_length": 16, "emb_dim": 32, "n_heads": 4, "n_layers": 2,
+                      "drop_rate": 0.0, "qkv_bias": False}).eval()  # fmt: skip
+    save_gpt2(model, tmp_path, attention_explorer={"trained_on": "a test"})
+    config = json.loads((tmp_path / "config.json").read_text())
+    assert config["tie_word_embeddings"] is False and config["attention_explorer"]["trained_on"] == "a test"
+    again = load_gpt2(tmp_path)
+    ids = torch.randint(0, 30, (1, 16))
+    torch.testing.assert_close(again(ids), model(ids))
+    hf = transformers.GPT2LMHeadModel.from_pretrained(tmp_path, attn_implementation="eager").eval()
+    logits, attentions = hf_run(hf, ids)
+    torch.testing.assert_close(logits, model(ids), atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(attentions[1], model.trace(ids).layers[1].weights, atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "setup, message",
+    [
+        (lambda p: None, "does not exist"),
+        (lambda p: p.mkdir(), "is not a GPT-2 checkpoint"),
+        (lambda p: (p.mkdir(), (p / "config.json").write_text("{}"),
+                    (p / "model.safetensors").write_bytes(b"x")), "is not a GPT-2 config.json"),
+        (lambda p: (p.mkdir(), (p / "pytorch_model.bin").write_bytes(b"pickle"),
+                    (p / "config.json").write_text("{}")), "not opened"),
+    ],
+)  # fmt: skip
+def test_a_path_that_is_not_a_checkpoint_is_a_clear_error(tmp_path, setup, message):
+    path = tmp_path / "model"
+    setup(path)
+    with pytest.raises(ConfigError, match=message):
+        load_gpt2(path)
+
+
+def test_a_checkpoint_of_another_shape_names_the_tensor(tmp_path):
+    hf_model(0, **CONFIGS[0]).save_pretrained(tmp_path, safe_serialization=True)
+    config = json.loads((tmp_path / "config.json").read_text())
+    (tmp_path / "config.json").write_text(json.dumps(config | {"n_embd": 32}))
+    with pytest.raises(ConfigError, match="wte: the checkpoint has shape"):
+        load_gpt2(tmp_path)
