@@ -6,6 +6,7 @@ import streamlit as st
 
 from attention.devices import configure_torch_threads
 from ui import url
+from ui.widgets import narrow
 
 st.set_page_config(page_title="Attention Explorer", page_icon=":material/grid_on:", layout="wide")
 ASSETS = Path(__file__).parent / "assets"
@@ -18,9 +19,10 @@ PAGES = [
     st.Page("pages/compare.py", title="Compare", icon=":material/compare:"),
     st.Page("pages/scaling.py", title="Scaling", icon=":material/trending_up:"),
     st.Page("pages/train.py", title="Watch it learn", icon=":material/model_training:"),
+    st.Page("pages/model.py", title="Inside a model", icon=":material/neurology:"),
 ]
 # The pages that keep their view in the URL write it themselves; each link carries it back there.
-OWN_URL = {"": "_explorer_link", "learn": "_learn_link"}
+OWN_URL = {"": "_explorer_link", "learn": "_learn_link", "model": "_model_link"}
 # Our own links in the sidebar below (config.toml turns Streamlit's automatic menu off, which
 # would list the files in pages/ for a moment before st.navigation takes over).
 page = st.navigation(PAGES, position="hidden")
@@ -34,10 +36,19 @@ for key in [k for k in st.session_state if k.startswith("_held_") and k != f"_he
 if "projector" not in st.session_state:  # a shared link or a reload keeps projector mode
     st.session_state["projector"] = st.query_params.get("projector") == "1"
 
-with st.sidebar:
-    st.markdown("### Attention Explorer")
+def links() -> None:
+    """Each link carries its page's own view, so coming back shows it (and Back stays clean)."""
     for p in PAGES:
         st.page_link(p, query_params=url.link_params(st.session_state.get(OWN_URL.get(p.url_path), {})))
+
+
+if narrow():  # a phone: links in the sidebar leave it open over the new page; these sit on top
+    with st.expander("Pages", icon=":material/menu:"):
+        links()
+with st.sidebar:
+    st.markdown("### Attention Explorer")
+    if not narrow():
+        links()
     st.caption('Chapter 3 of "Build a Large Language Model (From Scratch)", every step computed live.')
     st.toggle(
         "Projector: large text, high contrast", key="projector", help="For the back row of a lecture hall."

@@ -162,9 +162,11 @@ def _check_combination(config: ExplorerConfig) -> None:
     if config.variant == "mha" and c["d_out"] % c["heads"]:
         divisors = [h for h in range(1, min(c["d_out"], MAX_HEADS) + 1) if c["d_out"] % h == 0]
         options = nearest(divisors, c["heads"])
+        multiple = -(-c["d_out"] // c["heads"]) * c["heads"]
         raise ConfigError(
             f"d_out={c['d_out']} is not divisible by num_heads={c['heads']}; "
-            f"try {' or '.join(map(str, options))} head{'' if options == [1] else 's'}.",
+            f"try {' or '.join(map(str, options))} head{'' if options == [1] else 's'}, or first raise d_out "
+            f"to a multiple of {c['heads']} (e.g. {multiple}).",
             "heads",
         )
     if config.output_width > MAX_D_OUT:

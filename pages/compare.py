@@ -16,7 +16,7 @@ from attention.query_params import from_values, to_query_params
 from attention.variants import VARIANTS
 from ui.cache import cached_trace
 from ui.router import use_router
-from ui.widgets import chart, device_caption, show_notes
+from ui.widgets import chart, chart_width, device_caption, show_notes
 
 use_router()
 
@@ -138,18 +138,24 @@ fixed = st.toggle("A − B on the same scale as A and B", True, key="cmp_fixed",
 head_text = "" if what == "output" else ", head {}"
 titles = (f"A: {a.module}{head_text.format(head_a)}", f"B: {b.module}{head_text.format(head_b)}")
 masks = tuple(None if t.mask is None else t.mask.numpy() for t in (a, b))
-charts = figures.comparison_figures(a.tokens.texts, za, zb, titles, what, masks, fixed_difference=fixed)
-for column, fig, name in zip(st.columns(len(charts)), charts, ("a", "b", "diff"), strict=False):
-    with column:  # a phone stacks the three
-        chart(fig, key=f"cmp_{name}")
+charts = figures.comparison_figures(a.tokens.texts, za, zb, titles, what, masks, fixed_difference=fixed,
+                                    width_px=chart_width(470))  # fmt: skip
+for row in (
+    charts[:2],
+    charts[2:],
+):  # A beside B, A − B below: each wide enough to read (a phone stacks them)
+    for column, fig in zip(st.columns(2), row, strict=False):
+        with column:
+            chart(fig, key=f"cmp_{fig.data[0].name}")
 st.caption(f"Computed on {device_caption(config_a.device)}. Hatched: masked; white in A − B: no change.")
 
 # --- every variant -----------------------------------------------------------------------------
 st.header("Every variant, one input, shared weights")
 st.markdown(
-    "One draw of W_query, W_key, W_value and out_proj (MultiHeadAttention's constructor, seeded); "
-    "each variant gets the slice it needs, so each should compute the float64 reference "
-    "softmax(Q Kᵀ / √head_dim) V — per head, masked where it has a mask, out_proj where it has one. "
+    "Do all the book's classes compute the same attention? One draw of W_query, W_key, W_value and out_proj "
+    "(MultiHeadAttention's constructor, seeded) is given to every variant, each taking the slice it needs; "
+    "each result is compared with the same math done in double precision (float64), "
+    "softmax(Q Kᵀ / √head_dim) V per head, masked where the variant has a mask, out_proj where it has one. "
     "The input is the sentence through a seeded nn.Embedding of width d = d_in = d_out."
 )
 t1, t2, t3 = st.columns(3)
@@ -170,11 +176,14 @@ else:
     st.error(f"A variant differs from the reference by {worst:.2g} > {tolerance:g}.")
 ms_columns = [c for c in table.columns if c.startswith("ms (")]
 st.dataframe(
-    table.drop(columns=["module", "note"]).style.format(
-        {"max |diff|": "{:.2e}", **{c: "{:.3f}" for c in ms_columns}}, na_rep="—"),
+    table.drop(columns=["module", "note"])
+    .assign(variant=table["variant"].map(lambda k: bench.IMPLEMENTATIONS[k].short))
+    .rename(columns={"max |diff|": "largest difference"})
+    .style.format(
+        {"largest difference": "{:.2e}", **{c: "{:.3f}" for c in ms_columns}}, na_rep="—"),
     hide_index=True,
     width="stretch",
-    column_config={"variant": st.column_config.TextColumn("variant", width="small"),
+    column_config={"variant": st.column_config.TextColumn("variant", width="medium"),
                    "computes": st.column_config.TextColumn("computes", width="large"),
                    "output shape": st.column_config.TextColumn("output", width="small"),
                    "parameters": st.column_config.NumberColumn("parameters", width="small")},

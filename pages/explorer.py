@@ -11,10 +11,19 @@ from attention.figures import export
 from attention.figures.layout import token_labels
 from attention.snippet import pytorch_script
 from ui.cache import cached_trace
-from ui.controls import ALL_STEPS, explorer_controls, explorer_url, explorer_view, write_url
+from ui.controls import ALL_STEPS, EMBEDDING_LABELS, explorer_controls, explorer_url, explorer_view, write_url
 from ui.router import use_router
 from ui.url import link_params
-from ui.widgets import chart, copy_link_button, device_caption, literal, number_table, plural, show_notes
+from ui.widgets import (
+    chart,
+    chart_width,
+    copy_link_button,
+    device_caption,
+    literal,
+    number_table,
+    plural,
+    show_notes,
+)
 
 use_router()
 
@@ -76,17 +85,31 @@ if view == "steps":
     chosen = steps if shown["step"] == ALL_STEPS else [shown["step"]]
     panels = figures.step_panels(trace, head, chosen)
     if len(panels) == 1:
-        chart(figures.step_figure(tokens.texts, panels[0], width_px=960, **options), key="step_chart")
+        chart(
+            figures.step_figure(tokens.texts, panels[0], width_px=chart_width(960), **options),
+            key="step_chart",
+        )
     else:  # two a row; Streamlit stacks columns on a narrow screen (a phone)
         for row in range(0, len(panels), 2):
             for column, panel in zip(st.columns(2), panels[row : row + 2], strict=False):
                 with column:
-                    fig = figures.step_figure(tokens.texts, panel, width_px=470, **options)
+                    fig = figures.step_figure(tokens.texts, panel, width_px=chart_width(470), **options)
                     chart(fig, key=f"step_{panel.name}")
     st.caption(
         ("Each step feeds the next: " + " → ".join(arrows[s] for s in steps) + ". " if len(steps) > 1 else "")
         + " ".join(marks + ["Rows are queries (the token that looks); columns are keys (the one looked at)."])
     )
+    shown_as = []
+    if not shown["numbers"]:
+        shown_as.append(
+            "Numbers in the cells are off for this size: hover a cell for its value, or switch them on."
+        )
+    if shown["fitted"] and any(p.name in ("weights", "dropped_weights") for p in panels):
+        shown_as.append(
+            "Weights are coloured from their smallest to their 99th percentile (the largest 1% saturate)."
+        )
+    if shown_as:
+        st.caption(" ".join(shown_as))
     if trace.mask is None and config.has("causal"):
         st.caption("No causal mask: every query sees every key (masked_scores = scaled_scores).")
     if trace.dropout_mask is None and config.has("dropout"):
@@ -95,7 +118,7 @@ if view == "steps":
 elif view == "heads":
     st.caption(
         f"weights {figures.shape_text(trace, 'weights')}: every head, colour only. "
-        "Pick a head in another view for its exact numbers."
+        "Dark = 0, yellow = 1. Pick a head in another view for its exact numbers."
     )
     chart(figures.heads_grid(trace.weights[0].numpy()), key="heads_grid")
 
@@ -137,7 +160,9 @@ elif view == "tokens":
         + literal(", ".join(tokens.vocab[:50]))
         + (" …" if len(tokens.vocab) > 50 else "")
     )
-    st.markdown(f"**Embedding matrix x** {figures.shape_text(trace, 'x')}, source: {config.embedding}")
+    st.markdown(
+        f"**Embedding matrix x** {figures.shape_text(trace, 'x')}, from {EMBEDDING_LABELS[config.embedding]}"
+    )
     x_frame = export.matrix_frame(trace, "x")
     if x_frame.size <= 20_000:
         number_table(x_frame, key="x_table")

@@ -128,7 +128,7 @@ st.header("1 · Tokens → ids → embeddings")
 st.markdown("Raschka's blog recipe: split into words, sort the unique words, a word's id is its place.")
 token_info = config.tokens
 st.latex(r"\text{vocabulary} = \mathrm{sorted}(\mathrm{set}(\text{words})),\quad x^{(i)} = E[\mathrm{id}_i]")
-st.code(f"vocabulary = {token_info.vocabulary}", language=None)
+st.code(f"vocabulary = {token_info.vocabulary}", language=None, wrap_lines=True)
 st.dataframe(pd.DataFrame({"token": token_info.texts, "id": token_info.ids}), width="content")
 vocab, d_in = len(token_info.vocab), config.d_in
 if predict(
@@ -340,7 +340,7 @@ if predict(
     multi = cached_trace(replace(config, variant="mha", d_out=d_out, heads=heads))
     st.markdown(f"**Each head's weights** (MultiHeadAttention, d_out = {d_out}, {heads} heads, seed {seed}):")
     future = multi.mask.numpy()
-    per_row = 3 if heads > 2 else heads
+    per_row = 2 if heads > 1 else 1  # two a row: each wide enough for its numbers
     for row in range(0, heads, per_row):
         for col, h in zip(st.columns(per_row), range(row, min(row + per_row, heads)), strict=False):
             with col:
@@ -350,7 +350,7 @@ ex32 = lesson.exercise_3_2()
 st.markdown(
     f"**Exercise 3.2:** the wrapper with d_out = 1 per head and 2 heads gives context vectors of width "
     f"**{ex32.shape[-1]}**: shape {tuple(ex32.shape)}; first row "
-    f"{[round(v, 4) for v in ex32[0, 0].tolist()]}."
+    f"[{', '.join(f'{v:.4f}' for v in ex32[0, 0].tolist())}]."
 )
 st.markdown(
     f"**Exercise 3.3:** MultiHeadAttention(d_in = d_out = 768, 12 heads, qkv_bias=False) has "

@@ -69,7 +69,9 @@ def _number(value) -> str:
     measurement) is a dash, never "None" or "nan"."""
     if isinstance(value, str):
         return value
-    return "—" if value is None or pd.isna(value) else f"{value:.3g}"
+    if value is None or pd.isna(value):
+        return "—"
+    return f"{value:,}" if float(value).is_integer() and abs(value) >= 1 else f"{value:.3g}"
 
 
 def show(frame: pd.DataFrame) -> None:
@@ -85,18 +87,20 @@ def show(frame: pd.DataFrame) -> None:
     for _, row in longest[longest["peak_bytes"].notna()].iterrows():
         st.markdown(
             f"- T = {row['tokens']}: **{row['module']} · {row['mode']}** on {row['device']} peaked at "
-            f"{row['peak_bytes'] / 2**20:.1f} MiB = {row['peak_bytes'] / row['attention_bytes']:.2f} × "
-            f"the attention matrix B·H·T²·4 = {row['attention_bytes'] / 2**20:.1f} MiB"
+            f"{row['peak_bytes'] / 2**20:.3g} MiB = {row['peak_bytes'] / row['attention_bytes']:.3g} × "
+            f"the attention matrix B·H·T²·4 = {row['attention_bytes'] / 2**20:.3g} MiB"
         )
     st.caption(
         "Time exponent: the slope of log(ms) against log(T) from the previous length; 2 means the "
         "O(T²) attention matrix dominates, below 2 the fixed costs and the O(T·d²) projections still do. "
         "Above 2 is noise or a cache effect: when the matrices outgrow a CPU cache, one doubling costs "
-        "more than four times as much, and another machine's work can slow one measurement; read the "
+        "more than four times as much, and other work on the server can slow one measurement; read the "
         "trend, not one step. The first length of a line has no exponent (—). CPU peak memory is the RSS "
         "high-water mark of the sweep's own process (pages of 4 KiB)."
     )
-    st.dataframe(bench.scaling_summary(frame).style.format(_number), hide_index=True, width="stretch")
+    table = bench.scaling_summary(frame)
+    table["variant"] = table["variant"].map(lambda key: bench.IMPLEMENTATIONS[key].short)
+    st.dataframe(table.style.format(_number), hide_index=True, width="stretch")
     st.download_button(
         "Download the measurements (CSV)",
         frame.to_csv(index=False),

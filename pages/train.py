@@ -45,11 +45,12 @@ def _controls() -> tuple[TrainConfig, float]:
         s.update(s.get("_train_settings", {}))
     st.selectbox("Task", list(TASKS), key="tr_task", on_change=_task_defaults,
                  format_func=lambda t: f"{TASKS[t].label}")  # fmt: skip
-    st.caption("Right attention: " + TASKS[s["tr_task"]].goal + ".")
+    st.caption("The pattern that solves it: " + TASKS[s["tr_task"]].goal + ".")
     c = st.columns(6)
     c[0].number_input("steps", 10, MAX_STEPS, step=50, key="tr_steps")
     c[1].selectbox("heads", [1, 2, 4], key="tr_heads")
-    c[2].selectbox("d_model", [8, 16, 24, 32, 48, 64], key="tr_d_model")
+    c[2].selectbox("width (d_model)", [8, 16, 24, 32, 48, 64], key="tr_d_model",
+                   help="The embedding width, d_in = d_out of the attention module.")  # fmt: skip
     c[3].select_slider("learning rate", [0.001, 0.003, 0.01, 0.03], 0.003, key="tr_lr")
     c[4].number_input("seed", 0, 2**31 - 1, 0, key="tr_seed")
     c[5].selectbox("device", available_devices(), key="tr_device", help="CPU unless a GPU is here")
@@ -76,7 +77,8 @@ def _draw(slots: dict, trainer: Trainer, index: int, live: bool) -> None:
     loss = snap.loss if snap.step else float("nan")
     back = "" if snap.step == trainer.step else f" (scrubbed back; the run reached step {trainer.step})"
     slots["progress"].progress(snap.step / trainer.config.steps, text=(
-        f"step {snap.step}/{trainer.config.steps}{back} · loss {loss:.4f} · held-out accuracy "
+        f"step {snap.step}/{trainer.config.steps}{back} · loss {'—' if loss != loss else f'{loss:.4f}'} · "
+        f"accuracy on unseen sequences "
         f"{accuracy:.1%} · {trainer.seconds:.1f} s of training"))  # fmt: skip
     with slots["curves"].container():
         marker = None if live else snap.step
@@ -88,8 +90,8 @@ def _draw(slots: dict, trainer: Trainer, index: int, live: bool) -> None:
         )
         score = trainer.pattern_score(snap.weights)
         st.caption(
-            f"Probe: {literal(' '.join(trainer.probe_tokens()))} "
-            "(a fixed held-out sequence; blank rows: nothing asked) · "
+            f"Example sequence: {literal(' '.join(trainer.probe_tokens()))} "
+            "(fixed, never trained on; blank rows: nothing asked there) · "
             f"accuracy at step {snap.step}: {accuracy:.1%}"
             + ("" if score is None else f" · best head's weight on the expected keys: {score:.2f}")
         )
@@ -172,8 +174,11 @@ if held["running"]:
 shown = len(trainer.snapshots) - 1
 if len(trainer.snapshots) > 1:
     steps = [s.step for s in trainer.snapshots]
-    picked = st.select_slider(
-        "Scrub through the saved snapshots (step)", steps, steps[-1], key=f"tr_scrub_{id(trainer)}"
+    picked = st.select_slider(  # a new key whenever the run has grown: it opens on the last snapshot
+        "Scrub through the saved snapshots (step)",
+        steps,
+        steps[-1],
+        key=f"tr_scrub_{id(trainer)}_{len(steps)}",
     )
     shown = steps.index(picked)
 _draw(slots, trainer, shown, live=False)
@@ -183,7 +188,8 @@ if trainer.done:
     score = trainer.pattern_score(trainer.snapshots[-1].weights)
     reached = next((s for s, a in trainer.accuracies if a >= 0.95), None)
     summary = (
-        f"Finished: held-out accuracy {accuracy:.1%} after {trainer.step} steps ({trainer.seconds:.1f} s). "
+        f"Finished: accuracy on unseen sequences {accuracy:.1%} after {trainer.step} steps "
+        f"({trainer.seconds:.1f} s). "
         + (f"95% reached at step {reached} ({trainer.seconds_to_95:.2f} s). " if reached is not None else "")
         + ("" if score is None else f"The best head puts {score:.2f} of its weight on the expected keys.")
     )

@@ -14,7 +14,7 @@ import numpy as np
 import streamlit as st
 
 from attention import ExplorerConfig
-from attention.config import MAX_D_IN, MAX_D_OUT, MAX_HEADS, MAX_SEED, MAX_TEXT_CHARS
+from attention.config import MAX_D_IN, MAX_D_OUT, MAX_HEADS, MAX_SEED
 from attention.devices import available_devices
 from attention.embeddings import format_matrix, has_book_vectors, presets
 from attention.errors import ConfigError
@@ -25,6 +25,7 @@ from attention.trace import AttentionTrace
 from attention.variants import KNOBS, VARIANTS
 from ui import url
 from ui.cache import cached_trace
+from ui.widgets import narrow
 
 CUSTOM_PRESET = "— your own settings —"
 EMBEDDING_LABELS = {"book": "book vectors", "random": "nn.Embedding (seeded)", "custom": "my matrix"}
@@ -33,7 +34,7 @@ VIEWS = {"steps": "Steps", "heads": "All heads", "vectors": "Vectors", "query": 
          "tokens": "Tokens", "share": "Share, code & downloads"}  # fmt: skip
 ALL_STEPS = "all"
 NUMBERS_UP_TO = 12  # tokens: numbers in the cells by default up to here, readable on a projector
-FIT_FROM = 25  # tokens: from here a weights colour scale fitted to the values by default
+FIT_FROM = 64  # tokens: from here a weights colour scale fitted to the values by default
 MATRIX_PREFILL_MAX = 4096  # numbers: "my matrix" starts as the current x up to this size
 FITTED_HELP = (
     "Weights are coloured from 0 to 1 by default; with hundreds of tokens most weights are tiny, and a "
@@ -163,10 +164,9 @@ def explorer_controls() -> tuple[ExplorerConfig, list[str]]:
             s[key] = s[key]
     config, notes = from_values(_raw_values())
     s["_explorer_config"] = config
-    st.text_input(
+    st.text_input(  # no max_chars: its counter sits over long text; from_values cuts at MAX_TEXT_CHARS
         "Sentence",
         key="w_text",
-        max_chars=MAX_TEXT_CHARS,
         on_change=_sync,
         args=("text",),
         placeholder="Type a sentence and press Enter",
@@ -242,7 +242,7 @@ def explorer_view(trace: AttentionTrace) -> dict:
     steps = available_steps(trace)
     if s.get("_step_auto", True) or s.get("step") not in [*steps, ALL_STEPS]:
         s["step"] = "dropped_weights" if "dropped_weights" in steps else "weights"
-    for name, default in (("numbers", n <= NUMBERS_UP_TO), ("fitted", n >= FIT_FROM)):
+    for name, default in (("numbers", n <= NUMBERS_UP_TO and not narrow()), ("fitted", n >= FIT_FROM)):
         if s.get(f"_{name}_auto", True) or name not in s:
             s[name] = default
     s["head"] = min(s.get("head", 0), heads - 1)

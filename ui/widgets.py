@@ -34,6 +34,17 @@ def device_caption(device: str) -> str:
     return choice.name + (f" ({choice.reason})" if choice.reason else "")
 
 
+def narrow() -> bool:
+    """A phone: Streamlit does not tell the server the window's width, but a phone's browser says
+    "Mobi" in its user agent. Charts are drawn for ~360 px there."""
+    return "Mobi" in (st.context.headers.get("User-Agent") or "")
+
+
+def chart_width(wide: int) -> int:
+    """The width a chart will be drawn at: `wide` on a screen, 360 px on a phone."""
+    return 360 if narrow() else wide
+
+
 PROJECTOR_SCALE = 1.4  # text in charts in projector mode (the sidebar toggle)
 
 
@@ -66,7 +77,7 @@ def predict(key: str, question: str, options: list[str], answer: str, why: str, 
     picked = self_check(key, question, options, answer, why)
     if picked is not None or everything or st.session_state.get(f"{key}_seen"):
         return True
-    st.button("Show me without predicting", key=f"{key}_show", type="tertiary",
+    st.button("Show me without predicting", key=f"{key}_show", type="secondary",
               on_click=lambda: st.session_state.update({f"{key}_seen": True}))  # fmt: skip
     return False
 
@@ -88,7 +99,8 @@ def number_table(frame: pd.DataFrame, key: str) -> None:
     TABLE_ROWS; a longer one scrolls with its last row (a sum, say) moved to the top."""
     if len(frame) > TABLE_ROWS:
         frame = pd.concat([frame.iloc[-1:], frame.iloc[:-1]])
-    height = 35 * (min(len(frame), TABLE_ROWS) + 1) + 3
+    row = 48 if st.session_state.get("projector") else 35  # projector text makes rows taller
+    height = row * (min(len(frame), TABLE_ROWS) + 1) + 3
     st.dataframe(frame.style.format(_four_decimals), height=height, width="stretch", key=key)
 
 

@@ -72,7 +72,7 @@ class StepPanel:
     scale: object = None  # a colour scale other than the step's (a 0/1 mask: SEQUENTIAL)
 
 
-def _step_traces(panel: StepPanel, n: int, heatmap: dict) -> list[dict]:
+def _step_traces(panel: StepPanel, n: int, heatmap: dict, numbers: bool = False) -> list[dict]:
     """One panel: the heatmap (−inf sent as NaN), the masked cells as one hatched grey polygon
     (hover: "masked (−inf)"), and a ✕ on every cell dropout removed (while cells are big enough
     to see one: at hundreds of tokens, tens of thousands of ✕ cost seconds to draw)."""
@@ -95,12 +95,14 @@ def _step_traces(panel: StepPanel, n: int, heatmap: dict) -> list[dict]:
         dropped = np.argwhere(~np.asarray(panel.dropout_mask, dtype=bool))  # (k, 2): row, col
         if panel.mask is not None:
             dropped = dropped[dropped[:, 1] <= dropped[:, 0]]  # masked cells are 0 already
+        corner = (0.33, -0.3) if numbers else (0, 0)  # with numbers, the ✕ goes in the top corner
         data.append(
-            {"type": "scatter", "x": dropped[:, 1].astype(np.int16), "y": dropped[:, 0].astype(np.int16),
+            {"type": "scatter", "x": (dropped[:, 1] + corner[0]).astype(np.float32),
+             "y": (dropped[:, 0] + corner[1]).astype(np.float32),
              "mode": "markers", "name": "dropped", "showlegend": False,
-             "marker": {"symbol": "x-thin", "size": max(4, min(14, 360 // n)),
+             "marker": {"symbol": "x-thin", "size": max(4, min(8 if numbers else 14, 360 // n)),
                         "line": {"width": 2, "color": "#d62728"}},
-             "hovertemplate": f"query %{{y}}<br>key %{{x}}<br>dropped (p = {panel.dropout:g})<extra></extra>"}
+             "hovertemplate": f"dropped (p = {panel.dropout:g})<extra></extra>"}
         )  # fmt: skip
     return data
 
@@ -154,7 +156,7 @@ def step_figure(tokens: list[str], panel: StepPanel, *, numbers: bool = False, f
         "margin": {"l": 10, "r": 40, "t": TITLE_PX + ticks_px + 20, "b": 10},
         "modebar": VERTICAL_TOOLBAR,
     }  # fmt: skip
-    return figure(_step_traces(panel, n, heatmap), layout)
+    return figure(_step_traces(panel, n, heatmap, numbers), layout)
 
 
 def step_panels(
@@ -242,7 +244,15 @@ def vectors_heatmap(
         data,
         {
             "title": title(title_text, size=14),
-            "xaxis": {"title": {"text": "dimension"}, "showgrid": False, "zeroline": False},
+            # whole dimensions only: a 1-wide vector has one tick, 0, not -0.5, 0, 0.5
+            "xaxis": {
+                "title": {"text": "dimension"},
+                "showgrid": False,
+                "zeroline": False,
+                "tickmode": "linear",
+                "tick0": 0,
+                "dtick": max(1, -(-z.shape[1] // 12)),
+            },
             "yaxis": position_axis(row_labels, row_title) | {"autorange": "reversed"},
             "height": int(min(640, max(220, 110 + 22 * z.shape[0]))),
             "margin": {"l": 10, "r": 10, "t": 50, "b": 10},

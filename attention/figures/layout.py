@@ -204,7 +204,8 @@ def scale_text(fig: go.Figure, factor: float, color: str | None = None) -> go.Fi
     if layout.get("annotations"):
         updates["annotations"] = [a | {"font": bigger(a.get("font"))} for a in layout["annotations"]]
     fig.update_layout(updates)
-    for trace in fig.data:  # numbers in cells
+    for trace in fig.data:  # numbers in cells: larger, in the colour plotly picks against each cell
         if getattr(trace, "texttemplate", None):
-            trace.textfont = bigger(trace.textfont.to_plotly_json() if trace.textfont else None)
+            size = (trace.textfont.size if trace.textfont and trace.textfont.size else 14) * factor
+            trace.textfont = {"size": round(size)}
     return fig

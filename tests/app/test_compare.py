@@ -98,7 +98,7 @@ def test_sentence_comes_from_the_explorer():
 def test_variant_table_every_row_matches(compare):
     assert "Every variant matches the reference" in compare.success[0].value
     table = compare.dataframe[0].value
-    assert len(table) == 10 and (table["max |diff|"] < 1e-5).all()
+    assert len(table) == 10 and (table["largest difference"] < 1e-5).all()
     at = compare.number_input(key="cmp_table_d").set_value(6).run()
     assert at.selectbox(key="cmp_table_heads").options == ["1", "2", "3", "6"]
     assert not at.exception and "Every variant matches" in at.success[0].value

@@ -353,7 +353,7 @@ def test_a_head_count_that_does_not_divide_is_shown_as_used_with_correct_plurals
     at = set_value(at, "w_d_out", 1)
     at = set_value(at, "w_heads", 2)
     text = messages(at)
-    assert "try 1 head." in text, text
+    assert "try 1 head, or first raise d_out to a multiple of 2 (e.g. 2)." in text, text
     assert "1 heads" not in text
     assert at.number_input(key="w_heads").value == 1
 

@@ -23,6 +23,7 @@ def test_projector_mode_enlarges_charts_and_styles_the_page():
         and after["layout"]["title"]["subtitle"]["font"]["size"] == 17
     )
     assert after["data"][0]["textfont"]["size"] > before["data"][0]["textfont"]["size"]  # numbers in cells
+    assert "color" not in after["data"][0]["textfont"]  # plotly's contrast colour: white on dark cells
     assert at.query_params["projector"] in ("1", ["1"])  # kept in the link and across reloads
 
 

@@ -22,7 +22,7 @@ def test_a_short_run_finishes_with_curves_pattern_and_accuracy(train_page):
     train_page.number_input(key="tr_steps").set_value(60)
     at = train_page.button(key="tr_play").click().run()
     assert not at.exception
-    assert "Finished: held-out accuracy" in at.success[0].value
+    assert "Finished: accuracy on unseen sequences" in at.success[0].value
     curves, pattern = figures(at)
     assert [d["name"] for d in curves["data"]] == ["loss (cross-entropy)", "accuracy (held out)"]
     heat = {d["name"]: decode(d["z"]) for d in pattern["data"]}
@@ -116,3 +116,14 @@ def test_a_slow_task_at_watch_pace_says_how_long_it_takes():
     at = at.selectbox(key="tr_task").set_value("sort").run()  # 1,500 steps: 300 snapshots to watch
     text = at.info[0].value
     assert "About" in text and "45 s of them pauses to watch" in text
+
+
+def test_a_resumed_run_ends_on_its_last_snapshot(train_page):
+    """The slider drawn while paused at step 10 must not pull the finished view back to step 10."""
+    trainer = paused(train_page)
+    at = train_page.run()
+    assert next(s for s in at.select_slider if s.label.startswith("Scrub")).value == 10
+    at = at.button(key="tr_play").click().run()
+    assert trainer.step == 300
+    assert next(s for s in at.select_slider if s.label.startswith("Scrub")).value == 300
+    assert at.get("progress")[0].proto.text.startswith("step 300/300 ·")

@@ -9,7 +9,16 @@ import pytest
 from tests.e2e.conftest import ARTIFACTS, wait_idle
 
 VIEWPORTS = {"laptop": (1366, 768), "projector": (1920, 1080), "phone": (390, 844)}
-PAGES = {"explorer": "", "learn": "learn", "compare": "compare", "scaling": "scaling", "train": "train"}
+PAGES = {
+    "explorer": "",
+    "learn": "learn",
+    "compare": "compare",
+    "scaling": "scaling",
+    "train": "train",
+    "model": "model",
+}
+PHONE = ("Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
+         "Version/18.0 Mobile/15E148 Safari/604.1")  # fmt: skip
 BOXES = (
     """(selector) => [...document.querySelectorAll(selector)].map(e => e.getBoundingClientRect().toJSON())"""
 )
@@ -17,6 +26,8 @@ BOXES = (
 
 def open_at(browser, url: str, viewport: str, **options):
     width, height = VIEWPORTS[viewport]
+    if viewport == "phone":
+        options.setdefault("user_agent", PHONE)  # as a phone's browser says it: the app draws for it
     context = browser.new_context(viewport={"width": width, "height": height}, **options)
     page = context.new_page()
     page.goto(url)
@@ -44,7 +55,7 @@ def heatmap_top(page) -> float:
 def test_every_page_at_three_sizes(server, browser, name, viewport):
     projector = "?projector=1" if viewport == "projector" else ""
     context, page = open_at(browser, f"{server}/{PAGES[name]}{projector}", viewport)
-    if name in ("explorer", "learn", "compare"):
+    if name in ("explorer", "learn", "compare", "model"):
         page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
         page.wait_for_timeout(500)
     ARTIFACTS.mkdir(exist_ok=True)
@@ -168,4 +179,19 @@ def test_a_phone_stacks_the_charts_and_the_toolbar_covers_no_title(server, brows
         bar = chart.locator(".modebar-container").bounding_box()
         title = chart.locator(".gtitle").bounding_box()
         assert bar and title and not overlap(bar, title)
+    context.close()
+
+
+def test_a_phone_navigates_from_the_top_without_the_sidebar_in_the_way(server, browser):
+    """A link in the sidebar left it open over the new page on a phone; there the links sit on top."""
+    context, page = open_at(browser, server, "phone")
+    assert page.locator('[data-testid="stSidebar"] [data-testid="stPageLink"]').count() == 0
+    page.get_by_text("Pages", exact=True).click()
+    page.get_by_role("link", name="Compare").click()
+    page.get_by_text("Sentence (both sides)").wait_for(timeout=30_000)
+    sidebar = page.locator('[data-testid="stSidebar"]').bounding_box()
+    assert sidebar is None or sidebar["x"] + sidebar["width"] <= 1  # collapsed, off the screen
+    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
+    numbers = page.evaluate("() => document.querySelectorAll('.js-plotly-plot .heatmaplayer text').length")
+    assert numbers == 0  # no numbers crammed into 25 px cells
     context.close()

@@ -15,7 +15,7 @@ def test_short_training_run_plays_and_shows_the_learned_pattern(server, page):
     page.wait_for_selector('[data-test-script-state="notRunning"]', timeout=60_000)
     page.get_by_role("button", name="Play").click()
     page.get_by_text("step 100/100").wait_for(timeout=60_000)
-    page.get_by_text("Finished: held-out accuracy").wait_for(timeout=60_000)
+    page.get_by_text("Finished: accuracy on unseen sequences").wait_for(timeout=60_000)
     page.wait_for_selector('[data-test-script-state="notRunning"]', timeout=60_000)
     names = page.evaluate(
         """() => [...document.querySelectorAll('.js-plotly-plot')]
@@ -42,5 +42,5 @@ def test_pause_and_resume_while_it_plays(server, page):
     )
     assert 0 < paused < 300
     page.get_by_role("button", name="Resume").click()
-    page.get_by_text("Finished: held-out accuracy").wait_for(timeout=120_000)
+    page.get_by_text("Finished: accuracy on unseen sequences").wait_for(timeout=120_000)
     assert page.get_by_text("Traceback").count() == 0

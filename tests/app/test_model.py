@@ -1,0 +1,163 @@
+"""Inside a model under AppTest: every view, the numbers are the model's own, the link, and bad
+input (empty or long text, unknown models, folders that are not checkpoints, no network)."""
+
+import time
+
+import numpy as np
+import pytest
+import torch
+from streamlit.testing.v1 import AppTest
+
+from attention import inside
+from attention.gpt import load_gpt2
+from tests.app.conftest import APP, figures
+from tests.specs import decode
+
+VIEWS = ["All heads", "One head", "Token view", "Head roles", "Next token", "Share & export"]
+
+
+@pytest.fixture(scope="module")
+def bundled():
+    model = load_gpt2(inside.BUNDLED_PATH)
+    return model, inside.info(inside.BUNDLED, None)
+
+
+def page(**params) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.switch_page("pages/model.py")
+    at.query_params.update(params)
+    return at
+
+
+def view(at, name: str):
+    return at.segmented_control(key="m_view").set_value(name).run()
+
+
+def url_params(at) -> dict:
+    return {k: v[0] if isinstance(v, list) else v for k, v in at.query_params.items()}
+
+
+def test_opens_on_the_bundled_model_with_every_head(bundled):
+    model, _ = bundled
+    at = page().run()
+    assert not at.exception and not at.error
+    (grid,) = figures(at)
+    assert len(grid["data"]) == model.layers * model.heads and grid["data"][0]["z"]["dtype"] == "u1"
+    assert grid["layout"]["annotations"][0]["text"] == "<b>0.0</b>"  # heads named layer.head
+    assert url_params(at) == {}  # the opening view: a bare URL
+
+
+@pytest.mark.parametrize("name", VIEWS)
+def test_every_view_renders(name):
+    at = view(page().run(), name)
+    assert not at.exception and not at.error
+
+
+def test_one_head_shows_the_models_own_numbers(bundled):
+    model, info = bundled
+    at = page(view="head", layer="1", head="2").run()
+    at = at.segmented_control(key="m_step").set_value("weights").run()
+    ids, tokens = inside.encode(info, inside.SENTENCE, model.cfg["context_length"])
+    expected = inside.trace_of(model, ids).layers[1].weights[0, 2].numpy()
+    np.testing.assert_allclose(decode(figures(at)[0]["data"][0]["z"]), expected, rtol=1e-6)
+    assert [f["layout"]["title"]["text"].split(",")[0] for f in figures(at)[1:]] == [
+        "queries",
+        "keys",
+        "values",
+    ]
+
+
+def test_token_view_draws_one_token_to_what_it_looks_at():
+    at = page(view="tokens").run()
+    fig = figures(at)[0]
+    assert "head 0" in [d.get("name") for d in fig["data"]]
+    at = at.toggle(key="m_all_heads").set_value(True).run()
+    names = [d.get("name") for d in figures(at)[0]["data"] if d.get("name")]
+    assert names == [f"head {h}" for h in range(len(names))] and len(names) > 1
+
+
+def test_head_roles_and_one_click_to_the_best_induction_head():
+    at = page(view="roles").run()
+    maps = [f for f in figures(at) if f["data"][0]["type"] == "heatmap"]
+    assert [f["data"][0]["name"] for f in maps] == ["previous", "first", "duplicate", "induction"]
+    table = at.dataframe[0].value
+    assert set(table["role"]) == {"previous", "first", "duplicate", "induction"}
+    best = table[table["role"] == "induction"].iloc[0]["head"]
+    at = at.button(key="m_open_induction").click().run()
+    assert at.segmented_control(key="m_view").value == "One head"
+    assert f"{at.selectbox(key='m_layer').value}.{at.selectbox(key='m_head').value}" == best
+
+
+def test_next_token_probabilities_are_the_models_and_append_steps(bundled):
+    model, info = bundled
+    at = page(view="next").run()
+    bars = figures(at)[0]["data"][0]
+    ids, _ = inside.encode(info, inside.SENTENCE, model.cfg["context_length"])
+    with torch.no_grad():
+        expected = torch.softmax(model(torch.tensor([ids]))[0, -1].double(), -1).topk(10).values.numpy()
+    np.testing.assert_allclose(decode(bars["x"]), expected, rtol=1e-4)
+    at = at.select_slider(key="m_temperature").set_value(2.0).run()
+    flatter = decode(figures(at)[0]["data"][0]["x"])
+    assert flatter[0] < expected[0]
+    best = int(torch.softmax(model(torch.tensor([ids]))[0, -1], -1).argmax())
+    at = at.button(key="m_append").click().run()
+    at = at.button(key="m_append").click().run()
+    assert url_params(at)["next"].split(",")[0] == str(best)  # token-exact: kept as ids
+    assert len(url_params(at)["next"].split(",")) == 2
+    at = view(at, "Token view")
+    assert at.selectbox(key="m_query").value == len(ids) + 1  # the newest token
+
+
+def test_a_link_holds_model_sentence_layer_and_head():
+    at = page().run()
+    at = at.text_input(key="m_text").set_value("the cat sat on the mat").run()
+    at = at.selectbox(key="m_layer").set_value(1).run()
+    at = view(at, "One head")
+    params = url_params(at)
+    assert params["text"] == "the cat sat on the mat" and params["layer"] == "1" and params["view"] == "head"
+    fresh = page(**params).run()
+    assert fresh.text_input(key="m_text").value == "the cat sat on the mat"
+    assert (
+        fresh.selectbox(key="m_layer").value == 1
+        and fresh.segmented_control(key="m_view").value == "One head"
+    )
+
+
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        ({"text": " "}, "The text is empty"),
+        ({"text": "word " * 300}, "this page shows at most 128"),
+        ({"layer": "99", "head": "-1"}, "is not a whole number"),
+        ({"view": "<script>"}, "is not one of"),
+    ],
+)
+def test_bad_input_gets_a_clear_message_and_the_page_goes_on(params, message):
+    at = page(**params).run()
+    assert not at.exception
+    said = " ".join(m.value for m in [*at.warning, *at.text, *at.error])
+    assert message in said.replace("\\", "")
+    assert figures(at)  # the rest still draws
+
+
+@pytest.mark.parametrize("folder", ["/does/not/exist", "tests"])
+def test_a_folder_that_is_not_a_checkpoint(folder):
+    at = page().run()
+    at = at.text_input(key="m_path").set_value(folder).run()
+    assert not at.exception and "Showing the bundled model instead" in at.error[0].value
+    assert figures(at)
+
+
+def test_picking_a_hub_model_without_a_network_says_so_within_seconds(monkeypatch, tmp_path):
+    monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")  # nothing listens: the network is unreachable
+    import huggingface_hub.constants as constants
+
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path))
+    at = page().run()
+    start = time.perf_counter()
+    at = at.selectbox(key="m_source").set_value("openai-community/gpt2").run()
+    assert time.perf_counter() - start < 10
+    assert not at.exception
+    message = at.error[0].value.replace("\\", "")
+    assert "Could not download openai-community/gpt2" in message and "548 MB" in message
+    assert figures(at)  # the bundled model's view, still working

@@ -1,0 +1,67 @@
+"""Inside a model's caches: each model loaded once per server process and shared read-only by
+every session (30 students must not load 30 copies); its sentence views, layer traces and head
+roles cached by plain values (source, token ids)."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import streamlit as st
+
+from attention import heads, hub, inside
+from attention.gpt import GPTModel
+from attention.inside import ModelInfo, SentenceView
+from attention.trace import AttentionTrace
+
+_loading = threading.Lock()  # one model load at a time per process (its memory peaks while it loads)
+_downloading = threading.Lock()  # one download at a time: bandwidth; a long one never blocks a load
+
+
+@st.cache_resource(max_entries=3, show_spinner=False)
+def _model(source: str) -> tuple[GPTModel, ModelInfo]:
+    with _loading:
+        model, info = inside.load(source)  # a hub model is on disk by now (see model())
+    model.requires_grad_(False)  # read-only: nothing here trains it, and no session may change it
+    return model, info
+
+
+def model(source: str) -> tuple[GPTModel, ModelInfo]:
+    """The model for `source`: downloaded first if it is a hub model not yet on disk (a progress
+    bar; a clear ConfigError without a network), then loaded once per process."""
+    if hub.is_repo_id(source) and hub.cached(source) is None:
+        bar = st.progress(0.0, text=f"Downloading {source}…")
+
+        def progress(done: int, total: int) -> None:
+            if total:
+                mb = f"{done / 2**20:,.0f} of {total / 2**20:,.0f} MB"
+                bar.progress(min(1.0, done / total), text=f"Downloading {source}: {mb}")
+
+        try:
+            with _downloading:
+                hub.download(source, progress=progress)
+        finally:
+            bar.empty()
+    with st.spinner(f"Loading {inside.choices().get(source, source)}…"):
+        return _model(source)
+
+
+@st.cache_resource(max_entries=8, ttl=3600, show_spinner=False)
+def _view(source: str, ids: tuple[int, ...], tokens: tuple[str, ...]) -> SentenceView:
+    return inside.sentence_view(_model(source)[0], list(ids), tokens)
+
+
+def view(source: str, ids: list[int], tokens: tuple[str, ...]) -> SentenceView:
+    return _view(source, tuple(ids), tokens)
+
+
+@st.cache_resource(max_entries=16, ttl=3600, show_spinner=False)
+def layer(source: str, ids: tuple[int, ...], index: int) -> AttentionTrace:
+    """One block's full trace (every step, queries, keys, values) for the head detail."""
+    return inside.trace_of(_model(source)[0], list(ids)).layers[index]
+
+
+@st.cache_resource(max_entries=4, show_spinner="Measuring every head's role on probe sequences…")
+def roles(source: str) -> dict[str, np.ndarray]:
+    model_, info = _model(source)
+    return heads.head_roles(model_, info.probe_vocab, info.start_token)
