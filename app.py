@@ -36,6 +36,7 @@ for key in [k for k in st.session_state if k.startswith("_held_") and k != f"_he
 if "projector" not in st.session_state:  # a shared link or a reload keeps projector mode
     st.session_state["projector"] = st.query_params.get("projector") == "1"
 
+
 def links() -> None:
     """Each link carries its page's own view, so coming back shows it (and Back stays clean)."""
     for p in PAGES:
