@@ -129,6 +129,13 @@ class GPTModel(nn.Module):
         logits = self.out_head(x)  # (B, T, vocab_size)
         return logits
 
+    def hidden_states(self, in_idx):
+        """forward up to final_norm, before out_head: (B, T, emb_dim). A loss on a few positions
+        or vocabulary rows multiplies only those by out_head's weight."""
+        positions = torch.arange(in_idx.shape[1], device=in_idx.device)
+        x = self.drop_emb(self.tok_emb(in_idx) + self.pos_emb(positions))  # (B, T, emb_dim)
+        return self.final_norm(self.trf_blocks(x))  # (B, T, emb_dim)
+
     @torch.no_grad()
     def trace(self, in_idx: torch.Tensor, tokens: tuple[str, ...] = ()) -> ModelTrace:
         """forward(in_idx), keeping every block's attention trace: one pass, the same logits."""

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import tempfile
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +28,9 @@ from attention.hub import HUB_MODELS
 
 BUNDLED = "bundled"
 BUNDLED_PATH = Path(__file__).resolve().parent.parent / "assets" / "model"
+RUNS = Path(tempfile.gettempdir()) / "attention-explorer-runs"  # models Watch it learn trained
+RUN = re.compile(r"run:([0-9a-f]{12})")  # a run's source; nothing else names a folder in RUNS
+KEEP_RUNS = 20  # per server process; older runs are deleted as new ones are saved
 MAX_TOKENS = 128  # per sentence on the page: a GPT-2-small trace at 128 tokens holds ~70 MB
 SENTENCE = (
     "Alice was beginning to get very tired of sitting by her sister on the bank. "
@@ -63,18 +69,45 @@ def choices() -> dict[str, str]:
     out |= {repo: f"{m.label} from the hub ({m.megabytes:,} MB download)" for repo, m in HUB_MODELS.items()}
     if os.environ.get("ATTENTION_MODEL_PATH"):
         out[os.environ["ATTENTION_MODEL_PATH"]] = f"Local: {os.environ['ATTENTION_MODEL_PATH']}"
+    for folder in runs():
+        name = json.loads((folder / "config.json").read_text()).get("attention_explorer", {}).get("name")
+        out[f"run:{folder.name}"] = f"Trained here: {name or folder.name}"
     return out
+
+
+def runs() -> list[Path]:
+    """The models Watch it learn saved on this server, newest first."""
+    found = [f for f in RUNS.glob("*") if RUN.fullmatch(f"run:{f.name}") and (f / "config.json").exists()]
+    return sorted(found, key=lambda f: f.stat().st_mtime, reverse=True)
+
+
+def new_run() -> tuple[str, Path]:
+    """A fresh folder for a trained model, and the source that names it; the oldest beyond
+    KEEP_RUNS are deleted (a classroom's runs must not fill the disk)."""
+    import shutil
+
+    for old in runs()[KEEP_RUNS - 1 :]:
+        shutil.rmtree(old, ignore_errors=True)
+    name = uuid.uuid4().hex[:12]
+    return f"run:{name}", RUNS / name
 
 
 def resolve(source: str) -> Path | str:
     """The path or repo id load_gpt2 takes for a picker source."""
-    return BUNDLED_PATH if source == BUNDLED else source
+    if source == BUNDLED:
+        return BUNDLED_PATH
+    run = RUN.fullmatch(source)
+    if run:
+        return RUNS / run.group(1)
+    if source.startswith("run:"):
+        raise ConfigError(f"{source[:40]!r} names no run trained here.", "model")
+    return source
 
 
 def info(source: str, folder: Path | None) -> ModelInfo:
     """What config.json says about the model (its "attention_explorer" entry)."""
     extra = {}
-    config = (BUNDLED_PATH if source == BUNDLED else folder or Path(source)) / "config.json"
+    config = Path(folder or resolve(source)) / "config.json"
     if config.exists():
         extra = json.loads(config.read_text()).get("attention_explorer", {})
     known = HUB_MODELS.get(source)

@@ -294,12 +294,17 @@ def reset_parameters(module: nn.Module, generator: torch.Generator) -> nn.Module
     """Redraw `module`'s parameters from `generator` exactly as its constructor drew them.
 
     Walks submodules in registration order (the order the constructor drew them in):
-    nn.Linear gets its default init (kaiming_uniform_ weight, then uniform bias), a bare
-    nn.Parameter made with torch.rand gets rand. With `generator` seeded s, the result equals
-    construction right after torch.manual_seed(s), and no other thread's RNG use can interfere.
+    nn.Linear gets its default init (kaiming_uniform_ weight, then uniform bias), nn.Embedding
+    normal_, a bare nn.Parameter made with torch.rand gets rand; the book's LayerNorm (ones and
+    zeros) draws nothing. With `generator` seeded s, the result equals construction right after
+    torch.manual_seed(s), and no other thread's RNG use can interfere.
     """
     for sub in module.modules():
-        if isinstance(sub, nn.Linear):
+        if type(sub).__name__ == "LayerNorm":
+            continue  # scale = ones, shift = zeros: no random draw
+        if isinstance(sub, nn.Embedding):
+            nn.init.normal_(sub.weight, generator=generator)
+        elif isinstance(sub, nn.Linear):
             nn.init.kaiming_uniform_(sub.weight, a=math.sqrt(5), generator=generator)
             if sub.bias is not None:
                 fan_in = sub.weight.shape[1]

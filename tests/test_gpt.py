@@ -131,3 +131,16 @@ def test_a_checkpoint_of_another_shape_names_the_tensor(tmp_path):
     (tmp_path / "config.json").write_text(json.dumps(config | {"n_embd": 32}))
     with pytest.raises(ConfigError, match="wte: the checkpoint has shape"):
         load_gpt2(tmp_path)
+
+
+def test_a_local_generator_draws_the_same_model_as_manual_seed():
+    """Training in a shared server must not touch torch's global RNG; the draw is the same."""
+    from attention.modules import reset_parameters
+
+    cfg = {"vocab_size": 30, "context_length": 16, "emb_dim": 32, "n_heads": 4, "n_layers": 2,
+           "drop_rate": 0.0, "qkv_bias": True}  # fmt: skip
+    torch.manual_seed(5)
+    book = GPTModel(cfg)
+    ours = reset_parameters(GPTModel(cfg), torch.Generator().manual_seed(5))
+    for (name, a), (_, b) in zip(book.named_parameters(), ours.named_parameters(), strict=True):
+        assert torch.equal(a, b), name

@@ -17,6 +17,20 @@ from attention.figures.layout import (
     token_labels,
 )
 
+# Loss on the left axis, accuracy (0-100%) on the right, over training steps.
+LOSS_AND_ACCURACY = {
+    "xaxis": {"title": {"text": "step"}, "rangemode": "tozero"},
+    "yaxis": {"title": {"text": "loss"}, "rangemode": "tozero"},
+    "yaxis2": {"title": {"text": "accuracy"}, "overlaying": "y", "side": "right", "range": [0, 1.02],
+               "tickformat": ".0%", "dtick": 0.25, "showgrid": False},
+}  # fmt: skip
+
+
+def step_line(step: int, colour: str = "#555555", dash: str = "dash") -> dict:
+    """A vertical line across the plot at `step`: the snapshot shown, or the phase change."""
+    return {"type": "line", "xref": "x", "yref": "paper", "x0": step, "x1": step, "y0": 0, "y1": 1,
+            "line": {"color": colour, "width": 2, "dash": dash}}  # fmt: skip
+
 
 def training_curves(
     losses: list[float], accuracies: list[tuple[int, float]], marker: int | None = None
@@ -27,57 +41,221 @@ def training_curves(
     acc_steps = np.array([s for s, _ in accuracies], dtype=np.int32)
     acc = f32([a for _, a in accuracies])
     data = [
-        {"type": "scatter", "mode": "lines", "name": "loss (cross-entropy)", "x": steps, "y": f32(losses),
-         "line": {"color": "#0072b2"}, "hovertemplate": "step %{x}<br>loss %{y:.4f}<extra></extra>"},
-        {"type": "scatter", "mode": "lines", "name": "accuracy (held out)", "x": acc_steps, "y": acc,
-         "yaxis": "y2", "line": {"color": "#d55e00", "dash": "dot"},
-         "hovertemplate": "step %{x}<br>accuracy %{y:.1%}<extra></extra>"},
-    ]  # fmt: skip
+        {
+            "type": "scatter",
+            "mode": "lines",
+            "name": "loss (cross-entropy)",
+            "x": steps,
+            "y": f32(losses),
+            "line": {"color": "#0072b2"},
+            "hovertemplate": "step %{x}<br>loss %{y:.4f}<extra></extra>",
+        },
+        {
+            "type": "scatter",
+            "mode": "lines",
+            "name": "accuracy (held out)",
+            "x": acc_steps,
+            "y": acc,
+            "yaxis": "y2",
+            "line": {"color": "#d55e00", "dash": "dot"},
+            "hovertemplate": "step %{x}<br>accuracy %{y:.1%}<extra></extra>",
+        },
+    ]
     shapes = []
     if marker is not None:
-        shapes.append({"type": "line", "xref": "x", "yref": "paper", "x0": marker, "x1": marker, "y0": 0,
-                       "y1": 1, "line": {"color": "#555555", "width": 2, "dash": "dash"}})  # fmt: skip
+        shapes.append(step_line(marker))
     return figure(
         data,
         {
             "title": title("Loss and accuracy" + ("" if marker is None else f" · showing step {marker}")),
             "shapes": shapes,
-            "xaxis": {"title": {"text": "step"}, "rangemode": "tozero"},
-            "yaxis": {"title": {"text": "loss"}, "rangemode": "tozero"},
-            "yaxis2": {"title": {"text": "accuracy"}, "overlaying": "y", "side": "right", "range": [0, 1.02],
-                       "tickformat": ".0%", "dtick": 0.25, "showgrid": False},
+            **LOSS_AND_ACCURACY,
             "legend": {"orientation": "h", "y": -0.25},
             "height": 380,
             "margin": {"l": 10, "r": 10, "t": 50, "b": 10},
         },
-    )  # fmt: skip
+    )
 
 
 def pattern_figure(
-    weights: np.ndarray, expected: np.ndarray | None, tokens: list[str], step: int
+    weights: np.ndarray,
+    expected: np.ndarray | None,
+    tokens: list[str],
+    step: int,
+    layer: int | None = None,
+    expected_name: str = "expected (solves the task)",
+    height: int = 520,
+    cols: int | None = None,
 ) -> go.Figure:
     """The probe's attention weights per head at one step, and the pattern that solves the task
-    (blank rows: nothing is asked there). Rows are queries, columns keys, as everywhere."""
+    (blank rows: nothing is asked there). Rows are queries, columns keys, as everywhere. Heads
+    are named "layer.head" when `layer` is given; `cols` panels a row (a phone: 2), all in one
+    row by default."""
     labels = token_labels(tokens)
     n = len(labels)
-    panels = [(w, f"head {h}, step {step}") for h, w in enumerate(weights)]
+    prefix = "" if layer is None else f"{layer}."
+    panels = [(w, f"head {prefix}{h}, step {step}") for h, w in enumerate(weights)]
     if expected is not None:
-        panels.append((expected, "expected (solves the task)"))
+        panels.append((expected, expected_name))
     data, layout = [], {"annotations": []}
-    for (z, name), cell in zip(panels, grid(len(panels), len(panels)), strict=True):
-        first, last = cell.index == 0, cell.index == len(panels) - 1
+    cols = min(cols or len(panels), len(panels))
+    rows = -(-len(panels) // cols)
+    room = {"head": 0.1, "foot": 0.18} if rows > 1 else {}  # titles and key labels between rows
+    for (z, name), cell in zip(panels, grid(len(panels), cols, **room), strict=True):
+        first, last = cell.index % cols == 0, cell.index == len(panels) - 1
         z = f32(z).copy()
         z[np.triu(np.ones((n, n), dtype=bool), 1)] = np.nan  # causal: never looked at
         data.append(
-            {"type": "heatmap", "z": z, "name": name, **cell.axes, "colorscale": SEQUENTIAL, "zmin": 0.0,
-             "zmax": 1.0, "showscale": last, "hoverongaps": False, "colorbar": {"thickness": 10},
-             "hovertemplate": "query %{y}<br>key %{x}<br>weight %{z:.3f}<extra></extra>"}
-        )  # fmt: skip
+            {
+                "type": "heatmap",
+                "z": z,
+                "name": name,
+                **cell.axes,
+                "colorscale": SEQUENTIAL,
+                "zmin": 0.0,
+                "zmax": 1.0,
+                "showscale": last,
+                "hoverongaps": False,
+                "colorbar": {"thickness": 10},
+                "hovertemplate": "query %{y}<br>key %{x}<br>weight %{z:.3f}<extra></extra>",
+            }
+        )
         # fixed ranges: a row with nothing asked (all NaN) must not shrink its panel
         layout[f"xaxis{cell.suffix}"] = position_axis(labels, "keys →") | {
-            "domain": [cell.x0, cell.x1], "anchor": f"y{cell.suffix}", "range": [-0.5, n - 0.5]}  # fmt: skip
+            "domain": [cell.x0, cell.x1],
+            "anchor": f"y{cell.suffix}",
+            "range": [-0.5, n - 0.5],
+        }
         layout[f"yaxis{cell.suffix}"] = position_axis(labels, "← queries" if first else "") | {
-            "anchor": f"x{cell.suffix}", "range": [n - 0.5, -0.5], "showticklabels": first}  # fmt: skip
-        layout["annotations"].append(panel_title(name, cell))
-    height = int(min(520, max(300, 120 + 22 * n)))
+            "anchor": f"x{cell.suffix}",
+            "domain": [cell.y0, cell.y1],
+            "range": [n - 0.5, -0.5],
+            "showticklabels": first,
+        }
+        layout["annotations"].append(panel_title(name if rows == 1 else name.split(",")[0], cell))
+    height = int(min(height, max(300, 120 + 22 * n))) if rows == 1 else 60 + 240 * rows
     return figure(data, layout | {"height": height, "margin": {"l": 10, "r": 10, "t": 40, "b": 10}})
+
+
+# --- the induction run ------------------------------------------------------------------------
+
+HEAD_COLOURS = ["#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#8c564b", "#7f7f7f"]
+
+
+def phase_curves(
+    losses: list[float],
+    steps: list[int],
+    second: list[float],
+    first: list[float],
+    phase_step: int | None,
+    marker: int | None = None,
+) -> go.Figure:
+    """The loss per step with the phase change marked; accuracy on the repeated span's second copy
+    (predictable) against the same places in the first copy (not yet: chance), per snapshot."""
+    data = [
+        {
+            "type": "scatter",
+            "mode": "lines",
+            "name": "loss",
+            "x": np.arange(1, len(losses) + 1, dtype=np.int32),
+            "y": f32(losses),
+            "line": {"color": "#0072b2"},
+            "hovertemplate": "step %{x}<br>loss %{y:.3f}<extra></extra>",
+        },
+        {
+            "type": "scatter",
+            "mode": "lines+markers",
+            "name": "accuracy, second copy",
+            "x": np.array(steps, np.int32),
+            "y": f32(second),
+            "yaxis": "y2",
+            "line": {"color": "#d55e00"},
+            "hovertemplate": "step %{x}<br>second copy %{y:.1%}<extra></extra>",
+        },
+        {
+            "type": "scatter",
+            "mode": "lines",
+            "name": "accuracy, first copy (chance)",
+            "x": np.array(steps, np.int32),
+            "y": f32(first),
+            "yaxis": "y2",
+            "line": {"color": "#999999", "dash": "dot"},
+            "hovertemplate": "step %{x}<br>first copy %{y:.1%}<extra></extra>",
+        },
+    ]
+    shapes, notes = [], []
+    if phase_step is not None:
+        shapes.append(step_line(phase_step, "#d62728", "solid"))
+        notes.append(
+            {
+                "text": f"phase change, step {phase_step}",
+                "x": phase_step,
+                "xref": "x",
+                "y": 1,
+                "yref": "paper",
+                "yanchor": "bottom",
+                "showarrow": False,
+                "font": {"color": "#d62728", "size": 12},
+            }
+        )
+    if marker is not None:
+        shapes.append(step_line(marker))
+    return figure(
+        data,
+        {
+            "title": title("Loss, and accuracy on the repeat"),
+            **LOSS_AND_ACCURACY,
+            "shapes": shapes,
+            "annotations": notes,
+            "legend": {"orientation": "h", "y": -0.25},
+            "height": 400,
+            "margin": {"l": 10, "r": 10, "t": 60, "b": 10},
+        },
+    )
+
+
+def role_curves(
+    steps: list[int], previous: np.ndarray, induction: np.ndarray, marker: int | None = None
+) -> go.Figure:
+    """Every head's score over training: layer 0's previous-token scores (solid) and the last
+    layer's induction scores (dashed), one colour per head. previous, induction: (S, L, H)."""
+    x = np.array(steps, np.int32)
+    last = induction.shape[1] - 1
+    data = []
+    for head in range(previous.shape[2]):
+        colour = HEAD_COLOURS[head % len(HEAD_COLOURS)]
+        data.append(
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "name": f"0.{head} previous-token",
+                "x": x,
+                "y": f32(previous[:, 0, head]),
+                "line": {"color": colour},
+                "hovertemplate": f"step %{{x}}<br>head 0.{head} previous-token %{{y:.2f}}<extra></extra>",
+            }
+        )
+        data.append(
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "name": f"{last}.{head} induction",
+                "x": x,
+                "y": f32(induction[:, last, head]),
+                "line": {"color": colour, "dash": "dash"},
+                "hovertemplate": f"step %{{x}}<br>head {last}.{head} induction %{{y:.2f}}<extra></extra>",
+            }
+        )
+    shapes = [] if marker is None else [step_line(marker)]
+    return figure(
+        data,
+        {
+            "title": title("Each head's role as it trains"),
+            "xaxis": {"title": {"text": "step"}, "rangemode": "tozero"},
+            "yaxis": {"title": {"text": "score"}, "range": [0, 1.02]},
+            "shapes": shapes,
+            "legend": {"orientation": "h", "y": -0.25},
+            "height": 420,
+            "margin": {"l": 10, "r": 10, "t": 60, "b": 10},
+        },
+    )

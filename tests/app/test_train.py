@@ -127,3 +127,69 @@ def test_a_resumed_run_ends_on_its_last_snapshot(train_page):
     assert trainer.step == 300
     assert next(s for s in at.select_slider if s.label.startswith("Scrub")).value == 300
     assert at.get("progress")[0].proto.text.startswith("step 300/300 ·")
+
+
+# --- issue 14: an induction head forms -----------------------------------------------------------
+
+
+@pytest.fixture
+def induction_page(train_page, monkeypatch, tmp_path):
+    from attention import inside
+
+    monkeypatch.setattr(inside, "RUNS", tmp_path)  # the runs this test saves
+    at = train_page.selectbox(key="tr_task").set_value("induction").run()
+    at.number_input(key="ind_steps").set_value(100)
+    return at
+
+
+def test_the_induction_run_draws_the_phase_curves_roles_and_both_layers(induction_page):
+    at = induction_page.run()
+    assert not at.exception and "Press Play: 100 steps" in at.info[0].value
+    at = at.button(key="tr_play").click().run()
+    assert not at.exception and "Finished 100 steps" in at.success[-1].value
+    phase, roles, layer0, layer1 = figures(at)
+    assert [d["name"] for d in phase["data"]] == [
+        "loss",
+        "accuracy, second copy",
+        "accuracy, first copy (chance)",
+    ]
+    assert {d["name"] for d in roles["data"]} >= {"0.0 previous-token", "1.3 induction"}
+    assert [d["name"] for d in layer0["data"]][-1] == "previous-token head"
+    assert [d["name"] for d in layer1["data"]] == [
+        *(f"head 1.{h}, step 100" for h in range(4)),
+        "induction head",
+    ]
+    # the numbers are the held run's own
+    trainer = at.session_state["_held_train"]["trainer"]
+    shown = decode(layer1["data"][2]["z"])
+    np.testing.assert_allclose(shown, np.where(np.isnan(shown), np.nan, trainer.snapshots[-1].probe[1, 2]),
+                               rtol=1e-6)  # fmt: skip
+    assert decode(phase["data"][0]["y"]).tolist() == pytest.approx(trainer.losses, rel=1e-6)
+    # the saved model, one click from Inside a model on the best induction head
+    (link,) = [p.proto for p in at.get("page_link") if p.proto.label.startswith("Open this model")]
+    assert link.label.endswith("in Inside a model") and trainer.saved.startswith("run:")
+    layer, head, _ = trainer.best_heads()["induction"]
+    assert f"layer={layer}" in link.query_string and f"head={head}" in link.query_string
+    assert at.dataframe[0].value["model"].tolist() == ["2 layers"]
+
+
+def test_the_one_layer_control_is_one_click(induction_page):
+    at = induction_page.run().button(key="ind_control").click().run()
+    assert not at.exception and at.radio(key="ind_layers").value == 1
+    assert "One layer: no induction head can form" in at.info[0].value
+    trainer = at.session_state["_held_train"]["trainer"]
+    assert trainer.config.layers == 1 and trainer.step == 100
+    assert len(figures(at)) == 3  # one layer of heads to show
+
+
+def test_the_saved_run_opens_in_inside_a_model(induction_page):
+    at = induction_page.button(key="tr_play").click().run()
+    trainer = at.session_state["_held_train"]["trainer"]
+    layer, head, _ = trainer.best_heads()["induction"]
+    for key, value in {"model": trainer.saved, "view": "head", "layer": str(layer), "head": str(head),
+                       "text": " ".join(trainer.probe_tokens())}.items():  # fmt: skip
+        at.query_params[key] = value
+    at.switch_page("pages/model.py").run()
+    assert not at.exception and not at.error
+    assert at.selectbox(key="m_source").value == trainer.saved
+    assert (at.session_state["m_layer"], at.session_state["m_head"]) == (layer, head)

@@ -44,3 +44,55 @@ def test_pause_and_resume_while_it_plays(server, page):
     page.get_by_role("button", name="Resume").click()
     page.get_by_text("Finished: accuracy on unseen sequences").wait_for(timeout=120_000)
     assert page.get_by_text("Traceback").count() == 0
+
+
+def test_an_induction_head_forms_and_opens_in_inside_a_model(server, browser):
+    """The induction run at three sizes: pick it, play a short run, pause and resume, then open the
+    best induction head of the saved model in Inside a model."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    for name, viewport, phone in (("1366", (1366, 768), False), ("1920", (1920, 1080), False),
+                                  ("phone", (390, 844), True)):  # fmt: skip
+        context = browser.new_context(
+            viewport={"width": viewport[0], "height": viewport[1]},
+            user_agent="Mozilla/5.0 (iPhone) Mobile Safari" if phone else None,
+        )
+        page = context.new_page()
+        page.goto(f"{server}/train")
+        page.wait_for_selector('[data-test-script-state="notRunning"]', timeout=60_000)
+        page.get_by_text("Press Play").wait_for(timeout=30_000)
+        page.get_by_label("Task").click()
+        page.get_by_role("option", name=re.compile("induction head forms")).click()
+        page.get_by_text("Run the 1-layer control").wait_for(timeout=30_000)
+        page.wait_for_selector('[data-test-script-state="notRunning"]', timeout=60_000)
+        page.get_by_text("as fast as it goes", exact=True).click()
+        page.wait_for_selector('[data-test-script-state="notRunning"]', timeout=60_000)
+        steps = page.get_by_label("steps")
+        steps.fill("300" if name == "1366" else "100")
+        steps.press("Enter")
+        page.wait_for_selector('[data-test-script-state="notRunning"]', timeout=60_000)
+        page.get_by_role("button", name="Play").click()
+        if name == "1366":  # pause mid-run, resume: the same run goes on
+            page.get_by_text(re.compile(r"step [1-9]\d*/300")).wait_for(timeout=60_000)
+            page.get_by_role("button", name="Pause").click()
+            page.get_by_text(re.compile(r"Paused at step \d+")).wait_for(timeout=60_000)
+            page.get_by_role("button", name="Resume").click()
+        page.get_by_text(re.compile(r"Finished \d+ steps")).wait_for(timeout=180_000)
+        page.wait_for_selector('[data-test-script-state="notRunning"]', timeout=60_000)
+        names = page.evaluate(
+            """() => [...document.querySelectorAll('.js-plotly-plot')]
+                .flatMap(d => (d.data || []).map(t => t.name))"""
+        )
+        assert "accuracy, second copy" in names and "induction head" in names
+        assert page.get_by_text("Traceback").count() == 0
+        page.wait_for_timeout(500)
+        page.screenshot(path=str(ARTIFACTS / f"induction_{name}.png"), full_page=True)
+        if name == "1366":
+            page.get_by_text(re.compile(r"best induction head \(1\.\d\)")).click()
+            page.wait_for_url(re.compile(r"/model\?"), timeout=30_000)
+            page.get_by_text(re.compile(r"Induction run: 2 layers, seed 3, step 300")).first.wait_for(
+                timeout=60_000
+            )
+            page.wait_for_selector('[data-test-script-state="notRunning"]', timeout=60_000)
+            assert page.get_by_text("Traceback").count() == 0
+            page.screenshot(path=str(ARTIFACTS / "induction_opened_1366.png"), full_page=True)
+        context.close()
