@@ -44,24 +44,32 @@ def sample(
     generator: torch.Generator,
     start: int = START,
     low: int = 1,
+    segments: int = 1,
 ) -> tuple[torch.Tensor, ...]:
     """(inputs (B, T), targets (B, T), predictable (B, T) bool, first_copy (B, T) bool): random
-    tokens from low..vocab-1 with one span repeated per sequence; targets are the next tokens."""
+    tokens from low..vocab-1 with one span repeated per segment (each sequence and segment draws
+    its own span length and prefix); targets are the next tokens."""
     seq = torch.randint(low, vocab, (batch, length + 1), generator=generator)  # (B, T + 1)
     seq[:, 0] = start
     pos = torch.arange(length + 1).expand(batch, length + 1)  # (B, T + 1)
-    room = length  # positions after the start token
-    span = (
-        spans[0] + (torch.rand(batch, generator=generator) * (min(spans[1], room // 2) - spans[0] + 1)).long()
-    )
-    prefix_cap = torch.clamp(room - 2 * span, min=0).clamp(max=prefixes[1])
-    prefix = (torch.rand(batch, generator=generator) * (prefix_cap + 1).float()).long()
-    first = 1 + prefix  # (B,) where the span starts
-    second = first + span  # (B,) where its copy starts
-    in_copy = (pos >= second[:, None]) & (pos < (second + span)[:, None])
-    seq = seq.gather(1, torch.where(in_copy, pos - span[:, None], pos))  # the copy repeats the span
-    predictable = (pos >= second[:, None]) & (pos <= (second + span - 2)[:, None])  # next token in the copy
-    first_copy = (pos >= first[:, None]) & (pos <= (first + span - 2)[:, None])  # the same, first time round
+    source = pos  # where each position's token comes from
+    predictable = torch.zeros(batch, length + 1, dtype=torch.bool)
+    first_copy = torch.zeros_like(predictable)
+    free = torch.ones(batch, dtype=torch.long)  # the first position after the last segment
+    for segment in range(segments):
+        room = 1 + (segment + 1) * (length // segments) - free  # (B,) positions this segment may use
+        longest = torch.clamp(room // 2, max=spans[1])
+        span = spans[0] + (torch.rand(batch, generator=generator) * (longest - spans[0] + 1).float()).long()
+        prefix_cap = torch.clamp(room - 2 * span, min=0).clamp(max=prefixes[1])
+        prefix = (torch.rand(batch, generator=generator) * (prefix_cap + 1).float()).long()
+        first = free + prefix  # (B,) where the span starts
+        second = first + span  # (B,) where its copy starts
+        in_copy = (pos >= second[:, None]) & (pos < (second + span)[:, None])
+        source = torch.where(in_copy, pos - span[:, None], source)  # the copy repeats the span
+        predictable |= (pos >= second[:, None]) & (pos <= (second + span - 2)[:, None])  # next token known
+        first_copy |= (pos >= first[:, None]) & (pos <= (first + span - 2)[:, None])  # the same, first time
+        free = second + span
+    seq = seq.gather(1, source)
     return seq[:, :length], seq[:, 1:], predictable[:, :length], first_copy[:, :length]
 
 

@@ -67,139 +67,158 @@ link.page_link(
     "pages/train.py", label="Watch it learn", icon=":material/school:", query_params=link_params({})
 )
 
-shown = explorer_view(trace)
-view, head = shown["view"], shown["head"]
 
-# Only the chosen view is built and sent: the browser's drawing of charts, not the math, is
-# what a rerun waits for (tests/bench/explorer_update.py, tests/bench/long_text.py).
-if view == "steps":
-    steps = figures.available_steps(trace)
-    arrows = {"scores": "scores", "scaled_scores": "÷ √d_k", "masked_scores": "mask", "weights": "softmax",
-              "dropped_weights": "dropout"}  # fmt: skip
-    marks = []
-    if trace.mask is not None:
-        marks.append("Hatched cells are masked (−inf).")
-    if trace.dropout_mask is not None:
-        marks.append("✕ marks weights dropout removed.")
-    options = {"numbers": shown["numbers"], "fitted": shown["fitted"]}
-    chosen = steps if shown["step"] == ALL_STEPS else [shown["step"]]
-    panels = figures.step_panels(trace, head, chosen)
-    if len(panels) == 1:
-        chart(
-            figures.step_figure(tokens.texts, panels[0], width_px=chart_width(960), **options),
-            key="step_chart",
+@st.fragment
+def chosen_view(config, trace) -> None:
+    """The chosen view and its controls. A fragment: picking a view, step, head or query reruns
+    only this part (the sentence, the knobs and the trace stay as they are: lighter reruns for a
+    lecture hall); a knob in the sidebar reruns the page."""
+    tokens = trace.tokens
+    shown = explorer_view(trace)
+    view, head = shown["view"], shown["head"]
+
+    # Only the chosen view is built and sent: the browser's drawing of charts, not the math, is
+    # what a rerun waits for (tests/bench/explorer_update.py, tests/bench/long_text.py).
+    if view == "steps":
+        steps = figures.available_steps(trace)
+        arrows = {"scores": "scores", "scaled_scores": "÷ √d_k", "masked_scores": "mask",
+                  "weights": "softmax", "dropped_weights": "dropout"}  # fmt: skip
+        marks = []
+        if trace.mask is not None:
+            marks.append("Hatched cells are masked (−inf).")
+        if trace.dropout_mask is not None:
+            marks.append("✕ marks weights dropout removed.")
+        options = {"numbers": shown["numbers"], "fitted": shown["fitted"]}
+        chosen = steps if shown["step"] == ALL_STEPS else [shown["step"]]
+        panels = figures.step_panels(trace, head, chosen)
+        if len(panels) == 1:
+            chart(
+                figures.step_figure(tokens.texts, panels[0], width_px=chart_width(960), **options),
+                key="step_chart",
+            )
+        else:  # two a row; Streamlit stacks columns on a narrow screen (a phone)
+            for row in range(0, len(panels), 2):
+                for column, panel in zip(st.columns(2), panels[row : row + 2], strict=False):
+                    with column:
+                        fig = figures.step_figure(tokens.texts, panel, width_px=chart_width(470), **options)
+                        chart(fig, key=f"step_{panel.name}")
+        st.caption(
+            (
+                "Each step feeds the next: " + " → ".join(arrows[s] for s in steps) + ". "
+                if len(steps) > 1
+                else ""
+            )
+            + " ".join(
+                marks + ["Rows are queries (the token that looks); columns are keys (the one looked at)."]
+            )
         )
-    else:  # two a row; Streamlit stacks columns on a narrow screen (a phone)
-        for row in range(0, len(panels), 2):
-            for column, panel in zip(st.columns(2), panels[row : row + 2], strict=False):
+        shown_as = []
+        if not shown["numbers"]:
+            shown_as.append(
+                "Numbers in the cells are off for this size: hover a cell for its value, or switch them on."
+            )
+        if shown["fitted"] and any(p.name in ("weights", "dropped_weights") for p in panels):
+            shown_as.append(
+                "Weights are coloured from their smallest to their 99th percentile (the largest 1% saturate)."
+            )
+        if shown_as:
+            st.caption(" ".join(shown_as))
+        if trace.mask is None and config.has("causal"):
+            st.caption("No causal mask: every query sees every key (masked_scores = scaled_scores).")
+        if trace.dropout_mask is None and config.has("dropout"):
+            st.caption("No dropout in this run: set dropout p above 0 and switch train mode on.")
+
+    elif view == "heads":
+        st.caption(
+            f"weights {figures.shape_text(trace, 'weights')}: every head, colour only. "
+            "Dark = 0, yellow = 1. Pick a head in another view for its exact numbers."
+        )
+        chart(figures.heads_grid(trace.weights[0].numpy()), key="heads_grid")
+
+    elif view == "vectors":
+        labels = token_labels(tokens.texts)
+        of_head = f", head {head}" if trace.num_heads > 1 else ""
+        matrices = [(trace.x[0], f"x (embeddings) {figures.shape_text(trace, 'x')}", "x"),
+                    (trace.output[0], f"output {figures.shape_text(trace, 'output')}", "output")]  # fmt: skip
+        matrices += [(getattr(trace, n)[0, head], f"{n}{of_head} of {figures.shape_text(trace, n)}", n)
+                     for n in ("queries", "keys", "values", "context")]  # fmt: skip
+        for row in range(0, len(matrices), 2):
+            for column, (matrix, title, name) in zip(st.columns(2), matrices[row : row + 2], strict=True):
                 with column:
-                    fig = figures.step_figure(tokens.texts, panel, width_px=chart_width(470), **options)
-                    chart(fig, key=f"step_{panel.name}")
-    st.caption(
-        ("Each step feeds the next: " + " → ".join(arrows[s] for s in steps) + ". " if len(steps) > 1 else "")
-        + " ".join(marks + ["Rows are queries (the token that looks); columns are keys (the one looked at)."])
-    )
-    shown_as = []
-    if not shown["numbers"]:
-        shown_as.append(
-            "Numbers in the cells are off for this size: hover a cell for its value, or switch them on."
+                    chart(figures.vectors_heatmap(matrix, labels, title), key=f"vec_{name}")
+
+    elif view == "query":
+        query = shown["query"]
+        dropped = trace.dropout_mask is not None
+        masked = None if trace.mask is None else trace.mask[query].numpy()
+        weights = trace.dropped_weights[0, head, query].numpy()  # (T,): what the context sums
+        bar = figures.query_bar(tokens.texts, weights, masked, query, after_dropout=dropped)
+        chart(bar, key="query_bar")
+        weights_name = "dropped_weights" if dropped else "weights"
+        st.markdown(f"**Context vector of query {query} = Σ {weights_name} × value vector** (head {head})")
+        summed = export.weighted_sum_frame(trace, head, query)
+        if summed.size <= 20_000:
+            number_table(summed, key="query_sum")
+        else:
+            st.caption("Too large to tabulate here; download the values and weights as CSV below.")
+
+    elif view == "tokens":
+        st.dataframe(
+            pd.DataFrame({"position": range(len(tokens)), "token": tokens.texts, "id": tokens.ids}),
+            hide_index=True,
+            width="content",
         )
-    if shown["fitted"] and any(p.name in ("weights", "dropped_weights") for p in panels):
-        shown_as.append(
-            "Weights are coloured from their smallest to their 99th percentile (the largest 1% saturate)."
+        st.caption(
+            f"Vocabulary ({len(tokens.vocab)} entries, sorted; id = index): "
+            + literal(", ".join(tokens.vocab[:50]))
+            + (" …" if len(tokens.vocab) > 50 else "")
         )
-    if shown_as:
-        st.caption(" ".join(shown_as))
-    if trace.mask is None and config.has("causal"):
-        st.caption("No causal mask: every query sees every key (masked_scores = scaled_scores).")
-    if trace.dropout_mask is None and config.has("dropout"):
-        st.caption("No dropout in this run: set dropout p above 0 and switch train mode on.")
+        source = EMBEDDING_LABELS[config.embedding]
+        st.markdown(f"**Embedding matrix x** {figures.shape_text(trace, 'x')}, from {source}")
+        x_frame = export.matrix_frame(trace, "x")
+        if x_frame.size <= 20_000:
+            number_table(x_frame, key="x_table")
+        else:
+            st.caption("Too large to tabulate here; see the Vectors tab or download x as CSV.")
 
-elif view == "heads":
-    st.caption(
-        f"weights {figures.shape_text(trace, 'weights')}: every head, colour only. "
-        "Dark = 0, yellow = 1. Pick a head in another view for its exact numbers."
-    )
-    chart(figures.heads_grid(trace.weights[0].numpy()), key="heads_grid")
-
-elif view == "vectors":
-    labels = token_labels(tokens.texts)
-    of_head = f", head {head}" if trace.num_heads > 1 else ""
-    matrices = [(trace.x[0], f"x (embeddings) {figures.shape_text(trace, 'x')}", "x"),
-                (trace.output[0], f"output {figures.shape_text(trace, 'output')}", "output")]  # fmt: skip
-    matrices += [(getattr(trace, n)[0, head], f"{n}{of_head} of {figures.shape_text(trace, n)}", n)
-                 for n in ("queries", "keys", "values", "context")]  # fmt: skip
-    for row in range(0, len(matrices), 2):
-        for column, (matrix, title, name) in zip(st.columns(2), matrices[row : row + 2], strict=True):
-            with column:
-                chart(figures.vectors_heatmap(matrix, labels, title), key=f"vec_{name}")
-
-elif view == "query":
-    query = shown["query"]
-    dropped = trace.dropout_mask is not None
-    masked = None if trace.mask is None else trace.mask[query].numpy()
-    weights = trace.dropped_weights[0, head, query].numpy()  # (T,): what the context sums
-    bar = figures.query_bar(tokens.texts, weights, masked, query, after_dropout=dropped)
-    chart(bar, key="query_bar")
-    weights_name = "dropped_weights" if dropped else "weights"
-    st.markdown(f"**Context vector of query {query} = Σ {weights_name} × value vector** (head {head})")
-    summed = export.weighted_sum_frame(trace, head, query)
-    if summed.size <= 20_000:
-        number_table(summed, key="query_sum")
     else:
-        st.caption("Too large to tabulate here; download the values and weights as CSV below.")
+        st.markdown(
+            "**Share.** The address bar holds the whole view (this tab aside); this link reproduces it "
+            "exactly, and **Copy link** at the top copies it in one click:"
+        )
+        params = link_params(explorer_url(config, shown["shown"] | {"view": None}))
+        link = (st.context.url or "") + ("?" + urlencode(params) if params else "")
+        st.code(link, language=None, wrap_lines=True)
+        with st.expander("PyTorch code that reproduces these numbers", expanded=False):
+            st.code(pytorch_script(config), language="python")
+        st.markdown(
+            "**Downloads** (CSV with tokens as row and column labels; PNG from each chart's camera icon)"
+        )
+        c1, c2, c3 = st.columns([2, 1, 1])
+        name = c1.selectbox(
+            "Matrix", [n for n in trace.TENSORS if getattr(trace, n) is not None], key="csv_name"
+        )
+        per_head = getattr(trace, name).dim() == 4
+        csv_head = c2.number_input(
+            "head", 0, trace.num_heads - 1, value=head, key="csv_head", disabled=not per_head
+        )
+        c3.download_button(
+            "CSV",
+            lambda: export.matrix_frame(trace, name, head=csv_head if per_head else None).to_csv(),
+            file_name=f"{name}{f'_head{csv_head}' if per_head else ''}.csv",
+            mime="text/csv",
+            on_click="ignore",
+        )
+        whole = export.trace_numbers(trace) <= export.JSON_MAX_NUMBERS  # else one head, to spare the server
+        st.download_button(
+            "Whole trace (JSON)" if whole else f"Trace of head {head} (JSON; the whole trace is too large)",
+            lambda: export.trace_json(trace, None if whole else head),
+            file_name="trace.json" if whole else f"trace_head{head}.json",
+            mime="application/json",
+            on_click="ignore",
+        )
 
-elif view == "tokens":
-    st.dataframe(
-        pd.DataFrame({"position": range(len(tokens)), "token": tokens.texts, "id": tokens.ids}),
-        hide_index=True,
-        width="content",
-    )
-    st.caption(
-        f"Vocabulary ({len(tokens.vocab)} entries, sorted; id = index): "
-        + literal(", ".join(tokens.vocab[:50]))
-        + (" …" if len(tokens.vocab) > 50 else "")
-    )
-    st.markdown(
-        f"**Embedding matrix x** {figures.shape_text(trace, 'x')}, from {EMBEDDING_LABELS[config.embedding]}"
-    )
-    x_frame = export.matrix_frame(trace, "x")
-    if x_frame.size <= 20_000:
-        number_table(x_frame, key="x_table")
-    else:
-        st.caption("Too large to tabulate here; see the Vectors tab or download x as CSV.")
+    write_url(config, shown["shown"])
 
-else:
-    st.markdown(
-        "**Share.** The address bar holds the whole view (this tab aside); this link reproduces it exactly, "
-        "and **Copy link** at the top copies it in one click:"
-    )
-    params = link_params(explorer_url(config, shown["shown"] | {"view": None}))
-    link = (st.context.url or "") + ("?" + urlencode(params) if params else "")
-    st.code(link, language=None, wrap_lines=True)
-    with st.expander("PyTorch code that reproduces these numbers", expanded=False):
-        st.code(pytorch_script(config), language="python")
-    st.markdown("**Downloads** (CSV with tokens as row and column labels; PNG from each chart's camera icon)")
-    c1, c2, c3 = st.columns([2, 1, 1])
-    name = c1.selectbox("Matrix", [n for n in trace.TENSORS if getattr(trace, n) is not None], key="csv_name")
-    per_head = getattr(trace, name).dim() == 4
-    csv_head = c2.number_input(
-        "head", 0, trace.num_heads - 1, value=head, key="csv_head", disabled=not per_head
-    )
-    c3.download_button(
-        "CSV",
-        lambda: export.matrix_frame(trace, name, head=csv_head if per_head else None).to_csv(),
-        file_name=f"{name}{f'_head{csv_head}' if per_head else ''}.csv",
-        mime="text/csv",
-        on_click="ignore",
-    )
-    whole = export.trace_numbers(trace) <= export.JSON_MAX_NUMBERS  # else one head, to spare the server
-    st.download_button(
-        "Whole trace (JSON)" if whole else f"Trace of head {head} (JSON; the whole trace is too large)",
-        lambda: export.trace_json(trace, None if whole else head),
-        file_name="trace.json" if whole else f"trace_head{head}.json",
-        mime="application/json",
-        on_click="ignore",
-    )
 
-write_url(config, shown["shown"])
+chosen_view(config, trace)

@@ -190,7 +190,7 @@ elif s["m_view"] == VIEWS["head"]:
         )
         or "weights"
     )
-    panel = steps.step_panels(trace, head, [step])[0]
+    panel = steps.step_panels(trace, head, [step], head_name=f"{layer}.{head}")[0]
     chart(steps.step_figure(list(tokens), panel, width_px=960, fitted=n > 24), key="m_step_chart")
     labels = token_labels(tokens)
     columns = st.columns(3)

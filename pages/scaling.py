@@ -2,7 +2,6 @@
 
 import json
 import subprocess
-import threading
 from collections import OrderedDict
 from pathlib import Path
 
@@ -12,7 +11,9 @@ import streamlit as st
 from attention import bench
 from attention.devices import available_devices, device_name
 from attention.figures.scaling import scaling_figure
+from attention.slots import SWEEPS
 from ui.router import use_router
+from ui.slots import wait_for
 from ui.widgets import chart, plural
 
 use_router()
@@ -28,8 +29,8 @@ KEPT_SWEEPS = 16
 
 @st.cache_resource
 def _shared() -> dict:
-    """Process-wide: one sweep at a time (it uses every core), finished sweeps for every session."""
-    return {"lock": threading.Lock(), "results": OrderedDict()}
+    """Process-wide: finished sweeps, for every session (one sweep at a time: attention.slots)."""
+    return {"results": OrderedDict()}
 
 
 def sweep(params: dict, rows: list[dict]) -> str | None:
@@ -170,16 +171,14 @@ if done is not None:
         )
     show(pd.DataFrame(done, columns=bench.SCALING_COLUMNS))
 elif start:
-    if not shared["lock"].acquire(blocking=False):
-        st.warning("Another sweep is running on this server right now; run yours when it has finished.")
-        st.stop()
-    stop.button("Stop", key="scaling_stop")  # only while one runs: a click reruns, which ends the sweep
+    stop.button("Stop", key="scaling_stop")  # a click reruns, which ends the sweep (or the wait)
+    ticket, _ = wait_for(SWEEPS, st.session_state.setdefault("_held_scaling", {}), "sweep")
     rows: list[dict] = []
     st.session_state["scaling_partial"] = (key, rows)  # kept if Stop interrupts the run
     try:
         error = sweep(params, rows)
     finally:
-        shared["lock"].release()
+        ticket.release()
     if error:
         st.error(error)
     else:

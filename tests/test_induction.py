@@ -9,7 +9,7 @@ from attention import ConfigError, heads, inside
 from attention.gpt import load_gpt2
 from attention.induction import InductionConfig, InductionTrainer, control, sample
 
-STEPS = 900  # seed 3 changes phase at step ~480; the same budget leaves one layer far behind
+STEPS = InductionConfig().steps  # the default run: seed 3 changes phase at step ~480
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +54,7 @@ def test_two_layers_form_an_induction_head_and_one_layer_cannot(runs):
     assert best["previous"][2] > 0.8 and best["induction"][2] > 0.8
     assert best["induction"][0] == 1
     last = two.snapshots[-1]
-    assert last.second_copy > 0.8 and last.first_copy < 0.1
+    assert last.second_copy >= 0.9 and last.first_copy < 0.1
     # before the phase change no head does it yet
     assert two.snapshots[0].induction.max() < 0.2 and two.snapshots[0].second_copy < 0.1
     # the control: one layer, the same steps and seed

@@ -42,8 +42,7 @@ def seconds_per_step(config: InductionConfig) -> float:
 def _control() -> None:
     """One click: the same run with one layer."""
     st.session_state["ind_layers"] = 1
-    training.held()["trainer"] = None
-    training.held()["running"] = True
+    training.new_run()
 
 
 def _controls() -> InductionConfig:

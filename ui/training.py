@@ -17,7 +17,9 @@ import streamlit as st
 from attention import ConfigError
 from attention.devices import available_devices
 from attention.figures.training import pattern_figure, training_curves
+from attention.slots import TRAININGS
 from attention.training import MAX_SECONDS, MAX_STEPS, TASKS, TrainConfig, Trainer
+from ui.slots import wait_for
 from ui.widgets import chart, literal, narrow
 
 HELD = "_held_train"  # app.py drops it when the learner leaves this page (frees the model)
@@ -34,10 +36,16 @@ def resumable(trainer) -> bool:
     return trainer is not None and trainer.model is not None and not trainer.done
 
 
+def new_run() -> None:
+    """Play a new run: current() makes it from the settings of the run that follows."""
+    held().update(trainer=None, running=True, waited=0.0)
+
+
 def _play() -> None:
-    if not resumable(held()["trainer"]):
-        held()["trainer"] = None  # a new run, made by current() from this run's settings
-    held()["running"] = True
+    if resumable(held()["trainer"]):
+        held()["running"] = True
+    else:
+        new_run()
 
 
 def _pause() -> None:
@@ -75,20 +83,35 @@ def run_buttons(trainer) -> None:
 
 def play(trainer, chunk: int, pace: float, draw: Callable[[int, bool], None], finish: Callable | None = None):
     """Train while the run is playing, drawing after every chunk; a Pause or Stop click reruns the
-    page, which interrupts this loop at its next drawing. A finished run is saved by `finish`,
-    then its model freed."""
+    page, which interrupts this loop at its next drawing. A run first waits for a training slot
+    (a lecture hall presses Play at once), saying how many runs are ahead; it gives the slot back
+    when it ends, pauses or is interrupted. A finished run is saved by `finish`, then freed."""
     h = held()
     if not h["running"]:
         return
-    while not trainer.done:
-        trainer.train(chunk)
-        draw(-1, True)
-        time.sleep(pace)  # also hands the interpreter to other sessions between chunks
+    ticket, seconds = wait_for(TRAININGS, h, "run")
+    h["waited"] = h.get("waited", 0.0) + seconds
+    try:
+        while not trainer.done:
+            trainer.train(chunk)
+            ticket.ask()  # the heartbeat: still here
+            draw(-1, True)
+            time.sleep(pace)  # also hands the interpreter to other sessions between chunks
+    finally:
+        ticket.release()  # finished, paused, stopped or interrupted: the next in line goes
     h["running"] = False
     if finish is not None:
         finish(trainer)
     trainer.free()  # done: the curves and snapshots hold everything left to show
     st.rerun()  # draw the finished run once more, with the step slider
+
+
+def waited() -> None:
+    """Says how long the run waited for a slot, when it did."""
+    seconds = held().get("waited", 0.0)
+    if seconds >= 1:
+        st.caption(f"This run waited {seconds:.0f} s for a free training slot "
+                   f"(this server trains {TRAININGS.capacity} at a time).")  # fmt: skip
 
 
 def scrub(trainer) -> int:
@@ -118,6 +141,7 @@ def behind(trainer, index: int) -> str:
 def status(trainer, finished: Callable[[], None], limit: float) -> None:
     if trainer.done:
         finished()
+        waited()
         if trainer.seconds >= limit:
             st.warning(f"Stopped at the {limit:.0f} s limit per run; use fewer steps or a smaller model.")
     elif trainer.model is None:

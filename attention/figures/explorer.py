@@ -160,12 +160,17 @@ def step_figure(tokens: list[str], panel: StepPanel, *, numbers: bool = False, f
 
 
 def step_panels(
-    trace: AttentionTrace, head: int, steps: list[str] | None = None, batch: int = 0
+    trace: AttentionTrace,
+    head: int,
+    steps: list[str] | None = None,
+    batch: int = 0,
+    head_name: str | None = None,
 ) -> list[StepPanel]:
-    """One head's steps (default: all it went through), each with its title and marks."""
+    """One head's steps (default: all it went through), each with its title and marks. The head
+    is called `head_name` when given (a model's "layer.head")."""
     mask = None if trace.mask is None else trace.mask.numpy()
     panels = []
-    heads = f", head {head}" if trace.num_heads > 1 else ""
+    heads = f", head {head_name or head}" if trace.num_heads > 1 else ""
     done = available_steps(trace)
     before_softmax = [n for n in ("masked_scores", "scaled_scores", "scores") if n in done][0]
     for name in steps or done:

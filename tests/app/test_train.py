@@ -193,3 +193,40 @@ def test_the_saved_run_opens_in_inside_a_model(induction_page):
     assert not at.exception and not at.error
     assert at.selectbox(key="m_source").value == trainer.saved
     assert (at.session_state["m_layer"], at.session_state["m_head"]) == (layer, head)
+
+
+# --- issue 15: a lecture hall presses Play at once ------------------------------------------------
+
+
+def test_a_queued_run_starts_when_the_slot_frees(train_page):
+    import threading
+
+    from attention.slots import TRAININGS
+
+    other = TRAININGS.ticket()
+    assert other.ask() == 0  # another student's run holds the only slot
+    threading.Timer(1.5, other.release).start()
+    train_page.number_input(key="tr_steps").set_value(60)
+    at = train_page.button(key="tr_play").click().run()
+    assert not at.exception and "Finished: accuracy" in at.success[0].value
+    (said,) = [c.value for c in at.caption if c.value.startswith("This run waited")]
+    assert said.endswith("s for a free training slot (this server trains 1 at a time).")
+    assert TRAININGS.running == 0  # the finished run gave its slot back
+
+
+def test_leaving_the_page_gives_the_place_in_line_back(train_page):
+    from attention.slots import TRAININGS
+
+    other = TRAININGS.ticket()
+    mine = TRAININGS.ticket()
+    assert (other.ask(), mine.ask()) == (0, 1)
+    at = train_page.run()
+    at.session_state["_held_train"] = {"trainer": None, "running": False, "ticket": mine}
+    mine_id = mine.id
+    del mine
+    at.switch_page("pages/explorer.py").run()
+    import gc
+
+    gc.collect()
+    assert TRAININGS.waiting == 0 and mine_id not in TRAININGS._line
+    other.release()

@@ -34,6 +34,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import quote
 
 import websockets
 from streamlit.proto.BackMsg_pb2 import BackMsg
@@ -62,11 +63,12 @@ class Stats:
 class Session:
     """One student's tab, speaking Streamlit's websocket protocol."""
 
-    def __init__(self, url: str, stats: Stats, cookie: str | None = None):
+    def __init__(self, url: str, stats: Stats, cookie: str | None = None, page_name: str = ""):
         self.url, self.stats, self.cookie = url, stats, cookie
         self.widgets: dict[str, tuple[str, str]] = {}  # user key or label -> (widget id, kind)
         self.states: dict[str, object] = {}  # widget id -> WidgetState, as the browser keeps them
-        self.query, self.page = "", ""
+        self.query, self.page, self.page_name = "", "", page_name
+        self.marks: dict[str, float] = {}  # first time a kind of message arrived (MARKS)
 
     async def __aenter__(self):
         headers = {"Cookie": f"stroute={self.cookie}"} if self.cookie else None
@@ -82,20 +84,28 @@ class Session:
     async def __aexit__(self, *exc):
         await self.ws.close()
 
-    async def rerun(self, query: str = "", changes: dict[str, object] | None = None) -> tuple[float, str]:
-        """One script run: the page load (query) or a widget change. Returns (seconds, digest of
-        the charts' data sent)."""
+    async def rerun(self, query: str = "", changes: dict[str, object] | None = None, fragment: str = ""
+                    ) -> tuple[float, str]:  # fmt: skip
+        """One script run: the page load (query) or a widget change, of the whole page or of one
+        fragment (its id). Returns (seconds, digest of the charts' data sent); self.drawn lists
+        (element kind, fragment id) of what the run sent."""
         msg = BackMsg()
+        msg.rerun_script.fragment_id = fragment
+        self.drawn: list[tuple[str, str]] = []
         self.query = query or self.query  # the browser sends its address bar, which the app rewrites
         msg.rerun_script.query_string = self.query
-        msg.rerun_script.page_script_hash = self.page
+        if self.page_name:  # another page than the first: named on every rerun, as its URL path
+            msg.rerun_script.page_name = self.page_name
+        else:
+            msg.rerun_script.page_script_hash = self.page
         for name, value in (changes or {}).items():
             widget_id, kind = self.widgets[name]
             state = msg.rerun_script.widget_states.widgets.add()
             state.id = widget_id
             setattr(state, {"bool": "bool_value", "int": "int_value", "float": "double_value",
-                            "str": "string_value"}[kind], value)  # fmt: skip
-            self.states[widget_id] = state
+                            "str": "string_value", "trigger": "trigger_value"}[kind], value)  # fmt: skip
+            if kind != "trigger":  # a click is sent once; a value stays
+                self.states[widget_id] = state
         for widget_id, state in self.states.items():  # the browser sends every widget's value
             if widget_id not in {s.id for s in msg.rerun_script.widget_states.widgets}:
                 msg.rerun_script.widget_states.widgets.add().CopyFrom(state)
@@ -109,18 +119,33 @@ class Session:
             fwd.ParseFromString(raw)
             kind = fwd.WhichOneof("type")
             if kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
+                self.drawn.append((fwd.delta.new_element.WhichOneof("type"), fwd.delta.fragment_id))
                 self._element(fwd.delta.new_element, digest)
             elif kind == "page_info_changed":
                 self.query = fwd.page_info_changed.query_string
             elif kind == "new_session":
                 self.page = fwd.new_session.page_script_hash
             elif kind == "script_finished":
-                if fwd.script_finished != ForwardMsg.FINISHED_SUCCESSFULLY:
+                if fwd.script_finished == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                    continue  # st.rerun(): the server runs the page again by itself
+                done = (
+                    ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY
+                    if fragment
+                    else ForwardMsg.FINISHED_SUCCESSFULLY
+                )
+                if fwd.script_finished != done:
                     self.stats.errors.append(f"script_finished={fwd.script_finished}")
                 return time.perf_counter() - start, digest.hexdigest()
 
     def _element(self, element, digest) -> None:
         kind = element.WhichOneof("type")
+        text = {"progress": lambda: element.progress.text, "alert": lambda: element.alert.body}.get(kind)
+        for mark, (element_kind, start) in MARKS.items():
+            if kind == element_kind and mark not in self.marks and text().startswith(start):
+                self.marks[mark] = time.perf_counter()
+        if kind == "button" and element.button.id:
+            self.widgets[element.button.id.rsplit("-", 1)[-1]] = (element.button.id, "trigger")
+            return
         if kind == "exception":
             self.stats.errors.append(
                 f"exception: {element.exception.type}: {element.exception.message[:200]}"
@@ -145,6 +170,11 @@ class Session:
                 self.states[widget_id] = state
 
 
+MARKS = {  # what a student sees, by element kind and the start of its text
+    "waiting": ("alert", "Waiting:"),  # queued for a training slot
+    "training": ("progress", "step "),  # the run's first drawn step
+    "finished": ("alert", "Finished"),
+}
 WIDGETS = ("selectbox", "radio", "button_group", "checkbox", "text_area", "text_input", "number_input")
 
 
@@ -205,18 +235,79 @@ async def student(url: str, n: int, reruns: int, stats: Stats, think: float, ref
         stats.errors.append(f"session {n}: {type(error).__name__}: {error}")
 
 
+@dataclass
+class Player:
+    """One student's Play on Watch it learn: seconds from the click to the first drawn step, and
+    to the finished run; whether the run waited in line first."""
+
+    started: float
+    finished: float
+    waited: bool
+
+
+async def player(url: str, n: int, stats: Stats, players: list, cookie=None):
+    try:
+        async with Session(url, stats, cookie, page_name="train") as s:
+            seconds, _ = await s.rerun()
+            stats.loads.append(seconds)
+            click = time.perf_counter()
+            await s.rerun(changes={"tr_play": True})  # returns when the run has finished and redrawn
+            if "finished" not in s.marks:
+                stats.errors.append(f"player {n}: no 'Finished' after Play")
+                return
+            players.append(Player(s.marks.get("training", float("nan")) - click, s.marks["finished"] - click,
+                                  "waiting" in s.marks))  # fmt: skip
+    except Exception as error:
+        stats.errors.append(f"player {n}: {type(error).__name__}: {error}")
+
+
+MODEL_SENTENCES = [
+    "The cat sat on the mat. The cat sat on the mat.",
+    "One two three four five. One two three four five.",
+    "Students learn attention in class. Students learn attention in class.",
+]
+
+
+async def model_viewer(url: str, n: int, reruns: int, stats: Stats, think: float, source: str, cookie=None):
+    """A student on Inside a model: a new sentence (the text box), another head (a link's query)."""
+    rng = random.Random(n)
+    model = f"model={quote(source)}&" if source else ""
+    try:
+        async with Session(url, stats, cookie, page_name="model") as s:
+            seconds, _ = await s.rerun(query=model.rstrip("&"))
+            stats.loads.append(seconds)
+            for i in range(reruns):
+                await asyncio.sleep(rng.uniform(0, 2 * think))
+                if i % 2 == 0:
+                    seconds, _ = await s.rerun(changes={"m_text": MODEL_SENTENCES[(n + i) % 3]})
+                else:
+                    layer, head = rng.randrange(2), rng.randrange(4)
+                    text = quote(MODEL_SENTENCES[n % 3])
+                    seconds, _ = await s.rerun(
+                        query=f"{model}text={text}&view=head&layer={layer}&head={head}"
+                    )
+                stats.latencies.append(seconds)
+    except Exception as error:
+        stats.errors.append(f"session {n}: {type(error).__name__}: {error}")
+
+
 def cpu_seconds(pid: int) -> float:
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / TICKS  # utime + stime
 
 
-def peak_rss(pid: int) -> int:
+def memory(pid: int, field: str = "VmHWM") -> int:
+    """Bytes of a process's memory from /proc: VmHWM, the peak RSS; VmRSS, the RSS now."""
     with open(f"/proc/{pid}/status") as f:
         for line in f:
-            if line.startswith("VmHWM:"):
+            if line.startswith(f"{field}:"):
                 return int(line.split()[1]) * 1024
     return 0
+
+
+def peak_rss(pid: int) -> int:
+    return memory(pid)
 
 
 def browsers(url: str, count: int, results: list) -> None:
@@ -245,18 +336,27 @@ def browsers(url: str, count: int, results: list) -> None:
 def measure(url: str, pids: list[int], args, reference: bool, cookies: bool = False) -> dict:
     stats = Stats()
     shown: list = []
+    players: list[Player] = []
+    mix = "explore" if reference else args.mix
     watcher = None
-    if args.browsers and not reference:
+    rss_before = max(memory(pid, "VmRSS") for pid in pids) if pids else None
+    if args.browsers and mix == "explore" and not reference:
         watcher = threading.Thread(target=browsers, args=(url, args.browsers, shown))
         watcher.start()
     cpu_before = sum(cpu_seconds(pid) for pid in pids)
     start = time.perf_counter()
 
     async def everyone():
-        await asyncio.gather(*(
-            student(url, n, args.reruns, stats, args.think, reference, f"s{n}" if cookies else None)
-            for n in range(args.sessions)
-        ))  # fmt: skip
+        cookie = (lambda n: f"s{n}") if cookies else (lambda n: None)
+        if mix == "model":
+            runs = [model_viewer(url, n, args.reruns, stats, args.think, args.model, cookie(n))
+                    for n in range(args.sessions)]  # fmt: skip
+        else:
+            runs = [student(url, n, args.reruns, stats, args.think, reference, cookie(n))
+                    for n in range(args.sessions)]  # fmt: skip
+        if mix == "play":  # as many again press Play at once
+            runs += [player(url, n, stats, players, cookie(n)) for n in range(args.sessions)]
+        await asyncio.gather(*runs)
 
     asyncio.run(everyone())
     wall = time.perf_counter() - start
@@ -274,7 +374,8 @@ def measure(url: str, pids: list[int], args, reference: bool, cookies: bool = Fa
         "replicas": stats.replicas,
         "consistent": all(len(set(d)) == 1 for d in stats.numbers.values()),
         "shared_settings": sum(1 for d in stats.numbers.values() if len(d) > 1),
-        "browsers": shown,
+        "browsers": shown, "players": players, "mix": mix,
+        "rss_before": rss_before,
     }  # fmt: skip
 
 
@@ -296,6 +397,16 @@ def report(name: str, r: dict) -> None:
     if r["shared_settings"]:
         print(f"   same settings, same numbers in every session: {r['consistent']} "
               f"({r['shared_settings']} settings shared by several sessions)")  # fmt: skip
+    if r["players"]:
+        started, finished = [p.started for p in r["players"]], [p.finished for p in r["players"]]
+        waited = sum(p.waited for p in r["players"])
+        print(f"   {len(r['players'])} Play clicks finished, {waited} waited in line first; Play to first "
+              f"step p50 {statistics.median(started):.1f} s, max {max(started):.1f} s; to finished p50 "
+              f"{statistics.median(finished):.1f} s, max {max(finished):.1f} s")  # fmt: skip
+    if r["rss_before"] and r["peak_rss"]:
+        before, peak = r["rss_before"] / 2**20, r["peak_rss"] / 2**20
+        print(f"   RSS before the load {before:.0f} MiB (warmed up), peak during it {peak:.0f} MiB: "
+              f"+{peak - before:.0f} MiB")  # fmt: skip
     for seconds, errors, dialogs in r["browsers"]:
         print(f"   Chromium page during the load: first heatmap drawn after {seconds:.1f} s, "
               f"{errors} error elements, dialogs {dialogs}")  # fmt: skip
@@ -308,10 +419,12 @@ def serve(script: Path) -> tuple[subprocess.Popen, str]:
     return proc, url.replace("http://", "ws://")
 
 
-def warm(url: str, cookie: str | None = None) -> None:
+def warm(url: str, cookie: str | None = None, args=None) -> None:
     """One session first: the first run of a fresh server imports the app (seconds of CPU that
-    belong to start-up, not to the class)."""
+    belong to start-up, not to the class), and for the model mix loads the model."""
     asyncio.run(student(url, 0, 1, Stats(), 0.0, False, cookie))
+    if args is not None and args.mix == "model":
+        asyncio.run(model_viewer(url, 0, 2, Stats(), 0.0, args.model, cookie))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -327,10 +440,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cookies", action="store_true", help="send a per-session cookie (sticky routing)")
     parser.add_argument("--replicas", type=int, default=0, help="start replicas behind nginx, load them")
     parser.add_argument("--no-reference", dest="reference", action="store_false")
+    mixes = "explore: N change the Explorer's knobs; play: N press Play at once, N others explore; model: "
+    parser.add_argument("--mix", choices=("explore", "play", "model"), default="explore",
+                        help=mixes + "N on Inside a model")  # fmt: skip
+    parser.add_argument(
+        "--model", default="", help="model mix: the model's source (default: the bundled one)"
+    )
     args = parser.parse_args(argv)
     results = {}
     if args.url:
-        warm(args.url)
+        warm(args.url, args=args)
         pids = [int(p) for p in args.pids.split(",") if p]
         results["Explorer"] = measure(args.url, pids, args, reference=False, cookies=args.cookies)
     elif args.replicas:
@@ -343,13 +462,14 @@ def main(argv: list[str] | None = None) -> int:
             name = f"Explorer, {args.replicas} replicas behind nginx"
             results[name] = measure(url, r.pids, args, reference=False, cookies=True)
     else:
-        targets = [("Explorer", ROOT / "app.py", False)]
+        page = {"explore": "Explorer", "play": "Watch it learn + Explorer", "model": "Inside a model"}
+        targets = [(page[args.mix], ROOT / "app.py", False)]
         if args.reference:
             targets.append(("reference page (one heatmap)", REFERENCE, True))
         for name, script, reference in targets:
             proc, url = serve(script)
             try:
-                asyncio.run(student(url, 0, 1, Stats(), 0.0, reference))  # warm up the fresh server
+                warm(url, args=None if reference else args)  # a fresh server's first runs import the app
                 results[name] = measure(url, [proc.pid], args, reference)
             finally:
                 proc.terminate()

@@ -1,0 +1,72 @@
+"""Slots bound heavy work per process: at most `capacity` at once, the rest in line, in order."""
+
+import gc
+import threading
+import time
+
+import pytest
+
+from attention import slots
+from attention.slots import Slots
+
+
+def test_slots_bound_how_many_run_at_once():
+    line, active, peak, done = Slots("test", 2), [0], [0], []
+    lock = threading.Lock()
+
+    def run(n):
+        ticket = line.ticket()
+        while ticket.ask() > 0:
+            time.sleep(0.005)
+        with lock:
+            active[0] += 1
+            peak[0] = max(peak[0], active[0])
+        time.sleep(0.03)
+        with lock:
+            active[0] -= 1
+        ticket.release()
+        done.append(n)
+
+    threads = [threading.Thread(target=run, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert sorted(done) == list(range(8)) and peak[0] == 2  # all ran, never more than two at once
+
+
+def test_the_line_says_how_many_are_ahead_and_moves_in_order():
+    line = Slots("test", 1)
+    a, b, c = line.ticket(), line.ticket(), line.ticket()
+    assert (a.ask(), b.ask(), c.ask()) == (0, 1, 2)
+    assert (line.running, line.waiting) == (1, 2)
+    assert b.ask() == 1  # asking again keeps the place
+    a.release()
+    assert (c.ask(), b.ask()) == (1, 0)  # b was first in line
+
+
+def test_a_ticket_that_stops_asking_loses_its_place():
+    line = Slots("test", 1, lease=0.05)
+    a, b = line.ticket(), line.ticket()
+    assert (a.ask(), b.ask()) == (0, 1)
+    time.sleep(0.1)  # a's tab closed
+    assert b.ask() == 0
+
+
+def test_a_dropped_ticket_leaves_the_line_at_once():
+    line = Slots("test", 1)
+    held = {"ticket": line.ticket()}
+    other = line.ticket()
+    assert (held["ticket"].ask(), other.ask()) == (0, 1)
+    del held  # Streamlit dropped the page's state
+    gc.collect()
+    assert other.ask() == 0
+
+
+@pytest.mark.parametrize("value, expected", [("3", 3), ("0", 1), ("lots", 1), (None, 1)])
+def test_capacities_come_from_the_environment(monkeypatch, value, expected):
+    if value is None:
+        monkeypatch.delenv("ATTENTION_TRAINING_SLOTS", raising=False)
+    else:
+        monkeypatch.setenv("ATTENTION_TRAINING_SLOTS", value)
+    assert slots._setting("ATTENTION_TRAINING_SLOTS", 1) == expected

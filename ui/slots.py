@@ -1,0 +1,30 @@
+"""Waiting for a slot (attention.slots) on a page: the line's length shown, the run starting by
+itself. The ticket lives in the page's "_held_…" state, so leaving the page gives the place back."""
+
+from __future__ import annotations
+
+import time
+
+import streamlit as st
+
+from attention.slots import Slots, Ticket
+from ui.widgets import plural
+
+POLL = 0.5  # seconds between asks while waiting; each redraws the line's length
+
+
+def wait_for(slots: Slots, held: dict, noun: str) -> tuple[Ticket, float]:
+    """A slot for this session (held["ticket"]), after waiting in line; the seconds waited. Each
+    wait redraws, so a click (Pause, Stop, another page) interrupts it like any rerun."""
+    ticket = held.get("ticket") or held.setdefault("ticket", slots.ticket())
+    notice, started = st.empty(), time.monotonic()
+    try:
+        while (ahead := ticket.ask()) > 0:
+            notice.info(f"Waiting: {plural(ahead, noun)} ahead of you ({slots.capacity} at a time on this "
+                        f"server). Yours starts by itself.", icon=":material/hourglass_top:")  # fmt: skip
+            time.sleep(POLL)
+    except BaseException:  # a click interrupted the wait: leave the line
+        ticket.release()
+        raise
+    notice.empty()
+    return ticket, time.monotonic() - started
