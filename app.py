@@ -1,26 +1,14 @@
 """Attention Explorer: the router. Page config and the shared chrome live here, once."""
 
-from pathlib import Path
-
 import streamlit as st
 
 from attention.devices import configure_torch_threads
 from ui import url
+from ui.chrome import APP_CSS, PROJECTOR_CSS, pages
 from ui.widgets import narrow
 
 st.set_page_config(page_title="Attention Explorer", page_icon=":material/grid_on:", layout="wide")
-ASSETS = Path(__file__).parent / "assets"
-APP_CSS = "<style>" + (ASSETS / "app.css").read_text() + "</style>"
-PROJECTOR_CSS = "<style>" + (ASSETS / "projector.css").read_text() + "</style>"
-
-PAGES = [
-    st.Page("pages/explorer.py", title="Explorer", icon=":material/grid_on:", default=True),
-    st.Page("pages/learn.py", title="Learn step by step", icon=":material/school:"),
-    st.Page("pages/compare.py", title="Compare", icon=":material/compare:"),
-    st.Page("pages/scaling.py", title="Scaling", icon=":material/trending_up:"),
-    st.Page("pages/train.py", title="Watch it learn", icon=":material/model_training:"),
-    st.Page("pages/model.py", title="Inside a model", icon=":material/neurology:"),
-]
+PAGES = list(pages().values())
 # The pages that keep their view in the URL write it themselves; each link carries it back there.
 OWN_URL = {"": "_explorer_link", "learn": "_learn_link", "model": "_model_link"}
 # Our own links in the sidebar below (config.toml turns Streamlit's automatic menu off, which

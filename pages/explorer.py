@@ -11,6 +11,7 @@ from attention.figures import export
 from attention.figures.layout import token_labels
 from attention.snippet import pytorch_script
 from ui.cache import cached_trace
+from ui.chrome import pages
 from ui.controls import ALL_STEPS, EMBEDDING_LABELS, explorer_controls, explorer_url, explorer_view, write_url
 from ui.router import use_router
 from ui.url import link_params
@@ -64,7 +65,7 @@ else:
 note, link = st.columns([5, 1], vertical_alignment="center")
 note.caption(weights_note)
 link.page_link(
-    "pages/train.py", label="Watch it learn", icon=":material/school:", query_params=link_params({})
+    pages()["train"], label="Watch it learn", icon=":material/school:", query_params=link_params({})
 )
 
 

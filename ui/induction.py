@@ -14,6 +14,7 @@ from attention import inside
 from attention.figures.training import pattern_figure, phase_curves, role_curves
 from attention.induction import MAX_SECONDS, MAX_STEPS, InductionConfig, InductionTrainer
 from ui import training
+from ui.chrome import pages
 from ui.widgets import chart, narrow
 
 SETTINGS = ("ind_layers", "ind_steps", "ind_seed")
@@ -153,7 +154,7 @@ def _open_link(trainer: InductionTrainer) -> None:
         return
     layer, head, _ = trainer.best_heads()["induction"]
     st.page_link(
-        "pages/model.py",
+        pages()["model"],
         label=f"Open this model's best induction head ({layer}.{head}) in Inside a model",
         icon=":material/open_in_new:",
         query_params={
