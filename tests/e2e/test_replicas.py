@@ -33,7 +33,7 @@ def hall():
 
 def test_sessions_spread_over_replicas_and_stay_on_theirs(hall):
     url = hall.url.replace("http://", "ws://")
-    args = SimpleNamespace(sessions=10, reruns=2, think=0.05, browsers=0)
+    args = SimpleNamespace(sessions=10, reruns=2, think=0.05, browsers=0, mix="explore")
     result = in_thread(classroom.measure, url, hall.pids, args, reference=False, cookies=True)
     assert result["errors"] == []
     assert len(result["replicas"]) == 2  # both replicas took sessions
