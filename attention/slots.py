@@ -1,4 +1,4 @@
-"""Per-process slots for heavy work (trainings, scaling sweeps): at most `capacity` run at once,
+"""Per-process slots for heavy work (trainings, scaling sweeps, model loads): at most `capacity` run at once,
 the rest wait in line and learn how many runs are ahead of them. No Streamlit.
 
 A lecture hall presses Play at the same moment; two cores cannot train 30 models and keep 30
@@ -86,6 +86,9 @@ def _setting(name: str, default: int) -> int:
 
 # Defaults for a 2-core server: one training and one sweep at a time leave a core for everyone's
 # Explorer (a training gives the interpreter back between chunks; torch uses one thread per
-# computation: attention.devices.configure_torch_threads).
+# computation: attention.devices.configure_torch_threads). One model load at a time: a load's
+# memory peaks while it reads the checkpoint (GPT-2 medium: ~1.4 GB), and a loaded model is then
+# shared by every session.
 TRAININGS = Slots("trainings", _setting("ATTENTION_TRAINING_SLOTS", 1))
 SWEEPS = Slots("sweeps", _setting("ATTENTION_SWEEP_SLOTS", 1))
+MODEL_LOADS = Slots("model loads", _setting("ATTENTION_MODEL_LOAD_SLOTS", 1))

@@ -12,10 +12,13 @@ import streamlit as st
 from attention import heads, hub, inside
 from attention.gpt import GPTModel
 from attention.inside import ModelInfo, SentenceView
+from attention.slots import MODEL_LOADS
 from attention.trace import AttentionTrace
+from ui.slots import wait_for
 
-_loading = threading.Lock()  # one model load at a time per process (its memory peaks while it loads)
+_loading = threading.Lock()  # a model evicted from the cache and loaded again still loads alone
 _downloading = threading.Lock()  # one download at a time: bandwidth; a long one never blocks a load
+_loaded: set[str] = set()  # sources this process has loaded: opening one again needs no slot
 
 
 @st.cache_resource(max_entries=3, show_spinner=False)
@@ -28,7 +31,8 @@ def _model(source: str) -> tuple[GPTModel, ModelInfo]:
 
 def model(source: str) -> tuple[GPTModel, ModelInfo]:
     """The model for `source`: downloaded first if it is a hub model not yet on disk (a progress
-    bar; a clear ConfigError without a network), then loaded once per process."""
+    bar; a clear ConfigError without a network), then loaded once per process, in line for a
+    model-load slot (attention.slots.MODEL_LOADS) with the line's length shown."""
     if hub.is_repo_id(source) and hub.cached(source) is None:
         bar = st.progress(0.0, text=f"Downloading {source}…")
 
@@ -42,8 +46,16 @@ def model(source: str) -> tuple[GPTModel, ModelInfo]:
                 hub.download(source, progress=progress)
         finally:
             bar.empty()
-    with st.spinner(f"Loading {inside.choices().get(source, source)}…"):
+    if source in _loaded:
         return _model(source)
+    ticket, _ = wait_for(MODEL_LOADS, st.session_state.setdefault("_held_model", {}), "model load")
+    try:
+        with st.spinner(f"Loading {inside.choices().get(source, source)}…"):
+            loaded = _model(source)
+    finally:
+        ticket.release()
+    _loaded.add(source)
+    return loaded
 
 
 @st.cache_resource(max_entries=8, ttl=3600, show_spinner=False)

@@ -457,3 +457,32 @@ def test_the_sentence_is_one_line_that_enter_applies():
     """Item 11: a text input (Enter submits), not a text area (Enter adds a line)."""
     at = AppTest.from_file(APP, default_timeout=60).run()
     assert at.text_input(key="w_text") and not [t for t in at.text_area if t.key == "w_text"]
+
+
+# --- issue 15: a view control reruns only the view (an st.fragment) -------------------------------
+
+
+def test_a_view_control_reruns_only_the_view_fragment(monkeypatch):
+    """AppTest reruns the whole script on a widget change; a browser asks for the fragment alone.
+    Ask as the browser does (RerunData's fragment queue): only the view is run and sent, with the
+    new setting applied, and the sentence and the trace are not computed again."""
+    import streamlit.testing.v1.local_script_runner as runner
+
+    import ui.cache
+
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    assert at.text_input(key="w_text") and at.sidebar.children
+    (fragment,) = list(at._fragment_storage._fragments)
+    with_numbers = steps_figure(at)
+    assert with_numbers["data"][0]["texttemplate"] == "%{z:.4f}"
+
+    rerun_data = runner.RerunData
+    monkeypatch.setattr(runner, "RerunData", lambda **kw: rerun_data(**kw, fragment_id_queue=[fragment]))
+    traced = []
+    monkeypatch.setattr(ui.cache, "cached_trace", lambda *a, **k: traced.append(a))
+    at = at.toggle(key="numbers").set_value(False).run()
+    assert not at.exception and not traced  # the page above the view did not run
+    assert not [t for t in at.text_input if t.key == "w_text"] and not at.sidebar.children  # not resent
+    without_numbers = steps_figure(at)  # the view did run, with the new setting
+    assert "texttemplate" not in without_numbers["data"][0]
+    assert without_numbers["data"][0]["z"] == with_numbers["data"][0]["z"]  # the same trace

@@ -161,3 +161,27 @@ def test_picking_a_hub_model_without_a_network_says_so_within_seconds(monkeypatc
     message = at.error[0].value.replace("\\", "")
     assert "Could not download openai-community/gpt2" in message and "548 MB" in message
     assert figures(at)  # the bundled model's view, still working
+
+
+# --- issue 15: model loads wait in line for a slot -------------------------------------------------
+
+
+def test_a_model_load_waits_for_a_free_slot_then_loads_by_itself(monkeypatch):
+    import threading
+
+    import ui.models
+    from attention.slots import MODEL_LOADS
+
+    monkeypatch.setattr(ui.models, "_loaded", set())  # as on a server that has not loaded it yet
+    other = MODEL_LOADS.ticket()
+    assert other.ask() == 0  # another student's load holds the only slot
+    threading.Timer(1.5, other.release).start()
+    start = time.perf_counter()
+    at = page().run()
+    assert time.perf_counter() - start >= 1.4  # it waited in line
+    assert not at.exception and figures(at)  # then loaded by itself
+    assert MODEL_LOADS.running == 0 and inside.BUNDLED in ui.models._loaded  # and gave the slot back
+    asked = []
+    monkeypatch.setattr(ui.models, "wait_for", lambda *a: asked.append(a))
+    at = page().run()  # loaded once: a second session opens it without asking for a slot
+    assert not at.exception and figures(at) and not asked
