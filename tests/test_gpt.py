@@ -46,6 +46,8 @@ def test_a_saved_checkpoint_gives_the_same_logits_and_attention(tmp_path, config
         )
     ours = load_gpt2(tmp_path)
     assert isinstance(ours.trf_blocks[0].att, MultiHeadAttention)
+    assert ours.out_head.weight is ours.tok_emb.weight  # tied as in GPT-2: one tensor, not a copy
+    assert sum(p.numel() for p in ours.parameters()) == sum(p.numel() for p in hf.parameters())
     ids = torch.randint(
         0, config["vocab_size"], (2, config["n_positions"] - 3), generator=torch.Generator().manual_seed(1)
     )
