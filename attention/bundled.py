@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> None:
     started = time.perf_counter()
     model = train(args.seed, args.threads)
     extra = {
-        "name": "Bundled: 2 layers x 4 heads, GPT-2 vocabulary",
+        "name": "Bundled small GPTModel",
         "trained_on": "synthetic sequences of random GPT-2 tokens in which a stretch repeats; its token "
         "embeddings are random and frozen, so it has learned to copy, not language "
         f"(python -m attention.bundled, seed {args.seed})",
