@@ -5,6 +5,7 @@ roles cached by plain values (source, token ids)."""
 from __future__ import annotations
 
 import threading
+import weakref
 
 import numpy as np
 import streamlit as st
@@ -16,15 +17,15 @@ from attention.slots import MODEL_LOADS
 from attention.trace import AttentionTrace
 from ui.slots import wait_for
 
-_loading = threading.Lock()  # a model evicted from the cache and loaded again still loads alone
 _downloading = threading.Lock()  # one download at a time: bandwidth; a long one never blocks a load
-_loaded: set[str] = set()  # sources this process has loaded: opening one again needs no slot
+# The models in memory, by source: opening one of them needs no slot. Weak, so a model the cache
+# has let go of (a fourth model picked) is gone from here too, and loading it again waits in line.
+_loaded: weakref.WeakValueDictionary[str, GPTModel] = weakref.WeakValueDictionary()
 
 
 @st.cache_resource(max_entries=3, show_spinner=False)
 def _model(source: str) -> tuple[GPTModel, ModelInfo]:
-    with _loading:
-        model, info = inside.load(source)  # a hub model is on disk by now (see model())
+    model, info = inside.load(source)  # a hub model is on disk by now (see model())
     model.requires_grad_(False)  # read-only: nothing here trains it, and no session may change it
     return model, info
 
@@ -54,7 +55,7 @@ def model(source: str) -> tuple[GPTModel, ModelInfo]:
             loaded = _model(source)
     finally:
         ticket.release()
-    _loaded.add(source)
+    _loaded[source] = loaded[0]
     return loaded
 
 

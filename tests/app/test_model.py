@@ -172,7 +172,7 @@ def test_a_model_load_waits_for_a_free_slot_then_loads_by_itself(monkeypatch):
     import ui.models
     from attention.slots import MODEL_LOADS
 
-    monkeypatch.setattr(ui.models, "_loaded", set())  # as on a server that has not loaded it yet
+    monkeypatch.setattr(ui.models, "_loaded", {})  # as on a server that has not loaded it yet
     other = MODEL_LOADS.ticket()
     assert other.ask() == 0  # another student's load holds the only slot
     threading.Timer(1.5, other.release).start()
