@@ -233,7 +233,7 @@ def load_state(model: GPTModel, weights: Mapping[str, torch.Tensor]) -> GPTModel
             put(norm.shift, need(f"{h}{name}.bias"), h + name)
     put(model.final_norm.scale, need("ln_f.weight"), "ln_f")
     put(model.final_norm.shift, need("ln_f.bias"), "ln_f")
-    if "lm_head.weight" in weights:
+    if "lm_head.weight" in keys:  # (not `in weights`: Mapping's `in` would read the tensor)
         put(model.out_head.weight, weights["lm_head.weight"].float(), "lm_head")
     else:  # tied: out_head shares tok_emb's tensor instead of a copy (GPT-2 small: 147 MiB less)
         model.out_head.weight = model.tok_emb.weight
@@ -292,7 +292,7 @@ def state_of(model: GPTModel) -> dict[str, torch.Tensor]:
         model.final_norm.scale,
         model.final_norm.shift,
     )
-    if not torch.equal(model.out_head.weight, model.tok_emb.weight):
+    if model.out_head.weight is not model.tok_emb.weight:  # tied: one tensor (load_state)
         out["lm_head.weight"] = model.out_head.weight
     return {k: v.detach().contiguous().clone() for k, v in out.items()}
 

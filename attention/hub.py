@@ -104,7 +104,6 @@ def download(repo: str, progress: Callable[[int, int], None] | None = None, time
 
         tqdm_class = Reporter
     reachable(repo, timeout)  # huggingface_hub itself retries for minutes; one quick probe first
-    os.environ.setdefault("HF_HUB_DOWNLOAD_TIMEOUT", str(timeout))
     try:
         paths = [hf_hub_download(repo, name, etag_timeout=timeout, tqdm_class=tqdm_class) for name in FILES]
     except LocalEntryNotFoundError as error:  # no connection, and not in the cache

@@ -146,14 +146,11 @@ class InductionTrainer:
         self.model = reset_parameters(GPTModel(c.model_config), torch.Generator().manual_seed(c.seed))
         self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=c.lr, weight_decay=0.0)
         self.generator = torch.Generator().manual_seed(10_000 + c.seed)
-        probe_generator = torch.Generator().manual_seed(20_000 + c.seed)
-        span = torch.randperm(c.vocab - 1, generator=probe_generator)[:10] + 1
-        self.probe = [
-            START,
-            *torch.randint(1, c.vocab, (4,), generator=probe_generator).tolist(),
-            *span.tolist() * 2,
-        ]
-        self.probe_copy = slice(15, 25)  # the repeated span
+        # The sequence the page shows every head on: start, 4 tokens, a 10-token span, the span again
+        # (no token repeats outside the span's copy, so each query has one induction key).
+        (probe,) = heads.probes(range(1, c.vocab), START, seed=20_000 + c.seed, draws=1, lengths=(10,),
+                                prefixes=(4,))  # fmt: skip
+        self.probe, self.probe_copy = probe.ids, probe.second_copy
         self.test = sample(256, c.length, c.spans, c.prefixes, c.vocab, torch.Generator().manual_seed(777))
         self._record()
 

@@ -170,7 +170,8 @@ class SentenceView:
 @torch.no_grad()
 def sentence_view(model: GPTModel, ids: list[int], tokens: tuple[str, ...]) -> SentenceView:
     trace = trace_of(model, ids, tokens)
-    return SentenceView(tuple(ids), tokens, trace.weights.numpy(), trace.logits[0, -1].numpy())
+    # clone: a view of the last row would keep all (T, vocab) logits alive in the page's cache
+    return SentenceView(tuple(ids), tokens, trace.weights.numpy(), trace.logits[0, -1].clone().numpy())
 
 
 def trace_of(model: GPTModel, ids: list[int], tokens: tuple[str, ...] = ()) -> ModelTrace:

@@ -72,8 +72,9 @@ def test_the_same_seed_trains_the_same_run():
     assert c.losses != a.losses
 
 
-def test_the_probe_patterns_point_where_the_roles_say():
-    trainer = InductionTrainer(InductionConfig(steps=1))
+@pytest.mark.parametrize("seed", range(5))
+def test_the_probe_patterns_point_where_the_roles_say(seed):
+    trainer = InductionTrainer(InductionConfig(steps=1, seed=seed))
     ideal, tokens = trainer.ideal(), trainer.probe
     rows = np.flatnonzero(~np.isnan(ideal).all(1))
     assert rows.tolist() == list(range(15, 25))  # the second copy of the 10-token span
