@@ -1,7 +1,5 @@
 """Explorer: type a sentence, turn the knobs, see every step of attention as heatmaps."""
 
-from urllib.parse import urlencode
-
 import pandas as pd
 import streamlit as st
 
@@ -14,7 +12,7 @@ from ui.cache import cached_trace
 from ui.chrome import pages
 from ui.controls import ALL_STEPS, EMBEDDING_LABELS, explorer_controls, explorer_url, explorer_view, write_url
 from ui.router import use_router
-from ui.url import link_params
+from ui.url import link_params, share_link
 from ui.widgets import (
     chart,
     chart_width,
@@ -187,8 +185,7 @@ def chosen_view(config, trace) -> None:
             "**Share.** The address bar holds the whole view (this tab aside); this link reproduces it "
             "exactly, and **Copy link** at the top copies it in one click:"
         )
-        params = link_params(explorer_url(config, shown["shown"] | {"view": None}))
-        link = (st.context.url or "") + ("?" + urlencode(params) if params else "")
+        link = share_link(explorer_url(config, shown["shown"] | {"view": None}))
         st.code(link, language=None, wrap_lines=True)
         with st.expander("PyTorch code that reproduces these numbers", expanded=False):
             st.code(pytorch_script(config), language="python")

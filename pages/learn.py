@@ -104,7 +104,7 @@ try:
     config = ExplorerConfig(text=text if own else choice, embedding="random" if own else "book", d_in=3,
                             variant="v1", d_out=2, seed=int(seed))  # fmt: skip
 except ConfigError as error:
-    st.error(f"{error} Showing the book's sentence instead.")
+    st.error(literal(f"{error} Showing the book's sentence instead."))
     config = ExplorerConfig(text=BOOK[0]["text"], variant="v1", seed=int(seed))
 tokens = config.tokens.texts
 if len(tokens) > MAX_TOKENS:

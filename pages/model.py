@@ -14,7 +14,7 @@ from attention.heads import ROLES, ranked
 from attention.query_params import view_values
 from ui import models, url
 from ui.router import use_router
-from ui.widgets import chart, literal, show_notes
+from ui.widgets import chart, chart_width, literal, show_notes
 
 use_router()
 
@@ -66,7 +66,8 @@ def _token_list(raw, notes: list[str]) -> list[int]:
         return []
 
 
-def _write_url(source: str, text: str) -> None:
+def _params(source: str, text: str) -> dict[str, str]:
+    """The view as URL parameters; none at the opening view."""
     params = {
         "model": source,
         "text": text,
@@ -88,6 +89,11 @@ def _write_url(source: str, text: str) -> None:
         "head": "0",
     }:
         params = {}  # the opening view: a bare URL
+    return params
+
+
+def _write_url(source: str, text: str) -> None:
+    params = _params(source, text)
     url.write(params)
     s["_model_url"], s["_model_link"] = url.as_read(params), params
 
@@ -165,9 +171,9 @@ st.caption(
 
 # --- which head ---------------------------------------------------------------------------------
 s["m_layer"], s["m_head"] = min(s["m_layer"], cfg["n_layers"] - 1), min(s["m_head"], cfg["n_heads"] - 1)
-st.segmented_control("View", list(VIEWS.values()), key="m_view", label_visibility="collapsed")
-if s["m_view"] is None:
+if s["m_view"] is None:  # a click on the chosen view unselects it; set before the widget is drawn
     s["m_view"] = VIEWS["grid"]
+st.segmented_control("View", list(VIEWS.values()), key="m_view", label_visibility="collapsed")
 c1, c2, c3 = st.columns([1, 1, 3])
 layer = c1.selectbox("Layer", range(cfg["n_layers"]), key="m_layer")
 head = c2.selectbox("Head", range(cfg["n_heads"]), key="m_head")
@@ -183,7 +189,7 @@ if s["m_view"] == VIEWS["grid"]:
     chart(figures.model_grid(view.weights, (layer, head)), key="m_grid")
 
 elif s["m_view"] == VIEWS["head"]:
-    trace = models.layer(source, tuple(ids), layer)
+    trace = models.layer(source, ids, layer)
     step = (
         st.segmented_control(
             "Step", STEP_NAMES, key="m_step", default="weights", label_visibility="collapsed"
@@ -191,7 +197,8 @@ elif s["m_view"] == VIEWS["head"]:
         or "weights"
     )
     panel = steps.step_panels(trace, head, [step], head_name=f"{layer}.{head}")[0]
-    chart(steps.step_figure(list(tokens), panel, width_px=960, fitted=n > 24), key="m_step_chart")
+    figure = steps.step_figure(list(tokens), panel, width_px=chart_width(960), fitted=n > 24)
+    chart(figure, key="m_step_chart")
     labels = token_labels(tokens)
     columns = st.columns(3)
     for column, name in zip(columns, ("queries", "keys", "values"), strict=True):
@@ -264,7 +271,7 @@ elif s["m_view"] == VIEWS["next"]:
         s["m_appended"], s["m_query"] = [*s["m_appended"], best_id], None
 
     st.button(
-        f"Append “{best_text}” and step",
+        f"Append “{literal(best_text)}” and step",
         key="m_append",
         on_click=_step,
         type="primary",
@@ -279,13 +286,14 @@ elif s["m_view"] == VIEWS["next"]:
     st.caption("Generating token by token: each new token attends to everything before it (Token view).")
 
 else:
-    st.markdown("**Share.** The address bar holds this view: model, sentence, layer, head.")
-    st.code(st.context.url or "", language=None)
+    st.markdown("**Share.** This link opens the model, sentence, layer and head you are looking at:")
+    st.code(url.share_link({k: v for k, v in _params(source, text).items() if k != "view"}), language=None,
+            wrap_lines=True)  # fmt: skip
     grid = {
         "model": source,
         "tokens": list(tokens),
         "ids": list(ids),
-        "weights": "weights[layer][head][query][key]",
+        "layout": "weights[layer][head][query][key]",
         "shape": list(view.weights.shape),
     }
     st.download_button(
@@ -296,10 +304,9 @@ else:
         on_click="ignore",
     )
     rows = [f"{i}:{t}" for i, t in enumerate(tokens)]
-    head_frame = pd.DataFrame(view.weights[layer, head], index=rows, columns=rows)
     st.download_button(
         f"Head {layer}.{head}'s weights (CSV)",
-        head_frame.to_csv(),
+        lambda: pd.DataFrame(view.weights[layer, head], index=rows, columns=rows).to_csv(),
         file_name=f"weights_{layer}.{head}.csv",
         mime="text/csv",
         on_click="ignore",

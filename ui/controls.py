@@ -240,6 +240,7 @@ def explorer_view(trace: AttentionTrace) -> dict:
     s = st.session_state
     n, heads = trace.num_tokens, trace.num_heads
     steps = available_steps(trace)
+    # (a click on the chosen step unselects it, None: back to the default step)
     if s.get("_step_auto", True) or s.get("step") not in [*steps, ALL_STEPS]:
         s["step"] = "dropped_weights" if "dropped_weights" in steps else "weights"
     for name, default in (("numbers", n <= NUMBERS_UP_TO and not narrow()), ("fitted", n >= FIT_FROM)):
@@ -255,8 +256,6 @@ def explorer_view(trace: AttentionTrace) -> dict:
         st.segmented_control("Step", [*steps, ALL_STEPS], key="step", label_visibility="collapsed",
                              format_func=lambda step: "all steps side by side" if step == ALL_STEPS else step,
                              on_change=lambda: s.update(_step_auto=False))  # fmt: skip
-        if s["step"] is None:  # a click on the selected option unselects it: keep it
-            s["step"] = "weights"
     pick_head, numbers, fitted = st.columns([2, 2, 2], vertical_alignment="center")
     if view in ("steps", "vectors", "query") and heads > 1:
         pick_head.radio("Head", range(heads), key="head", horizontal=True, format_func=lambda h: f"head {h}",

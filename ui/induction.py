@@ -15,6 +15,7 @@ from attention.figures.training import pattern_figure, phase_curves, role_curves
 from attention.induction import MAX_SECONDS, MAX_STEPS, InductionConfig, InductionTrainer
 from ui import training
 from ui.chrome import pages
+from ui.url import link_params
 from ui.widgets import chart, narrow
 
 SETTINGS = ("ind_layers", "ind_steps", "ind_seed")
@@ -157,13 +158,15 @@ def _open_link(trainer: InductionTrainer) -> None:
         pages()["model"],
         label=f"Open this model's best induction head ({layer}.{head}) in Inside a model",
         icon=":material/open_in_new:",
-        query_params={
-            "model": source,
-            "view": "head",
-            "layer": str(layer),
-            "head": str(head),
-            "text": " ".join(trainer.probe_tokens()),
-        },  # fmt: skip
+        query_params=link_params(
+            {
+                "model": source,
+                "view": "head",
+                "layer": str(layer),
+                "head": str(head),
+                "text": " ".join(trainer.probe_tokens()),
+            }
+        ),  # fmt: skip
     )
 
 

@@ -59,22 +59,35 @@ def model(source: str) -> tuple[GPTModel, ModelInfo]:
     return loaded
 
 
+# The caches below are keyed by plain values (source, token ids); the model itself is passed in
+# unhashed (`_gpt`), taken from model(), so a model the cache let go of is loaded again
+# through the line, never from here.
+
+
 @st.cache_resource(max_entries=8, ttl=3600, show_spinner=False)
-def _view(source: str, ids: tuple[int, ...], tokens: tuple[str, ...]) -> SentenceView:
-    return inside.sentence_view(_model(source)[0], list(ids), tokens)
+def _view(source: str, ids: tuple[int, ...], tokens: tuple[str, ...], _gpt: GPTModel) -> SentenceView:
+    return inside.sentence_view(_gpt, list(ids), tokens)
 
 
 def view(source: str, ids: list[int], tokens: tuple[str, ...]) -> SentenceView:
-    return _view(source, tuple(ids), tokens)
+    return _view(source, tuple(ids), tokens, model(source)[0])
 
 
 @st.cache_resource(max_entries=16, ttl=3600, show_spinner=False)
-def layer(source: str, ids: tuple[int, ...], index: int) -> AttentionTrace:
+def _layer(source: str, ids: tuple[int, ...], index: int, _gpt: GPTModel) -> AttentionTrace:
+    return inside.trace_of(_gpt, list(ids)).layers[index]
+
+
+def layer(source: str, ids: list[int], index: int) -> AttentionTrace:
     """One block's full trace (every step, queries, keys, values) for the head detail."""
-    return inside.trace_of(_model(source)[0], list(ids)).layers[index]
+    return _layer(source, tuple(ids), index, model(source)[0])
 
 
 @st.cache_resource(max_entries=4, show_spinner="Measuring every head's role on probe sequences…")
+def _roles(source: str, _loaded: tuple[GPTModel, ModelInfo]) -> dict[str, np.ndarray]:
+    loaded_model, info = _loaded
+    return heads.head_roles(loaded_model, info.probe_vocab, info.start_token)
+
+
 def roles(source: str) -> dict[str, np.ndarray]:
-    model_, info = _model(source)
-    return heads.head_roles(model_, info.probe_vocab, info.start_token)
+    return _roles(source, model(source))

@@ -8,6 +8,8 @@ its defaults leaves the URL bare, so opening the app adds no history entry of it
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 import streamlit as st
 
 APP_PARAMS = ("projector",)  # written for every page, read by app.py
@@ -33,3 +35,9 @@ def as_read(params: dict[str, str]) -> dict[str, tuple[str, ...]]:
 def link_params(params: dict[str, str]) -> dict[str, str]:
     """Query parameters for a link to a page whose view is `params`."""
     return params | ({"projector": "1"} if st.session_state.get("projector") else {})
+
+
+def share_link(params: dict[str, str]) -> str:
+    """This page's full address with `params` (and projector=1 while it is on)."""
+    query = urlencode(link_params(params))
+    return (st.context.url or "") + (f"?{query}" if query else "")

@@ -2,6 +2,7 @@
 input (empty or long text, unknown models, folders that are not checkpoints, no network)."""
 
 import time
+from urllib.parse import parse_qs
 
 import numpy as np
 import pytest
@@ -185,3 +186,20 @@ def test_a_model_load_waits_for_a_free_slot_then_loads_by_itself(monkeypatch):
     monkeypatch.setattr(ui.models, "wait_for", lambda *a: asked.append(a))
     at = page().run()  # loaded once: a second session opens it without asking for a slot
     assert not at.exception and figures(at) and not asked
+
+
+def test_a_click_on_the_chosen_view_keeps_a_view():
+    """A segmented control's chosen option, clicked again, unselects it (None)."""
+    at = view(page().run(), "Head roles")
+    at = at.segmented_control(key="m_view").set_value(None).run()
+    assert not at.exception and at.segmented_control(key="m_view").value == "All heads"
+    assert figures(at)
+
+
+def test_the_share_link_holds_the_head_being_looked_at():
+    at = page(layer="1", head="1", text="a b a b").run()
+    at = view(at, "Share & export")
+    (link,) = [c.value for c in at.code]
+    query = parse_qs(link.partition("?")[2])
+    assert query["layer"] == ["1"] and query["head"] == ["1"] and query["text"] == ["a b a b"]
+    assert "view" not in query  # the link opens on the heads, not on this tab
