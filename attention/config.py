@@ -18,7 +18,7 @@ from functools import cached_property
 from types import SimpleNamespace
 
 from attention.embeddings import EMBEDDINGS, fixed_vectors
-from attention.errors import ConfigError
+from attention.errors import ConfigError, check_whole_numbers
 from attention.text import SCHEMES, Tokens, tokenize
 from attention.variants import KNOBS, VARIANTS, Variant
 
@@ -61,12 +61,7 @@ class ExplorerConfig:
         _check_choice("tokenizer", self.tokenizer, SCHEMES)
         _check_choice("embedding", self.embedding, EMBEDDINGS)
         _check_choice("device", self.device, DEVICES)
-        for name, (low, high) in RANGES.items():
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise ConfigError(f"{name}={value!r} must be a whole number", name)
-            if not low <= value <= high:
-                raise ConfigError(f"{name}={value} is out of range; use {low}..{high}", name)
+        check_whole_numbers(self, RANGES)
         if isinstance(self.dropout, bool) or not isinstance(self.dropout, (int, float)):
             raise ConfigError(f"dropout={self.dropout!r} must be a number in [0, 1)", "dropout")
         if not (math.isfinite(self.dropout) and 0.0 <= self.dropout < 1.0):
@@ -89,12 +84,11 @@ class ExplorerConfig:
             raise ConfigError(
                 "embedding='custom' needs a matrix: one row of d_in numbers per token", "embedding"
             )
-        if self.vectors is not None:
-            fixed_vectors(self.tokens, self.embedding, self.matrix)  # checks one row per token
-            if not 1 <= self.input_width <= MAX_D_IN:
-                raise ConfigError(
-                    f"The matrix has {self.input_width} columns; the limit is {MAX_D_IN}.", "embedding"
-                )
+        # (self.vectors is fixed_vectors', which checks there is one row per token)
+        if self.vectors is not None and not 1 <= self.input_width <= MAX_D_IN:
+            raise ConfigError(
+                f"The matrix has {self.input_width} columns; the limit is {MAX_D_IN}.", "embedding"
+            )
         _check_combination(self)
 
     # --- derived values (computed once: the dataclass is frozen) ------------------------------
@@ -108,7 +102,7 @@ class ExplorerConfig:
         """The fixed embedding's rows (book or custom), None for the seeded random embedding."""
         if self.embedding == "random":
             return None
-        return fixed_vectors(self.tokens, self.embedding, self.matrix, check_rows=False)
+        return fixed_vectors(self.tokens, self.embedding, self.matrix)
 
     @property
     def input_width(self) -> int:

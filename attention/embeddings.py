@@ -94,13 +94,13 @@ def random_embedding(tokens: Tokens, d_in: int, seed: int) -> torch.Tensor:
     return weight[torch.tensor(tokens.ids)]  # (T, d_in)
 
 
-def fixed_vectors(tokens: Tokens, source: str, matrix=None, check_rows: bool = True):
-    """The rows of a fixed embedding: the book's vectors for its sentences, or the user's matrix.
-    With check_rows, one row per token is required."""
+def fixed_vectors(tokens: Tokens, source: str, matrix=None):
+    """The rows of a fixed embedding, one per token: the book's vectors for its sentences, or the
+    user's matrix."""
     if source not in ("book", "custom") or (source == "custom" and matrix is None):
         raise ConfigError(f"embedding={source!r} has no fixed vectors; choose book or custom.", "embedding")
     rows = book_vectors(tokens) if source == "book" else matrix
-    if check_rows and len(rows) != len(tokens):
+    if len(rows) != len(tokens):
         raise ConfigError(
             f"The {source} embedding has {len(rows)} rows but the text has {len(tokens)} tokens; "
             "it needs one row per token.",

@@ -11,3 +11,13 @@ class ConfigError(ValueError):
     def __init__(self, message: str, field: str | None = None):
         super().__init__(message)
         self.field = field
+
+
+def check_whole_numbers(owner, limits: dict[str, tuple[int, int]]) -> None:
+    """Each named attribute of `owner` a whole number (a bool is not one) within its (low, high)."""
+    for name, (low, high) in limits.items():
+        value = getattr(owner, name)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(f"{name}={value!r} must be a whole number", name)
+        if not low <= value <= high:
+            raise ConfigError(f"{name}={value} is out of range; use {low}..{high}", name)

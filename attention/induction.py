@@ -24,7 +24,7 @@ import torch
 import torch.nn.functional as F
 
 from attention import heads
-from attention.errors import ConfigError
+from attention.errors import ConfigError, check_whole_numbers
 from attention.gpt import GPTModel, save_gpt2
 from attention.modules import reset_parameters
 
@@ -97,10 +97,7 @@ class InductionConfig:
             "seed": (0, 2**31 - 1),
             "batch": (1, 256),
         }
-        for name, (low, high) in limits.items():
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-                raise ConfigError(f"{name}={value!r} must be a whole number in {low}..{high}", name)
+        check_whole_numbers(self, limits)
         if self.emb_dim % self.heads:
             raise ConfigError(f"emb_dim={self.emb_dim} is not divisible by heads={self.heads}", "heads")
 

@@ -23,7 +23,7 @@ import torch
 import torch.nn as nn
 
 from attention.devices import resolve_device
-from attention.errors import ConfigError
+from attention.errors import ConfigError, check_whole_numbers
 from attention.modules import MultiHeadAttention, reset_parameters
 from attention.tasks import IGNORE, TASKS
 
@@ -78,10 +78,7 @@ class TrainConfig:
             raise ConfigError(f"task={self.task!r} is unknown; choose one of {', '.join(TASKS)}", "task")
         limits = {"steps": (1, MAX_STEPS), "heads": (1, MAX_HEADS), "d_model": (1, MAX_D_MODEL),
                   "length": (2, MAX_LENGTH), "batch": (1, 512), "snapshot_every": (1, MAX_STEPS)}  # fmt: skip
-        for name, (low, high) in limits.items():
-            value = getattr(self, name)
-            if not isinstance(value, int) or not low <= value <= high:
-                raise ConfigError(f"{name}={value!r} must be a whole number in {low}..{high}", name)
+        check_whole_numbers(self, limits)
         if self.d_model % self.heads:
             raise ConfigError(f"d_model={self.d_model} is not divisible by heads={self.heads}", "heads")
         if not (isinstance(self.lr, float) and 0 < self.lr <= 1):
@@ -118,11 +115,8 @@ class Trainer:
         self.task = TASKS[c.task]
         self.device = resolve_device(c.device).device
         self.generator = torch.Generator().manual_seed(c.seed)
-        self.model = TinyAttentionModel(len(self.task.vocab), c.context_length, c.d_model, c.heads)
-        nn.init.normal_(self.model.tok_emb.weight, generator=self.generator)
-        nn.init.normal_(self.model.pos_emb.weight, generator=self.generator)
-        reset_parameters(self.model.attn, self.generator)
-        reset_parameters(self.model.out, self.generator)
+        model = TinyAttentionModel(len(self.task.vocab), c.context_length, c.d_model, c.heads)
+        self.model = reset_parameters(model, self.generator)  # seeded, not from the global RNG
         self.model.to(self.device)
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=c.lr)
         probe, _ = self.task.sample(1, c.length, torch.Generator().manual_seed(c.seed + 1))

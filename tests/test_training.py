@@ -64,7 +64,8 @@ def test_time_limit_stops_a_run(monkeypatch):
 @pytest.mark.parametrize(
     "values, field",
     [({"task": "nope"}, "task"), ({"heads": 3, "d_model": 16}, "heads"), ({"steps": 0}, "steps"),
-     ({"steps": 10**9}, "steps"), ({"lr": 0.0}, "lr"), ({"task": "sort", "length": 12}, "length")],
+     ({"steps": 10**9}, "steps"), ({"lr": 0.0}, "lr"), ({"task": "sort", "length": 12}, "length"),
+     ({"heads": True}, "heads"), ({"batch": 2.0}, "batch")],
 )  # fmt: skip
 def test_bad_settings_name_the_field(values, field):
     with pytest.raises(ConfigError) as error:
