@@ -107,9 +107,8 @@ def main(argv: list[str] | None = None) -> None:
     }
     save_gpt2(model, args.out, dtype=torch.float16, attention_explorer=extra)  # 13 MB
     scores = heads.head_roles(load_gpt2(args.out), range(START), START)  # as the page will load it
-    for role in ("previous", "induction"):
-        (layer, head), best = divmod(int(scores[role].argmax()), 4), float(scores[role].max())
-        print(f"best {role} head {layer}.{head}: {best:.3f}")
+    for best in heads.ranked({role: scores[role] for role in ("previous", "induction")}, top=1):
+        print(f"best {best['role']} head {best['head']}: {best['score']:.3f}")
     print(f"saved to {args.out} in {time.perf_counter() - started:.0f} s")
 
 

@@ -130,8 +130,3 @@ def ranked(scores: dict[str, np.ndarray], top: int = 5) -> list[dict]:
             rows.append({"role": role, "head": f"{layer}.{head}", "layer": int(layer), "index": int(head),
                          "score": float(grid[layer, head])})  # fmt: skip
     return rows
-
-
-def induction_sentence(ids: Sequence[int], start_token: int, repeats: int = 2) -> list[int]:
-    """A sequence where induction shows: the start token, then `ids` repeated."""
-    return [start_token, *list(ids) * repeats]

@@ -140,7 +140,7 @@ def test_old_runs_are_deleted_beyond_the_limit(monkeypatch, tmp_path):
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 def test_the_bundled_model_on_a_gpu_gives_the_cpu_numbers():
     model = load_gpt2(inside.BUNDLED_PATH)
-    ids = torch.tensor([heads.induction_sentence(range(300, 316), 50256)])  # 16 GPT-2 ids, twice
+    ids = torch.tensor([[50256, *range(300, 316), *range(300, 316)]])  # 16 GPT-2 ids, twice
     cpu = model.trace(ids)
     gpu = model.to("cuda").trace(ids.to("cuda"))
     torch.testing.assert_close(gpu.logits.cpu(), cpu.logits, atol=1e-4, rtol=1e-4)

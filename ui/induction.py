@@ -4,7 +4,6 @@ Inside a model. The run machinery (Play / Pause / Stop, scrub) is ui/training.py
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 
 import numpy as np
@@ -32,13 +31,7 @@ def defaults() -> None:
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def seconds_per_step(config: InductionConfig) -> float:
-    """Measured on a fresh trainer (a few steps): what one step costs on this machine now."""
-    trainer = InductionTrainer(replace(config, steps=MAX_STEPS, snapshot_every=MAX_STEPS))
-    trainer.train(2)  # warm-up
-    start = time.perf_counter()
-    trainer.train(5)
-    trainer.free()
-    return (time.perf_counter() - start) / 5
+    return training.step_seconds(InductionTrainer(replace(config, steps=MAX_STEPS, snapshot_every=MAX_STEPS)))
 
 
 def _control() -> None:

@@ -155,15 +155,19 @@ def status(trainer, finished: Callable[[], None], limit: float) -> None:
 # --- the tiny tasks (a single MultiHeadAttention) -------------------------------------------------
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
-def seconds_per_step(config: TrainConfig) -> float:
-    """Measured on a fresh trainer (a few steps, milliseconds): what one step costs here."""
-    trainer = Trainer(replace(config, steps=MAX_STEPS))
-    trainer.train(2)  # warm-up
+def step_seconds(trainer) -> float:
+    """What one step of a fresh `trainer` costs on this machine now (2 warm-up steps, then 5
+    timed); the trainer is freed."""
+    trainer.train(2)
     start = time.perf_counter()
     trainer.train(5)
     trainer.free()
     return (time.perf_counter() - start) / 5
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def seconds_per_step(config: TrainConfig) -> float:
+    return step_seconds(Trainer(replace(config, steps=MAX_STEPS)))
 
 
 def task_defaults(task: str) -> None:

@@ -23,8 +23,8 @@ from attention.figures.layout import (
     f32,
     figure,
     grid,
-    panel_title,
     position_axis,
+    thumbnails,
     title,
     token_labels,
 )
@@ -204,19 +204,7 @@ def heads_grid(weights: np.ndarray, titles: list[str] | None = None, columns: in
     heads, cols = len(weights), min(columns, len(weights))
     titles = titles or [f"head {h}" for h in range(heads)]
     cells = grid(heads, cols, gap_x=0.03, head=0.12)
-    data, layout = [], {"annotations": []}
-    hidden = {"showticklabels": False, "showgrid": False, "zeroline": False}
-    for h, cell in enumerate(cells):
-        z = np.clip(np.nan_to_num(np.asarray(weights[h], dtype=np.float32), neginf=0.0), 0.0, 1.0)
-        data.append(
-            {"type": "heatmap", "z": np.round(z * 255).astype(np.uint8), "zmin": 0, "zmax": 255,
-             "colorscale": SEQUENTIAL, "showscale": False, "hoverinfo": "skip", **cell.axes}
-        )  # fmt: skip
-        layout[f"xaxis{cell.suffix}"] = {**hidden, "domain": [cell.x0, cell.x1], "anchor": f"y{cell.suffix}"}
-        layout[f"yaxis{cell.suffix}"] = {**hidden, "domain": [cell.y0, cell.y1], "anchor": f"x{cell.suffix}",
-                                         "autorange": "reversed"}  # fmt: skip
-        centred = {"x": (cell.x0 + cell.x1) / 2, "xanchor": "center"}
-        layout["annotations"].append(panel_title(titles[h], cell, size=13) | centred)
+    data, layout = thumbnails(cells, weights, titles, title_size=13)
     rows = -(-heads // cols)
     return figure(data, layout | {"height": 40 + 200 * rows, "margin": {"l": 5, "r": 5, "t": 5, "b": 5}})
 

@@ -31,6 +31,25 @@ DIVERGING = [
 ]
 SEQUENTIAL = "Viridis"
 MASK_GREY = "#8c8c8c"
+# One colour per head in line charts (colour-blind-safe first: Okabe-Ito, then plotly's).
+HEAD_COLOURS = [
+    "#0072b2",
+    "#d55e00",
+    "#009e73",
+    "#cc79a7",
+    "#e69f00",
+    "#56b4e9",
+    "#8c564b",
+    "#7f7f7f",
+    "#bcbd22",
+    "#17becf",
+    "#1f77b4",
+    "#ff7f0e",
+    "#2ca02c",
+    "#d62728",
+    "#9467bd",
+    "#e377c2",
+]
 TEMPLATE = {"layout": {"font": {"size": 14}}}  # plotly's default template is ~10 kB a figure
 
 
@@ -209,3 +228,23 @@ def scale_text(fig: go.Figure, factor: float, color: str | None = None) -> go.Fi
             size = (trace.textfont.size if trace.textfont and trace.textfont.size else 14) * factor
             trace.textfont = {"size": round(size)}
     return fig
+
+
+def thumbnails(cells: list[Cell], matrices, titles: list[str], title_size: int) -> tuple[list, dict]:
+    """Attention weights as small multiples, one per grid cell: colour only (uint8 of 0..1, no
+    hover, hidden axes) so that many heads stay a small payload, each with its title centred.
+    Returns the traces and the layout (axes, annotations) to build a figure from."""
+    data, layout = [], {"annotations": []}
+    hidden = {"showticklabels": False, "showgrid": False, "zeroline": False}
+    for cell, matrix, text in zip(cells, matrices, titles, strict=True):
+        z = np.clip(np.nan_to_num(np.asarray(matrix, dtype=np.float32), neginf=0.0), 0.0, 1.0)
+        data.append(
+            {"type": "heatmap", "z": np.round(z * 255).astype(np.uint8), "zmin": 0, "zmax": 255,
+             "colorscale": SEQUENTIAL, "showscale": False, "hoverinfo": "skip", **cell.axes}
+        )  # fmt: skip
+        layout[f"xaxis{cell.suffix}"] = {**hidden, "domain": [cell.x0, cell.x1], "anchor": f"y{cell.suffix}"}
+        layout[f"yaxis{cell.suffix}"] = {**hidden, "domain": [cell.y0, cell.y1], "anchor": f"x{cell.suffix}",
+                                         "autorange": "reversed"}  # fmt: skip
+        centred = {"x": (cell.x0 + cell.x1) / 2, "xanchor": "center"}
+        layout["annotations"].append(panel_title(text, cell, size=title_size) | centred)
+    return data, layout

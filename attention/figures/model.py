@@ -7,35 +7,18 @@ import numpy as np
 import plotly.graph_objects as go
 
 from attention.figures.layout import (
+    HEAD_COLOURS,
     SEQUENTIAL,
     cell_numbers,
     f32,
     figure,
     grid,
-    panel_title,
+    thumbnails,
     title,
     token_labels,
 )
 
 THUMB_CELLS = 32  # a thumbnail shows at most 32 x 32 cells (block maxima): its payload stays small
-HEAD_COLOURS = [
-    "#0072b2",
-    "#d55e00",
-    "#009e73",
-    "#cc79a7",
-    "#e69f00",
-    "#56b4e9",
-    "#8c564b",
-    "#7f7f7f",
-    "#bcbd22",
-    "#17becf",
-    "#1f77b4",
-    "#ff7f0e",
-    "#2ca02c",
-    "#d62728",
-    "#9467bd",
-    "#e377c2",
-]
 
 
 def _shrink(w: np.ndarray, cells: int = THUMB_CELLS) -> np.ndarray:
@@ -58,47 +41,14 @@ def model_grid(weights: np.ndarray, chosen: tuple[int, int] | None = None) -> go
     head framed. Titles are "layer.head", zero-based, as the literature names heads."""
     layers, heads = weights.shape[:2]
     cells = grid(layers * heads, heads, gap_x=0.012, head=0.18)
-    data, layout = [], {"annotations": [], "shapes": []}
-    hidden = {"showticklabels": False, "showgrid": False, "zeroline": False}
-    for cell in cells:
-        layer, head = divmod(cell.index, heads)
-        z = np.clip(np.nan_to_num(_shrink(weights[layer, head]), neginf=0.0), 0, 1)
-        data.append(
-            {
-                "type": "heatmap",
-                "z": np.round(z * 255).astype(np.uint8),
-                "zmin": 0,
-                "zmax": 255,
-                "colorscale": SEQUENTIAL,
-                "showscale": False,
-                "hoverinfo": "skip",
-                **cell.axes,
-            }
-        )
-        layout[f"xaxis{cell.suffix}"] = {**hidden, "domain": [cell.x0, cell.x1], "anchor": f"y{cell.suffix}"}
-        layout[f"yaxis{cell.suffix}"] = {
-            **hidden,
-            "domain": [cell.y0, cell.y1],
-            "anchor": f"x{cell.suffix}",
-            "autorange": "reversed",
-        }
-        layout["annotations"].append(
-            panel_title(f"{layer}.{head}", cell, size=11)
-            | {"x": (cell.x0 + cell.x1) / 2, "xanchor": "center"}
-        )
-        if chosen == (layer, head):
-            layout["shapes"].append(
-                {
-                    "type": "rect",
-                    "xref": "paper",
-                    "yref": "paper",
-                    "x0": cell.x0 - 0.004,
-                    "x1": cell.x1 + 0.004,
-                    "y0": cell.y0 - 0.004,
-                    "y1": cell.y1 + 0.004,
-                    "line": {"color": "#d62728", "width": 3},
-                }
-            )
+    shrunk = [_shrink(weights[layer, head]) for layer in range(layers) for head in range(heads)]
+    titles = [f"{layer}.{head}" for layer in range(layers) for head in range(heads)]
+    data, layout = thumbnails(cells, shrunk, titles, title_size=11)
+    if chosen is not None:  # frame the chosen head
+        cell = cells[chosen[0] * heads + chosen[1]]
+        layout["shapes"] = [{"type": "rect", "xref": "paper", "yref": "paper", "x0": cell.x0 - 0.004,
+                             "x1": cell.x1 + 0.004, "y0": cell.y0 - 0.004, "y1": cell.y1 + 0.004,
+                             "line": {"color": "#d62728", "width": 3}}]  # fmt: skip
     size = max(60, min(110, 1100 // heads))
     return figure(
         data, layout | {"height": 30 + layers * (size + 18), "margin": {"l": 5, "r": 5, "t": 5, "b": 5}}

@@ -7,6 +7,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from attention.figures.layout import (
+    HEAD_COLOURS,
     SEQUENTIAL,
     f32,
     figure,
@@ -138,8 +139,6 @@ def pattern_figure(
 
 
 # --- the induction run ------------------------------------------------------------------------
-
-HEAD_COLOURS = ["#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#8c564b", "#7f7f7f"]
 
 
 def phase_curves(
