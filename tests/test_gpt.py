@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from attention.errors import ConfigError
-from attention.gpt import GPTModel, ModelTrace, load_gpt2, load_state, save_gpt2
+from attention.gpt import GPTModel, ModelTrace, config_from_hf, load_gpt2, load_state, save_gpt2
 from attention.modules import MultiHeadAttention
 
 transformers = pytest.importorskip("transformers")  # requirements-dev.txt: a test-only dependency
@@ -63,9 +63,7 @@ def test_a_saved_checkpoint_gives_the_same_logits_and_attention(tmp_path, config
 def test_gpt2_small_full_size_in_memory():
     """GPT-2 small's real shapes (124 M parameters), random weights: no download."""
     hf = hf_model(0, vocab_size=50257, n_positions=1024, n_embd=768, n_layer=12, n_head=12)
-    small = {"vocab_size": 50257, "context_length": 1024, "emb_dim": 768, "n_heads": 12, "n_layers": 12,
-             "drop_rate": 0.0, "qkv_bias": True}  # fmt: skip
-    ours = GPTModel(small).eval()
+    ours = GPTModel(config_from_hf(hf.config.to_dict())).eval()
     load_state(ours, hf.state_dict())
     ids = torch.randint(0, 50257, (1, 32), generator=torch.Generator().manual_seed(2))
     logits, attentions = hf_run(hf, ids)

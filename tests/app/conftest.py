@@ -6,7 +6,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from attention.figures.explorer import STEPS
-from tests.specs import decode  # noqa: F401  (the page tests read specs with it)
+from tests.specs import decode
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
@@ -89,3 +89,8 @@ def open_page(path: str, timeout: int = 60) -> AppTest:
     at.run()
     at.switch_page(path)
     return at.run()
+
+
+def url_params(at) -> dict[str, str]:
+    """The page's query parameters, one value each."""
+    return {k: v[0] if isinstance(v, list) else v for k, v in at.query_params.items()}

@@ -3,7 +3,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from attention import ExplorerConfig, run
-from tests.app.conftest import APP, decode, figures, open_page
+from tests.app.conftest import APP, figures, open_page
+from tests.specs import decode
 
 
 @pytest.fixture

@@ -10,7 +10,6 @@ from attention.config import MAX_TOKENS
 from attention.query_params import to_query_params
 from tests.app.conftest import (
     APP,
-    decode,
     figure,
     figures,
     messages,
@@ -20,8 +19,10 @@ from tests.app.conftest import (
     step_names,
     step_titles,
     steps_figure,
+    url_params,
     z,
 )
+from tests.specs import decode
 
 WIDGETS = ("text_input", "text_area", "number_input", "selectbox", "checkbox", "toggle", "radio")
 
@@ -41,10 +42,6 @@ def set_value(at, key, value):
 
 def weights(at) -> np.ndarray:
     return step(at, "weights")
-
-
-def url_params(at) -> dict[str, str]:
-    return {k: v[0] if isinstance(v, list) else v for k, v in at.query_params.items()}
 
 
 def test_default_view_is_the_weights_of_head_0():

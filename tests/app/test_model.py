@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from attention import inside
 from attention.gpt import load_gpt2
-from tests.app.conftest import APP, figures
+from tests.app.conftest import APP, figures, url_params
 from tests.specs import decode
 
 VIEWS = ["All heads", "One head", "Token view", "Head roles", "Next token", "Share & export"]
@@ -32,10 +32,6 @@ def page(**params) -> AppTest:
 
 def view(at, name: str):
     return at.segmented_control(key="m_view").set_value(name).run()
-
-
-def url_params(at) -> dict:
-    return {k: v[0] if isinstance(v, list) else v for k, v in at.query_params.items()}
 
 
 def test_opens_on_the_bundled_model_with_every_head(bundled):

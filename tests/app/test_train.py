@@ -2,7 +2,8 @@ import numpy as np
 import pytest
 
 from attention.training import TrainConfig, Trainer, train
-from tests.app.conftest import decode, figures, open_page
+from tests.app.conftest import figures, open_page
+from tests.specs import decode
 
 
 @pytest.fixture

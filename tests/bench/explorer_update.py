@@ -22,11 +22,10 @@ import time
 from pathlib import Path
 from urllib.parse import urlencode
 
-from deploy.local import free_port, start_streamlit
-from tests.chromium import CHROMIUM, CHROMIUM_ARGS
+from deploy.local import ROOT, free_port, start_streamlit
+from tests.chromium import IDLE, launch
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[1]
 LAST_ROW = """() => { const d = document.querySelector('.js-plotly-plot');
     if (!d || !d.calcdata) return null;
     const z = d.calcdata[0][0].z; return z ? Array.from(z[z.length - 1]).join(',') : null; }"""
@@ -34,7 +33,6 @@ HEATMAP_CELLS = """() => [...document.querySelectorAll('.js-plotly-plot')]
     .reduce((n, d) => n + (d.calcdata || [])
         .filter(c => c[0] && c[0].trace && c[0].trace.type === 'heatmap')
         .reduce((m, c) => m + c[0].z.length * c[0].z[0].length, 0), 0)"""
-IDLE = '[data-test-script-state="notRunning"]'
 
 
 class CountingProxy:
@@ -159,7 +157,7 @@ def main(argv: list[str] | None = None) -> None:
     rows = []
     try:
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            browser = launch(p)
             for tokens in args.tokens:
                 urls = (
                     f"http://127.0.0.1:{proxies[0].port}/?{explorer_query(tokens, 1)}",

@@ -16,10 +16,7 @@ import time
 
 import torch
 
-from attention.gpt import GPTModel, load_state
-
-SMALL = {"vocab_size": 50257, "context_length": 1024, "emb_dim": 768, "n_heads": 12, "n_layers": 12,
-         "drop_rate": 0.0, "qkv_bias": True}  # fmt: skip
+from attention.gpt import GPTModel, config_from_hf, load_state
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -37,7 +34,7 @@ def main(argv: list[str] | None = None) -> None:
     torch.manual_seed(0)
     config = transformers.GPT2Config(attn_implementation="eager", bos_token_id=None, eos_token_id=None)
     theirs = transformers.GPT2LMHeadModel(config).eval()
-    ours = load_state(GPTModel(SMALL), theirs.state_dict()).eval()
+    ours = load_state(GPTModel(config_from_hf(config.to_dict())), theirs.state_dict()).eval()  # GPT-2 small
     ids = torch.randint(0, 50257, (1, args.tokens), generator=torch.Generator().manual_seed(1))
     calls = {
         "GPTModel.trace (every intermediate)": lambda: ours.trace(ids),

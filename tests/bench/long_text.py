@@ -21,7 +21,7 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 from deploy.local import ROOT, start_streamlit
-from tests.chromium import CHROMIUM, CHROMIUM_ARGS
+from tests.chromium import IDLE, launch
 
 VIEWS = ["Steps", "all steps side by side", "All heads", "Vectors", "Query focus", "Tokens"]
 WATCH = """() => { window.__last = performance.now();
@@ -40,7 +40,7 @@ def settle(page, start: float, quiet: float = 800, limit: float = 90) -> float:
     the page has been quiet for `quiet` ms."""
     with contextlib.suppress(Exception):  # a fast run may have finished before we looked
         page.wait_for_selector('[data-test-script-state="running"]', timeout=2000)
-    page.wait_for_selector('[data-test-script-state="notRunning"]', timeout=limit * 1000)
+    page.wait_for_selector(IDLE, timeout=limit * 1000)
     deadline = time.time() + limit
     while time.time() < deadline:
         now, last = page.evaluate("() => [performance.now(), window.__last]")
@@ -61,7 +61,7 @@ def measure(url: str, tokens: int, heads: int, repeats: int) -> list[tuple[str, 
 
     rows = []
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = launch(p)
         page = browser.new_page(viewport={"width": 1366, "height": 768})
         page.goto(f"{url}/?{query(tokens, heads)}")
         page.evaluate(WATCH)

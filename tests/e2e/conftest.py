@@ -1,11 +1,13 @@
-"""Real-browser fixtures: the app under `streamlit run`, and Debian's headless Chromium."""
+"""Real-browser fixtures: the app under `streamlit run`, and Debian's headless Chromium; reading
+what plotly drew."""
 
+import concurrent.futures
 from pathlib import Path
 
 import pytest
 
 from deploy.local import ROOT, start_streamlit
-from tests.chromium import CHROMIUM, CHROMIUM_ARGS
+from tests.chromium import CHROMIUM, IDLE, launch
 
 ARTIFACTS = ROOT / "artifacts"
 
@@ -25,7 +27,7 @@ def browser():
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        b = launch(p)
         yield b
         b.close()
 
@@ -41,8 +43,42 @@ def page(browser):
     context.close()
 
 
+def script_done(page, timeout: float = 60_000) -> None:
+    """Wait until the page's script run has finished."""
+    page.wait_for_selector(IDLE, timeout=timeout)
+
+
 def wait_idle(page, timeout: float = 60_000) -> None:
     """Wait until the script has finished and the charts are drawn."""
-    page.wait_for_selector('[data-test-script-state="notRunning"]', timeout=timeout)
+    script_done(page, timeout)
     page.wait_for_selector(".js-plotly-plot .heatmaplayer", timeout=timeout)
     page.wait_for_timeout(300)
+
+
+CHART_WITH = """(name) => [...document.querySelectorAll('.js-plotly-plot')].find(
+    d => (d.data || []).some(t => t.name === name))"""
+
+
+def chart_data(page, name: str) -> list | None:
+    """The z values plotly drew for the heatmap trace called `name` (a step: scores, weights...)."""
+    return page.evaluate(
+        f"""(name) => {{ const d = ({CHART_WITH})(name); if (!d) return null;
+            const i = d.data.findIndex(t => t.name === name && t.type === 'heatmap');
+            return d.calcdata[i][0].z.map(row => Array.from(row)); }}""",
+        name,
+    )
+
+
+def trace_names(page) -> list[str]:
+    """The names of every trace in every chart on the page."""
+    return page.evaluate(
+        """() => [...document.querySelectorAll('.js-plotly-plot')]
+            .flatMap(d => (d.data || []).map(t => t.name))"""
+    )
+
+
+def in_thread(fn, *args, **kwargs):
+    """Run fn in a thread of its own: Playwright's sync API keeps an event loop running in this
+    one, and a websocket client needs asyncio.run."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(fn, *args, **kwargs).result()

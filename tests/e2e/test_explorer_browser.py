@@ -2,23 +2,9 @@
 
 from urllib.parse import urlencode
 
-from tests.e2e.conftest import ARTIFACTS, wait_idle
+from tests.e2e.conftest import ARTIFACTS, CHART_WITH, chart_data, script_done, wait_idle
 
 HOSTILE = '<b>x</b> <a href="https://example.com">y</a> <img src=x onerror=alert(1)>'
-
-
-CHART_WITH = """(name) => [...document.querySelectorAll('.js-plotly-plot')].find(
-    d => (d.data || []).some(t => t.name === name))"""
-
-
-def chart_data(page, name: str) -> list | None:
-    """The z values plotly drew for the heatmap trace called `name` (a step: scores, weights...)."""
-    return page.evaluate(
-        f"""(name) => {{ const d = ({CHART_WITH})(name); if (!d) return null;
-            const i = d.data.findIndex(t => t.name === name && t.type === 'heatmap');
-            return d.calcdata[i][0].z.map(row => Array.from(row)); }}""",
-        name,
-    )
 
 
 def tick_labels(page) -> list[str] | None:
@@ -76,7 +62,7 @@ def test_html_in_the_sentence_stays_literal_text(server, page):
     assert "<" in labels and "&lt;" not in "".join(labels)  # escaped once: drawn as the character
     for view in ("Tokens", "Share, code & downloads", "Query focus"):  # views that echo the text
         page.get_by_text(view, exact=True).first.click()
-        page.wait_for_selector('[data-test-script-state="notRunning"]')
+        script_done(page, 30_000)
         page.wait_for_timeout(500)
         assert page.get_by_role("textbox", name="Sentence").input_value() == HOSTILE
         assert page.locator('[data-testid="stMain"] a[href="https://example.com"]').count() == 0

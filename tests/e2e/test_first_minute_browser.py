@@ -6,7 +6,7 @@ from urllib.parse import parse_qs, urlencode, urlparse
 
 import pytest
 
-from tests.e2e.conftest import ARTIFACTS, wait_idle
+from tests.e2e.conftest import ARTIFACTS, script_done, wait_idle
 
 VIEWPORTS = {"laptop": (1366, 768), "projector": (1920, 1080), "phone": (390, 844)}
 PAGES = {
@@ -31,7 +31,7 @@ def open_at(browser, url: str, viewport: str, **options):
     context = browser.new_context(viewport={"width": width, "height": height}, **options)
     page = context.new_page()
     page.goto(url)
-    page.wait_for_selector('[data-test-script-state="notRunning"]', timeout=60_000)
+    script_done(page)
     page.wait_for_timeout(800)
     return context, page
 
@@ -79,15 +79,17 @@ def test_projector_mode_enlarges_axis_titles_and_survives_a_reload(server, brows
     context, page = open_at(browser, server, "projector")
     size = "() => parseFloat(getComputedStyle(document.querySelector('.js-plotly-plot .g-ytitle text'))"
     size += ".fontSize)"
+    root = "() => getComputedStyle(document.documentElement).fontSize"
     page.wait_for_selector(".js-plotly-plot .g-ytitle text", timeout=30_000)
     before = page.evaluate(size)
+    assert page.evaluate(root) == "16px"
     page.get_by_text("Projector: large text, high contrast").click()
     page.wait_for_function("() => location.search.includes('projector=1')", timeout=30_000)
     wait_idle(page)
     assert page.evaluate(size) > before
     page.reload()
     wait_idle(page)
-    assert page.evaluate("() => getComputedStyle(document.documentElement).fontSize") == "20px"
+    assert page.evaluate(root) == "20px"  # the page's text, not only the charts
     assert page.evaluate(size) > before
     context.close()
 

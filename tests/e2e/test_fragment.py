@@ -2,8 +2,8 @@
 websocket protocol, as the browser does: the sentence and the knobs are not run or sent again."""
 
 import asyncio
-import concurrent.futures
 
+from tests.e2e.conftest import in_thread
 from tests.load.classroom import Session, Stats
 
 
@@ -22,10 +22,7 @@ def test_a_view_control_reruns_only_the_view(server):
             _, again = await s.rerun(changes={"numbers": True}, fragment=fragment)
             return stats, full, part, before, again
 
-    with concurrent.futures.ThreadPoolExecutor(
-        1
-    ) as pool:  # Playwright's sync API may hold this thread's loop
-        stats, full, part, without_numbers, with_numbers = pool.submit(asyncio.run, go()).result()
+    stats, full, part, without_numbers, with_numbers = in_thread(asyncio.run, go())
     assert not stats.errors
     assert part and all(f for _, f in part)  # everything sent belongs to the fragment
     assert "text_input" not in {kind for kind, _ in part} and len(part) < len(full) / 2

@@ -1,11 +1,11 @@
 """The Learn page in headless Chromium: predict first, then the live numbers appear."""
 
-from tests.e2e.conftest import ARTIFACTS
+from tests.e2e.conftest import ARTIFACTS, script_done
 
 
 def test_learn_page_predicts_then_shows_and_screenshot(server, page):
     page.goto(f"{server}/learn")
-    page.wait_for_selector('[data-test-script-state="notRunning"]', timeout=60_000)
+    script_done(page)
     page.get_by_text("Exercise 3.3").wait_for(timeout=30_000)
     assert page.get_by_text("context = [0.4419, 0.6515, 0.5683]").count() == 0  # not before predicting
     page.get_by_text("1: journey", exact=True).first.click()

@@ -1,7 +1,6 @@
 """The lecture-hall recipe: 2 replicas behind Debian's nginx (deploy/), sticky by cookie."""
 
 import asyncio
-import concurrent.futures
 import shutil
 from pathlib import Path
 from types import SimpleNamespace
@@ -9,20 +8,13 @@ from types import SimpleNamespace
 import pytest
 
 from deploy.replicas import Replicas
-from tests.e2e.conftest import wait_idle
+from tests.e2e.conftest import in_thread, wait_idle
 from tests.load import classroom
 
 pytestmark = pytest.mark.skipif(
     not (shutil.which("nginx") or Path("/usr/sbin/nginx").exists()),
     reason="needs nginx (tests/run.sh installs it: apt-get install -y nginx)",
 )
-
-
-def in_thread(fn, *args, **kwargs):
-    """Run fn in a thread of its own: Playwright's sync API keeps an event loop running in this
-    one, and the load client needs asyncio.run."""
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        return pool.submit(fn, *args, **kwargs).result()
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,7 @@
 """ui/router.py's workaround, in a real browser on a fresh server."""
 
 from deploy.local import start_streamlit
+from tests.e2e.conftest import script_done
 
 
 def test_a_fresh_servers_first_visitor_on_a_page_gets_the_router(browser):
@@ -11,7 +12,7 @@ def test_a_fresh_servers_first_visitor_on_a_page_gets_the_router(browser):
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.goto(f"{url}/compare")
         page.wait_for_selector('[data-testid="stSidebar"]', timeout=60_000)
-        page.wait_for_selector('[data-test-script-state="notRunning"]', timeout=60_000)
+        script_done(page)
         assert page.title() == "Attention Explorer"
         assert page.get_by_role("link", name="Scaling").count() == 1
         assert page.get_by_text("Sentence (both sides)").count() == 1

@@ -2,25 +2,22 @@
 
 import re
 
-from tests.e2e.conftest import ARTIFACTS
+from tests.e2e.conftest import ARTIFACTS, script_done, trace_names
 
 
 def test_short_training_run_plays_and_shows_the_learned_pattern(server, page):
     page.goto(f"{server}/train")
-    page.wait_for_selector('[data-test-script-state="notRunning"]', timeout=60_000)
+    script_done(page)
     page.get_by_text("Press Play").wait_for(timeout=30_000)
     steps = page.get_by_label("steps")
     steps.fill("100")
     steps.press("Enter")
-    page.wait_for_selector('[data-test-script-state="notRunning"]', timeout=60_000)
+    script_done(page)
     page.get_by_role("button", name="Play").click()
     page.get_by_text("step 100/100").wait_for(timeout=60_000)
     page.get_by_text("Finished: accuracy on unseen sequences").wait_for(timeout=60_000)
-    page.wait_for_selector('[data-test-script-state="notRunning"]', timeout=60_000)
-    names = page.evaluate(
-        """() => [...document.querySelectorAll('.js-plotly-plot')]
-            .flatMap(d => (d.data || []).map(t => t.name))"""
-    )
+    script_done(page)
+    names = trace_names(page)
     assert "head 0, step 100" in names and "expected (solves the task)" in names
     assert "loss (cross-entropy)" in names
     assert page.get_by_text("Traceback").count() == 0
@@ -30,7 +27,7 @@ def test_short_training_run_plays_and_shows_the_learned_pattern(server, page):
 
 def test_pause_and_resume_while_it_plays(server, page):
     page.goto(f"{server}/train")
-    page.wait_for_selector('[data-test-script-state="notRunning"]', timeout=60_000)
+    script_done(page)
     page.get_by_text("Press Play").wait_for(timeout=30_000)
     page.get_by_role("button", name="Play").click()  # 300 steps at the watching pace: ~10 s
     page.get_by_text(re.compile(r"step [1-9]\d*/300")).wait_for(timeout=60_000)
@@ -58,18 +55,18 @@ def test_an_induction_head_forms_and_opens_in_inside_a_model(server, browser):
         )
         page = context.new_page()
         page.goto(f"{server}/train")
-        page.wait_for_selector('[data-test-script-state="notRunning"]', timeout=60_000)
+        script_done(page)
         page.get_by_text("Press Play").wait_for(timeout=30_000)
         page.get_by_label("Task").click()
         page.get_by_role("option", name=re.compile("induction head forms")).click()
         page.get_by_text("Run the 1-layer control").wait_for(timeout=30_000)
-        page.wait_for_selector('[data-test-script-state="notRunning"]', timeout=60_000)
+        script_done(page)
         page.get_by_text("as fast as it goes", exact=True).click()
-        page.wait_for_selector('[data-test-script-state="notRunning"]', timeout=60_000)
+        script_done(page)
         steps = page.get_by_label("steps")
         steps.fill("300" if name == "1366" else "100")
         steps.press("Enter")
-        page.wait_for_selector('[data-test-script-state="notRunning"]', timeout=60_000)
+        script_done(page)
         page.get_by_role("button", name="Play").click()
         if name == "1366":  # pause mid-run, resume: the same run goes on
             page.get_by_text(re.compile(r"step [1-9]\d*/300")).wait_for(timeout=60_000)
@@ -77,11 +74,8 @@ def test_an_induction_head_forms_and_opens_in_inside_a_model(server, browser):
             page.get_by_text(re.compile(r"Paused at step \d+")).wait_for(timeout=60_000)
             page.get_by_role("button", name="Resume").click()
         page.get_by_text(re.compile(r"Finished \d+ steps")).wait_for(timeout=180_000)
-        page.wait_for_selector('[data-test-script-state="notRunning"]', timeout=60_000)
-        names = page.evaluate(
-            """() => [...document.querySelectorAll('.js-plotly-plot')]
-                .flatMap(d => (d.data || []).map(t => t.name))"""
-        )
+        script_done(page)
+        names = trace_names(page)
         assert "accuracy, second copy" in names and "induction head" in names
         assert page.get_by_text("Traceback").count() == 0
         page.wait_for_timeout(500)
@@ -92,7 +86,7 @@ def test_an_induction_head_forms_and_opens_in_inside_a_model(server, browser):
             page.get_by_text(re.compile(r"Induction run: 2 layers, seed 3, step 300")).first.wait_for(
                 timeout=60_000
             )
-            page.wait_for_selector('[data-test-script-state="notRunning"]', timeout=60_000)
+            script_done(page)
             assert page.get_by_text("Traceback").count() == 0
             page.screenshot(path=str(ARTIFACTS / "induction_opened_1366.png"), full_page=True)
         context.close()

@@ -41,10 +41,9 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
-from deploy.local import start_streamlit
-from tests.chromium import CHROMIUM, CHROMIUM_ARGS
+from deploy.local import ROOT, start_streamlit
+from tests.chromium import launch
 
-ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "tests" / "bench" / "reference_app.py"
 SENTENCES = ["Your journey starts with one step", "Hello shiny sun", "Life is short eat dessert first"]
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -306,17 +305,13 @@ def memory(pid: int, field: str = "VmHWM") -> int:
     return 0
 
 
-def peak_rss(pid: int) -> int:
-    return memory(pid)
-
-
 def browsers(url: str, count: int, results: list) -> None:
     """`count` real Chromium pages open the Explorer while the load runs (in this thread)."""
     from playwright.sync_api import sync_playwright
 
     http = url.replace("ws://", "http://")
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = launch(p)
         for _ in range(count):
             page = browser.new_page()
             dialogs: list[str] = []
@@ -370,7 +365,7 @@ def measure(url: str, pids: list[int], args, reference: bool, cookies: bool = Fa
         "p95": _p95(lat),
         "load_p95": _p95(stats.loads),
         "cpu_per_rerun": (sum(map(cpu_seconds, pids)) - cpu_before) / runs if pids and runs else None,
-        "peak_rss": max(peak_rss(pid) for pid in pids) if pids else None, "received": stats.received,
+        "peak_rss": max(memory(pid) for pid in pids) if pids else None, "received": stats.received,
         "replicas": stats.replicas,
         "consistent": all(len(set(d)) == 1 for d in stats.numbers.values()),
         "shared_settings": sum(1 for d in stats.numbers.values() if len(d) > 1),
