@@ -14,10 +14,22 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def free_ports(count: int) -> list[int]:
+    """`count` distinct free ports on loopback. The sockets are held open together: asked one at
+    a time, the kernel may hand the same port out twice, and a second server on a taken port
+    fails while the first one answers its health check for it."""
+    sockets = [socket.socket() for _ in range(count)]
+    try:
+        for s in sockets:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in sockets]
+    finally:
+        for s in sockets:
+            s.close()
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    return free_ports(1)[0]
 
 
 def wait_healthy(url: str, proc: subprocess.Popen | None = None, timeout: float = 90) -> None:

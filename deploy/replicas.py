@@ -23,7 +23,7 @@ from pathlib import Path
 
 if __package__ in (None, ""):  # run as a script: deploy/replicas.py
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from deploy.local import ROOT, free_port, start_streamlit, wait_healthy
+from deploy.local import ROOT, free_ports, start_streamlit, wait_healthy
 
 CONF = ROOT / "deploy" / "nginx.conf"
 
@@ -31,7 +31,7 @@ CONF = ROOT / "deploy" / "nginx.conf"
 def nginx_conf(listen: int, replicas: list[int]) -> str:
     """deploy/nginx.conf with its two placeholders filled: the port nginx listens on, and one
     `server` line per replica."""
-    servers = "\n".join(f"        server 127.0.0.1:{port};" for port in replicas)
+    servers = "\n".join(f"        server 127.0.0.1:{port} max_fails=0;" for port in replicas)
     return CONF.read_text().replace("@LISTEN@", str(listen)).replace("        @REPLICAS@", servers)
 
 
@@ -39,22 +39,26 @@ class Replicas:
     """N replicas and nginx; a context manager that stops them all."""
 
     def __init__(self, count: int = 2, port: int | None = None):
-        self.count, self.port = count, port or free_port()
+        self.count, self.port = count, port
         self.procs: list[subprocess.Popen] = []
 
     def __enter__(self) -> Replicas:
         nginx = shutil.which("nginx") or "/usr/sbin/nginx"
         if not Path(nginx).exists():
             raise SystemExit("nginx is missing: apt-get install -y nginx")
-        self.ports = [free_port() for _ in range(self.count)]
+        ports = free_ports(self.count + 1)  # all distinct, nginx's among them
+        self.port = self.port or ports.pop()
+        self.ports = [p for p in ports if p != self.port][: self.count]
         try:
             for port in self.ports:
                 self.procs.append(start_streamlit(ROOT / "app.py", port)[0])
             self.prefix = tempfile.mkdtemp(prefix="attention-nginx-")
             Path(self.prefix, "nginx.conf").write_text(nginx_conf(self.port, self.ports))
+            self.log = Path(self.prefix, "error.log")
             self.nginx = subprocess.Popen(
-                [nginx, "-p", self.prefix + "/", "-c", "nginx.conf", "-g", "daemon off;"], cwd=self.prefix
-            )
+                [nginx, "-p", self.prefix + "/", "-c", "nginx.conf", "-g", "daemon off;"], cwd=self.prefix,
+                stdout=self.log.open("wb"), stderr=subprocess.STDOUT,  # noqa: SIM115 (nginx's to close)
+            )  # fmt: skip
             self.procs.append(self.nginx)
             wait_healthy(self.url, self.nginx)
         except BaseException:
@@ -65,6 +69,10 @@ class Replicas:
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
+
+    def nginx_log(self) -> str:
+        """What nginx said (its warnings: a replica it could not reach, one it marked down)."""
+        return self.log.read_text(errors="replace") if getattr(self, "log", None) else ""
 
     @property
     def pids(self) -> list[int]:

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from urllib.parse import urlencode
 
-from deploy.local import ROOT, free_port, start_streamlit
+from deploy.local import ROOT, free_ports, start_streamlit
 from tests.chromium import IDLE, launch
 
 HERE = Path(__file__).resolve().parent
@@ -148,7 +148,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--tokens", type=int, nargs="+", default=[8, 64, 256])
     parser.add_argument("--repeats", type=int, default=9, help="updates per app (3 at T > 64)")
     args = parser.parse_args(argv)
-    ports = free_port(), free_port()
+    ports = free_ports(2)
     servers = [
         start_streamlit(ROOT / "app.py", ports[0])[0],
         start_streamlit(HERE / "reference_app.py", ports[1])[0],

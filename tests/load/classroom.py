@@ -27,6 +27,7 @@ import asyncio
 import hashlib
 import os
 import random
+import secrets
 import statistics
 import subprocess
 import sys
@@ -342,7 +343,11 @@ def measure(url: str, pids: list[int], args, reference: bool, cookies: bool = Fa
     start = time.perf_counter()
 
     async def everyone():
-        cookie = (lambda n: f"s{n}") if cookies else (lambda n: None)
+        # What nginx's $request_id gives a new browser: 32 random hex digits. Counters ("s0",
+        # "s1", ...) are a poor stand-in: nginx hashes the cookie with CRC32, which is linear, so
+        # keys that differ in a few bits can all land on one replica's arc of the ring.
+        routes = [secrets.token_hex(16) for _ in range(args.sessions)]
+        cookie = (lambda n: routes[n]) if cookies else (lambda n: None)
         if mix == "model":
             runs = [model_viewer(url, n, args.reruns, stats, args.think, args.model, cookie(n))
                     for n in range(args.sessions)]  # fmt: skip
