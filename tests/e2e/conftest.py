@@ -77,6 +77,16 @@ def trace_names(page) -> list[str]:
     )
 
 
+def type_sentence(page, text: str, key: str) -> None:
+    """Type `text` into the Sentence box, submit it with `key` ("Enter", "Control+Enter") and wait
+    until a chart's axis shows the text's second word (the charts were redrawn for it)."""
+    box = page.get_by_role("textbox", name="Sentence")
+    box.fill(text)
+    box.press(key)
+    ticks = "[...document.querySelectorAll('.js-plotly-plot .ytick text')]"
+    page.wait_for_function(f"(word) => {ticks}.some(e => e.textContent == word)", arg=text.split()[1])
+
+
 def in_thread(fn, *args, **kwargs):
     """Run fn in a thread of its own: Playwright's sync API keeps an event loop running in this
     one, and a websocket client needs asyncio.run."""

@@ -2,7 +2,7 @@
 
 from urllib.parse import urlencode
 
-from tests.e2e.conftest import ARTIFACTS, CHART_WITH, chart_data, script_done, wait_idle
+from tests.e2e.conftest import ARTIFACTS, CHART_WITH, chart_data, script_done, type_sentence, wait_idle
 
 HOSTILE = '<b>x</b> <a href="https://example.com">y</a> <img src=x onerror=alert(1)>'
 
@@ -44,12 +44,7 @@ def test_changing_a_control_updates_the_heatmaps(server, page):
     after = chart_data(page, "weights")
     assert before[0][5] == 0 and after[0][5] > 0  # row 0 now looks at the last key
 
-    box = page.get_by_role("textbox", name="Sentence")
-    box.fill("Hello shiny sun!")
-    box.press("Control+Enter")
-    ticks = "[...document.querySelectorAll('.js-plotly-plot .ytick text')]"
-    shiny = f"() => {ticks}.some(e => e.textContent == 'shiny')"
-    page.wait_for_function(shiny, timeout=30_000)
+    type_sentence(page, "Hello shiny sun!", "Control+Enter")
     wait_idle(page)
     assert tick_labels(page) == ["Hello", "shiny", "sun"]
 

@@ -6,7 +6,7 @@ from urllib.parse import parse_qs, urlencode, urlparse
 
 import pytest
 
-from tests.e2e.conftest import ARTIFACTS, script_done, wait_idle
+from tests.e2e.conftest import ARTIFACTS, script_done, type_sentence, wait_idle
 
 VIEWPORTS = {"laptop": (1366, 768), "projector": (1920, 1080), "phone": (390, 844)}
 PAGES = {
@@ -112,13 +112,8 @@ def test_enter_applies_the_sentence(server, page):
     """Item 11: a one-line box; Enter submits (Ctrl+Enter is not discoverable)."""
     page.goto(server)
     wait_idle(page)
-    box = page.get_by_role("textbox", name="Sentence")
-    box.fill("Hello shiny sun!")
-    box.press("Enter")
-    ticks = "[...document.querySelectorAll('.js-plotly-plot .ytick text')]"
-    shiny = f"() => {ticks}.some(e => e.textContent == 'shiny')"
-    page.wait_for_function(shiny, timeout=30_000)
-    assert box.input_value() == "Hello shiny sun!"
+    type_sentence(page, "Hello shiny sun!", "Enter")
+    assert page.get_by_role("textbox", name="Sentence").input_value() == "Hello shiny sun!"
 
 
 def test_back_undoes_a_change_and_leaves_for_the_previous_page(server, page):
