@@ -12,17 +12,23 @@ TransformerBlock(att, ff, norm1, norm2, drop_shortcut), final_norm, out_head) an
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 
 import torch
 import torch.nn as nn
 
-from attention.errors import ConfigError
+from attention.errors import ConfigError, check_whole_numbers
 from attention.modules import MultiHeadAttention
 from attention.trace import AttentionTrace
 
+# The largest model a config.json may ask for: GPT-2 medium (355 M) fits; GPT-2 large (774 M,
+# ~3 GB in float32) needs this raised, on a machine that has the memory.
+MAX_PARAMS = int(os.environ.get("ATTENTION_MAX_MODEL_PARAMS", "400000000"))
+HF_SIZES = ("vocab_size", "n_positions", "n_embd", "n_head", "n_layer")  # CONFIG_KEYS' in config.json
 CONFIG_KEYS = ("vocab_size", "context_length", "emb_dim", "n_heads", "n_layers", "drop_rate", "qkv_bias")
 
 
@@ -169,11 +175,47 @@ class GPTModel(nn.Module):
 # --- GPT-2's checkpoint layout (Hugging Face) ------------------------------------------------------
 
 
+def parameter_count(cfg: dict) -> int:
+    """The book's GPTModel's parameters for `cfg`, from the config alone (nothing allocated):
+    token and position embeddings, and per block 4 d x d attention and 8 d x d feed-forward
+    weights with their biases and two LayerNorms; the output layer counted as tied."""
+    d, layers = cfg["emb_dim"], cfg["n_layers"]
+    return (cfg["vocab_size"] + cfg["context_length"]) * d + layers * (12 * d * d + 13 * d) + 2 * d
+
+
+def checkpoint_bytes(cfg: dict) -> int:
+    """The most a float32 model.safetensors of this config can weigh: every parameter, an untied
+    output layer, and the (n_positions x n_positions) mask buffers GPT-2's files carry, plus 1 MiB
+    of header. A file larger than this is not the model its config.json describes."""
+    extra = cfg["vocab_size"] * cfg["emb_dim"] + cfg["n_layers"] * cfg["context_length"] ** 2
+    return 4 * (parameter_count(cfg) + extra) + 2**20
+
+
 def config_from_hf(hf: dict) -> dict:
-    """config.json of a GPT-2 checkpoint -> the book's config."""
-    return {"vocab_size": hf["vocab_size"], "context_length": hf.get("n_positions", hf.get("n_ctx", 1024)),
-            "emb_dim": hf["n_embd"], "n_heads": hf["n_head"], "n_layers": hf["n_layer"], "drop_rate": 0.0,
-            "qkv_bias": True}  # fmt: skip
+    """config.json of a GPT-2 checkpoint -> the book's config; ConfigError for one that is not a
+    GPT-2 config, or whose model would be bigger than MAX_PARAMS: checked before anything is
+    allocated, since a config.json from anywhere could ask for terabytes."""
+    hf = hf if isinstance(hf, dict) else {}
+    sizes = {"n_positions": hf.get("n_ctx", 1024)} | {k: hf[k] for k in HF_SIZES if k in hf}
+    if missing := [k for k in HF_SIZES if k not in sizes]:
+        raise ConfigError(f"This is not a GPT-2 config.json: it has no {', '.join(missing)}.", "source")
+    try:
+        check_whole_numbers(SimpleNamespace(**sizes), {k: (1, 2**40) for k in HF_SIZES})
+    except ConfigError as error:
+        raise ConfigError(f"This is not a GPT-2 config.json: {error}.", "source") from error
+    if sizes["n_embd"] % sizes["n_head"]:
+        raise ConfigError(
+            f"config.json: n_embd={sizes['n_embd']} is not a multiple of n_head={sizes['n_head']}.", "source"
+        )
+    cfg = {key: sizes[name] for key, name in zip(CONFIG_KEYS, HF_SIZES, strict=False)}
+    cfg |= {"drop_rate": 0.0, "qkv_bias": True}
+    if (count := parameter_count(cfg)) > MAX_PARAMS:
+        raise ConfigError(
+            f"This model has {count / 1e6:,.0f} M parameters; this server opens models up to "
+            f"{MAX_PARAMS / 1e6:,.0f} M (GPT-2 medium is 355 M); ATTENTION_MAX_MODEL_PARAMS raises it.",
+            "source",
+        )
+    return cfg
 
 
 def hf_config(cfg: dict, tied: bool, **extra) -> dict:
@@ -344,7 +386,7 @@ def load_gpt2(source: str | Path, **hub_options) -> GPTModel:
         )
     try:
         hf = json.loads(config_file.read_text())
-        cfg = config_from_hf(hf)
-    except (ValueError, KeyError) as error:
-        raise ConfigError(f"{config_file} is not a GPT-2 config.json ({error}).", "source") from error
+    except (ValueError, OSError) as error:
+        raise ConfigError(f"{config_file} is not a readable config.json ({error}).", "source") from error
+    cfg = config_from_hf(hf)
     return load_state(GPTModel(cfg), _Tensors(str(weights_file))).eval()

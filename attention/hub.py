@@ -7,6 +7,7 @@ that says which file, how large, and how to place it by hand; it never hangs a p
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Callable
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from attention.errors import ConfigError
+from attention.gpt import checkpoint_bytes, config_from_hf
 
 FILES = ("config.json", "model.safetensors")
 TIMEOUT = float(os.environ.get("ATTENTION_HUB_TIMEOUT", "5"))  # seconds to wait for the hub to answer
@@ -90,7 +92,7 @@ def download(repo: str, progress: Callable[[int, int], None] | None = None, time
     (progress(done_bytes, total_bytes) as the weights arrive)."""
     if (folder := cached(repo)) is not None:
         return folder
-    from huggingface_hub import hf_hub_download
+    from huggingface_hub import get_hf_file_metadata, hf_hub_download, hf_hub_url
     from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError
 
     tqdm_class = None
@@ -105,11 +107,32 @@ def download(repo: str, progress: Callable[[int, int], None] | None = None, time
         tqdm_class = Reporter
     reachable(repo, timeout)  # huggingface_hub itself retries for minutes; one quick probe first
     try:
-        paths = [hf_hub_download(repo, name, etag_timeout=timeout, tqdm_class=tqdm_class) for name in FILES]
+        # Any visitor can name any repo: its config.json (a few hundred bytes) comes first and must
+        # describe a GPT-2 this server opens (gpt.MAX_PARAMS), and the weights file must be no
+        # larger than that model, before a byte of the weights is downloaded.
+        config = hf_hub_download(repo, FILES[0], etag_timeout=timeout)
+        limit = checkpoint_bytes(config_from_hf(_json(config)))
+        size = get_hf_file_metadata(hf_hub_url(repo, FILES[1]), timeout=timeout).size or 0
+        if size > limit:
+            raise ConfigError(
+                f"{repo}'s model.safetensors is {size / 2**20:,.0f} MB, more than its config.json's model "
+                f"can weigh in float32 ({limit / 2**20:,.0f} MB); it is not downloaded.",
+                "source",
+            )
+        weights = hf_hub_download(repo, FILES[1], etag_timeout=timeout, tqdm_class=tqdm_class)
+    except ConfigError:
+        raise
     except LocalEntryNotFoundError as error:  # no connection, and not in the cache
         raise unavailable(repo, "no network connection to the hub") from error
     except HfHubHTTPError as error:
         raise unavailable(repo, f"the hub answered {getattr(error.response, 'status_code', '?')}") from error
     except (OSError, ValueError) as error:  # timeouts, DNS, proxies: a message, not a traceback
         raise unavailable(repo, type(error).__name__) from error
-    return Path(paths[-1]).parent
+    return Path(weights).parent
+
+
+def _json(path: str):
+    try:
+        return json.loads(Path(path).read_text())
+    except ValueError as error:
+        raise ConfigError(f"config.json is not JSON ({error}).", "source") from error

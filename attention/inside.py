@@ -75,6 +75,20 @@ def choices() -> dict[str, str]:
     return out
 
 
+def listed_only() -> bool:
+    """ATTENTION_LISTED_MODELS_ONLY=1, for a class server: visitors open only the picker's models
+    (no folder on the server, no other hub repo, whatever the URL says)."""
+    return os.environ.get("ATTENTION_LISTED_MODELS_ONLY", "0").lower() not in ("0", "", "false", "no")
+
+
+def check_source(source: str) -> None:
+    """ConfigError for a model this server does not open for visitors."""
+    if listed_only() and source not in choices():
+        raise ConfigError(
+            f"This server opens only the models in its Model list, not {source[:80]!r}.", "source"
+        )
+
+
 def runs() -> list[Path]:
     """The models Watch it learn saved on this server, newest first."""
     found = [f for f in RUNS.glob("*") if RUN.fullmatch(f"run:{f.name}") and (f / "config.json").exists()]
@@ -119,6 +133,7 @@ def load(source: str, progress=None) -> tuple[GPTModel, ModelInfo]:
     """A model and what it is; ConfigError with a clear message for anything unusable."""
     from attention import hub
 
+    check_source(source)
     folder = None
     if hub.is_repo_id(source):
         folder = hub.download(source, progress=progress)

@@ -119,9 +119,15 @@ show_notes(s.pop("_model_notes", []))
 
 # --- the model ---------------------------------------------------------------------------------
 choices = inside.choices()
-if s["m_source"] not in choices:
-    choices[s["m_source"]] = f"Local: {s['m_source']}"
-left, right = st.columns([3, 2])
+if s["m_source"] not in choices:  # a folder or repo from the URL or the box
+    try:
+        inside.check_source(s["m_source"])
+        choices[s["m_source"]] = f"Local: {s['m_source']}"
+    except ConfigError as error:
+        st.error(literal(f"{error} Showing the bundled model instead."))
+        s["m_source"] = inside.BUNDLED
+listed_only = inside.listed_only()  # a class server can turn the folder box off (README: A lecture hall)
+left, right = (st, None) if listed_only else st.columns([3, 2])
 left.selectbox(
     "Model",
     list(choices),
@@ -129,12 +135,14 @@ left.selectbox(
     format_func=choices.get,
     help="The bundled model works offline. Hub models download once (Hugging Face's cache) when picked.",
 )
-path = right.text_input(
-    "…or a folder on this server",
-    key="m_path",
-    placeholder="/path/with/config.json",
-    help="config.json + model.safetensors in GPT-2's layout (Hugging Face's save_pretrained).",
-)
+path = ""
+if not listed_only:
+    path = right.text_input(
+        "…or a folder on this server",
+        key="m_path",
+        placeholder="/path/with/config.json",
+        help="config.json + model.safetensors in GPT-2's layout (Hugging Face's save_pretrained).",
+    )
 source = path.strip() or s["m_source"]
 try:
     model, info = models.model(source)

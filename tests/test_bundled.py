@@ -1,9 +1,11 @@
 """The bundled model: the script that trains it runs, and the shipped model has the heads it
 promises (previous-token and induction heads), measured by heads.py on GPT-2 ids."""
 
+import pytest
 import torch
 
 from attention import bundled, heads, inside
+from attention.errors import ConfigError
 from attention.gpt import load_gpt2
 
 
@@ -24,3 +26,14 @@ def test_the_shipped_model_has_a_previous_token_and_an_induction_head():
     scores = heads.head_roles(model, range(50256), 50256)
     assert scores["previous"][0].max() >= 0.7 and scores["induction"][1].max() >= 0.7
     assert (inside.BUNDLED_PATH / "model.safetensors").stat().st_size < 20 * 2**20
+
+
+def test_a_class_server_opens_only_the_models_in_its_list(monkeypatch):
+    folder = str(inside.BUNDLED_PATH)  # a real checkpoint, but named by its path
+    assert inside.load(folder)[0].layers >= 1  # a laptop opens any folder
+    monkeypatch.setenv("ATTENTION_LISTED_MODELS_ONLY", "1")
+    for source in (folder, "someone/gpt2-finetuned", "/etc"):
+        with pytest.raises(ConfigError, match="only the models in its Model list"):
+            inside.load(source)
+    for source in inside.choices():  # the list itself still opens
+        inside.check_source(source)

@@ -6,6 +6,7 @@ import json
 import pytest
 import torch
 
+from attention import gpt
 from attention.errors import ConfigError
 from attention.gpt import GPTModel, ModelTrace, config_from_hf, load_gpt2, load_state, save_gpt2
 from attention.modules import MultiHeadAttention
@@ -123,6 +124,38 @@ def test_a_path_that_is_not_a_checkpoint_is_a_clear_error(tmp_path, setup, messa
     setup(path)
     with pytest.raises(ConfigError, match=message):
         load_gpt2(path)
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+def test_the_parameter_count_is_read_off_the_config_exactly(config):
+    cfg = config_from_hf(config)
+    untied = cfg["vocab_size"] * cfg["emb_dim"]  # a fresh GPTModel's own output layer
+    assert gpt.parameter_count(cfg) + untied == sum(p.numel() for p in GPTModel(cfg).parameters())
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"n_embd": 2048, "n_head": 16, "n_layer": 12}, "605 M parameters; this server opens models up to"),
+        ({"n_head": 5}, "n_embd=64 is not a multiple of n_head=5"),
+        ({"n_layer": 0}, "n_layer=0 is out of range"),
+        ({"n_embd": "64"}, "n_embd='64' must be a whole number"),
+        ({"n_head": None}, "n_head=None must be a whole number"),
+    ],
+)
+def test_a_config_json_is_checked_before_a_model_is_allocated(tmp_path, change, message):
+    """A config.json from anywhere (a folder, a hub repo) could ask for terabytes: the checks come
+    first. Without them the first case would allocate 2.4 GB and then fail on the weights' shapes."""
+    (tmp_path / "config.json").write_text(json.dumps(CONFIGS[0] | change))
+    (tmp_path / "model.safetensors").write_bytes(b"not read")
+    with pytest.raises(ConfigError, match=message):
+        load_gpt2(tmp_path)
+
+
+def test_the_size_limit_is_a_setting(monkeypatch):
+    monkeypatch.setattr(gpt, "MAX_PARAMS", 10_000)
+    with pytest.raises(ConfigError, match="ATTENTION_MAX_MODEL_PARAMS"):
+        config_from_hf(CONFIGS[0])
 
 
 def test_a_checkpoint_of_another_shape_names_the_tensor(tmp_path):

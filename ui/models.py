@@ -34,6 +34,7 @@ def model(source: str) -> tuple[GPTModel, ModelInfo]:
     """The model for `source`: downloaded first if it is a hub model not yet on disk (a progress
     bar; a clear ConfigError without a network), then loaded once per process, in line for a
     model-load slot (attention.slots.MODEL_LOADS) with the line's length shown."""
+    inside.check_source(source)  # before any download
     if hub.is_repo_id(source) and hub.cached(source) is None:
         bar = st.progress(0.0, text=f"Downloading {source}…")
 

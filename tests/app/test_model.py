@@ -145,6 +145,16 @@ def test_a_folder_that_is_not_a_checkpoint(folder):
     assert figures(at)
 
 
+def test_a_class_server_hides_the_folder_box_and_opens_only_its_list(monkeypatch):
+    monkeypatch.setenv("ATTENTION_LISTED_MODELS_ONLY", "1")  # README: A lecture hall
+    at = page(model=str(inside.BUNDLED_PATH)).run()  # a real checkpoint, named by its path
+    assert not at.exception
+    message = at.error[0].value.replace("\\", "")
+    assert "only the models in its Model list" in message and "Showing the bundled model instead" in message
+    assert [box.key for box in at.text_input] == ["m_text"]  # no "folder on this server"
+    assert at.selectbox(key="m_source").value == inside.BUNDLED and figures(at)
+
+
 def test_picking_a_hub_model_without_a_network_says_so_within_seconds(monkeypatch, tmp_path):
     monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")  # nothing listens: the network is unreachable
     import huggingface_hub.constants as constants
