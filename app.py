@@ -9,8 +9,6 @@ from ui.widgets import narrow
 
 st.set_page_config(page_title="Attention Explorer", page_icon=":material/grid_on:", layout="wide")
 PAGES = list(pages().values())
-# The pages that keep their view in the URL write it themselves; each link carries it back there.
-OWN_URL = {"": "_explorer_link", "learn": "_learn_link", "model": "_model_link"}
 # Our own links in the sidebar below (config.toml turns Streamlit's automatic menu off, which
 # would list the files in pages/ for a moment before st.navigation takes over).
 page = st.navigation(PAGES, position="hidden")
@@ -28,7 +26,7 @@ if "projector" not in st.session_state:  # a shared link or a reload keeps proje
 def links() -> None:
     """Each link carries its page's own view, so coming back shows it (and Back stays clean)."""
     for p in PAGES:
-        st.page_link(p, query_params=url.link_params(st.session_state.get(OWN_URL.get(p.url_path), {})))
+        st.page_link(p, query_params=url.link_params(url.own_link(p.url_path)))
 
 
 if narrow():  # a phone: links in the sidebar leave it open over the new page; these sit on top
@@ -43,7 +41,7 @@ with st.sidebar:
         "Projector: large text, high contrast", key="projector", help="For the back row of a lecture hall."
     )
 st.html(APP_CSS + (PROJECTOR_CSS if st.session_state["projector"] else ""))
-if page.url_path not in OWN_URL:
+if page.url_path not in url.OWN:  # the pages that keep their view in the URL write it themselves
     url.write({})  # the projector setting only
 
 page.run()

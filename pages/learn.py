@@ -57,7 +57,7 @@ def _load_url(raw: dict) -> None:
     s.update(
         {f"learn_{k}": type(DEFAULTS[f"learn_{k}"])(view[k]) for k in ("p", "heads", "d_out") if k in view}
     )
-    s["_learn_notes"], s["_learn_url"] = notes, raw
+    s["_learn_notes"] = notes
     _reset_predictions()
 
 
@@ -68,8 +68,7 @@ def _write_url() -> None:
     params |= {"text": s["learn_text"]} if own else {}
     params |= {k: str(s[f"learn_{k}"]) for k in ("seed", "query", "p", "heads", "d_out")}
     params = {k: v for k, v in params.items() if k == "text" or v != str(_default_param(k))}
-    url.write(params)
-    s["_learn_url"], s["_learn_link"] = url.as_read(params), params
+    url.keep("learn", params)
 
 
 def _default_param(name: str):
@@ -77,11 +76,7 @@ def _default_param(name: str):
 
 
 s = st.session_state
-raw = url.read()
-if "learn_source" not in s or raw != s.get("_learn_url"):
-    _load_url(raw)
-for key in DEFAULTS:  # Streamlit forgets widgets a run does not draw; these stay
-    s[key] = s[key]
+url.sync("learn", list(DEFAULTS), _load_url)
 
 st.title("Learn attention, step by step")
 st.caption(

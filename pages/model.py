@@ -27,6 +27,7 @@ VIEWS = {
     "share": "Share & export",
 }
 STEP_NAMES = ["scores", "scaled_scores", "masked_scores", "weights"]
+KEYS = ["m_source", "m_text", "m_view", "m_layer", "m_head", "m_query", "m_temperature", "m_appended"]
 s = st.session_state
 
 
@@ -51,7 +52,7 @@ def _load_url(raw: dict) -> None:
         m_temperature=float(values.get("temperature", 1.0)),
     )
     s["m_appended"] = _token_list(raw.get("next"), notes)
-    s["_model_notes"], s["_model_url"] = notes, raw
+    s["_model_notes"] = notes
 
 
 def _token_list(raw, notes: list[str]) -> list[int]:
@@ -92,23 +93,12 @@ def _params(source: str, text: str) -> dict[str, str]:
     return params
 
 
-def _write_url(source: str, text: str) -> None:
-    params = _params(source, text)
-    url.write(params)
-    s["_model_url"], s["_model_link"] = url.as_read(params), params
-
-
 def _open(role: str, layer: int, head: int, text: str) -> None:
     """One click: the head, on a sentence where its role shows."""
     s.update(m_layer=layer, m_head=head, m_view=VIEWS["head"], m_text=text, m_query=None, m_appended=[])
 
 
-raw = url.read()
-if "m_source" not in s or raw != s.get("_model_url"):
-    _load_url(raw)
-for key in ("m_source", "m_text", "m_view", "m_layer", "m_head", "m_query", "m_temperature", "m_appended"):
-    if key in s:
-        s[key] = s[key]  # Streamlit forgets widgets a run does not draw; these stay
+url.sync("model", KEYS, _load_url)
 
 st.title("Inside a model")
 st.caption(
@@ -320,4 +310,4 @@ else:
         on_click="ignore",
     )
 
-_write_url(source, text)
+url.keep("model", _params(source, text))

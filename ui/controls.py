@@ -130,7 +130,6 @@ def _load_url(raw: dict[str, tuple[str, ...]]) -> None:
         if name in view:
             s[name] = view[name] if name == "step" else view[name] == "1"
     s["_url_notes"] = notes + view_notes
-    s["_explorer_url"] = raw
 
 
 def explorer_url(config: ExplorerConfig, shown: dict) -> dict[str, str]:
@@ -143,10 +142,7 @@ def explorer_url(config: ExplorerConfig, shown: dict) -> dict[str, str]:
 
 
 def write_url(config: ExplorerConfig, shown: dict) -> None:
-    params = explorer_url(config, shown)
-    url.write(params)
-    st.session_state["_explorer_url"] = url.as_read(params)
-    st.session_state["_explorer_link"] = params  # for the sidebar's link back here
+    url.keep("explorer", explorer_url(config, shown))
 
 
 # --- drawing ----------------------------------------------------------------------------------
@@ -156,12 +152,7 @@ def explorer_controls() -> tuple[ExplorerConfig, list[str]]:
     """The sentence box and the sidebar knobs -> the config to show, and notes on anything that
     was corrected (bad URL values, impossible combinations)."""
     s = st.session_state
-    raw = url.read()
-    if "w_variant" not in s or raw != s.get("_explorer_url"):
-        _load_url(raw)
-    for key in WIDGETS + VIEW_KEYS:  # Streamlit forgets widgets a run does not draw; these stay
-        if key in s:
-            s[key] = s[key]
+    url.sync("explorer", WIDGETS + VIEW_KEYS, _load_url)
     config, notes = from_values(_raw_values())
     s["_explorer_config"] = config
     st.text_input(  # no max_chars: its counter sits over long text; from_values cuts at MAX_TEXT_CHARS

@@ -2,17 +2,20 @@
 the URL is a new browser-history entry), with `projector=1` added while projector mode is on.
 
 A URL a page did not write itself is the learner's request (Back or Forward, an edited address,
-a shared link): the pages that keep their view in the URL reload from it. A page whose view is at
-its defaults leaves the URL bare, so opening the app adds no history entry of its own.
+a shared link): the pages that keep their view in the URL (OWN) reload from it. Each such page
+calls sync() at its top and keep() at its end. A page whose view is at its defaults leaves the
+URL bare, so opening the app adds no history entry of its own.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from urllib.parse import urlencode
 
 import streamlit as st
 
 APP_PARAMS = ("projector",)  # written for every page, read by app.py
+OWN = {"": "explorer", "learn": "learn", "model": "model"}  # url_path -> name: pages with their view here
 
 
 def read() -> dict[str, tuple[str, ...]]:
@@ -27,11 +30,6 @@ def write(params: dict[str, str]) -> None:
         st.query_params.from_dict(full)
 
 
-def as_read(params: dict[str, str]) -> dict[str, tuple[str, ...]]:
-    """`params` as read() will return them once written."""
-    return {k: (v,) for k, v in params.items()}
-
-
 def link_params(params: dict[str, str]) -> dict[str, str]:
     """Query parameters for a link to a page whose view is `params`."""
     return params | ({"projector": "1"} if st.session_state.get("projector") else {})
@@ -41,3 +39,31 @@ def share_link(params: dict[str, str]) -> str:
     """This page's full address with `params` (and projector=1 while it is on)."""
     query = urlencode(link_params(params))
     return (st.context.url or "") + (f"?{query}" if query else "")
+
+
+def sync(page: str, widgets: Sequence[str], load: Callable[[dict[str, tuple[str, ...]]], None]) -> None:
+    """At the top of a page that keeps its view in the URL: `load` the URL's parameters into its
+    widgets on its first run in this session (`widgets[0]` not set yet) and whenever the address
+    is not the one it wrote itself (Back or Forward, an edited address, a shared link). Then keep
+    the widgets' values: Streamlit forgets a widget's value in any run that does not draw it."""
+    s = st.session_state
+    raw = read()
+    if widgets[0] not in s or raw != s.get(f"_{page}_url"):
+        load(raw)
+        s[f"_{page}_url"] = raw
+    for key in widgets:
+        if key in s:
+            s[key] = s[key]
+
+
+def keep(page: str, params: dict[str, str]) -> None:
+    """At the end of the page's run: write its view, and remember it as its own and as what the
+    sidebar's link back to it carries."""
+    write(params)
+    as_read = {k: (v,) for k, v in params.items()}  # what read() will return once it is written
+    st.session_state[f"_{page}_url"], st.session_state[f"_{page}_link"] = as_read, params
+
+
+def own_link(url_path: str) -> dict[str, str]:
+    """The view a link to this page carries: its last own URL, or nothing."""
+    return st.session_state.get(f"_{OWN[url_path]}_link", {}) if url_path in OWN else {}
