@@ -15,6 +15,7 @@ from attention.embeddings import random_embedding
 from attention.engine import build_module
 from attention.modules import MultiHeadAttention
 from tests import book
+from tests.threads import Overlap, in_threads
 
 DROPOUT = ExplorerConfig(
     text="the cat sat on the mat because the mat was warm",
@@ -152,27 +153,12 @@ def test_import_attention_loads_no_streamlit():
 
 def test_at_most_max_concurrent_runs_compute_at_once(monkeypatch):
     import importlib
-    import time
 
     run_module = importlib.import_module("attention.engine")
-
-    active, peak, lock = [0], [0], threading.Lock()
-
-    def slow(config):
-        with lock:
-            active[0] += 1
-            peak[0] = max(peak[0], active[0])
-        time.sleep(0.05)
-        with lock:
-            active[0] -= 1
-
-    monkeypatch.setattr(run_module, "_run", slow)
-    threads = [threading.Thread(target=run_module.run, args=(None,)) for _ in range(12)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert peak[0] == run_module.MAX_CONCURRENT_RUNS
+    overlap = Overlap()
+    monkeypatch.setattr(run_module, "_run", lambda config: overlap.busy(0.05))
+    in_threads(12, lambda n: run_module.run(None))
+    assert overlap.peak == run_module.MAX_CONCURRENT_RUNS
 
 
 def test_torch_threads_for_a_shared_server(monkeypatch):

@@ -1,38 +1,28 @@
 """Slots bound heavy work per process: at most `capacity` at once, the rest in line, in order."""
 
 import gc
-import threading
 import time
 
 import pytest
 
 from attention import slots
 from attention.slots import Slots
+from tests.threads import Overlap, in_threads
 
 
 def test_slots_bound_how_many_run_at_once():
-    line, active, peak, done = Slots("test", 2), [0], [0], []
-    lock = threading.Lock()
+    line, overlap, done = Slots("test", 2), Overlap(), []
 
     def run(n):
         ticket = line.ticket()
         while ticket.ask() > 0:
             time.sleep(0.005)
-        with lock:
-            active[0] += 1
-            peak[0] = max(peak[0], active[0])
-        time.sleep(0.03)
-        with lock:
-            active[0] -= 1
+        overlap.busy(0.03)
         ticket.release()
         done.append(n)
 
-    threads = [threading.Thread(target=run, args=(n,)) for n in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=30)
-    assert sorted(done) == list(range(8)) and peak[0] == 2  # all ran, never more than two at once
+    in_threads(8, run)
+    assert sorted(done) == list(range(8)) and overlap.peak == 2  # all ran, never more than two at once
 
 
 def test_the_line_says_how_many_are_ahead_and_moves_in_order():

@@ -1,0 +1,30 @@
+"""Concurrency checks shared by the tests: how many threads were inside a section at once."""
+
+import threading
+import time
+from collections.abc import Callable
+
+
+class Overlap:
+    """Counts the threads inside busy() at the same moment; `peak` is the most there ever were."""
+
+    def __init__(self):
+        self.active = self.peak = 0
+        self._lock = threading.Lock()
+
+    def busy(self, seconds: float) -> None:
+        with self._lock:
+            self.active += 1
+            self.peak = max(self.peak, self.active)
+        time.sleep(seconds)
+        with self._lock:
+            self.active -= 1
+
+
+def in_threads(count: int, target: Callable[[int], object]) -> None:
+    """target(0) ... target(count - 1), each in a thread of its own, all started, then all joined."""
+    threads = [threading.Thread(target=target, args=(n,)) for n in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
