@@ -218,6 +218,16 @@ def config_from_hf(hf: dict) -> dict:
     return cfg
 
 
+def read_config(path: str | Path) -> dict:
+    """A config.json file -> the book's config (config_from_hf's checks); ConfigError for a file
+    that cannot be read as JSON."""
+    try:
+        hf = json.loads(Path(path).read_text())
+    except (ValueError, OSError) as error:
+        raise ConfigError(f"{path} is not a readable config.json ({error}).", "source") from error
+    return config_from_hf(hf)
+
+
 def hf_config(cfg: dict, tied: bool, **extra) -> dict:
     """The book's config -> a config.json that transformers' GPT2LMHeadModel opens."""
     return {"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"], "vocab_size": cfg["vocab_size"],
@@ -384,9 +394,4 @@ def load_gpt2(source: str | Path, **hub_options) -> GPTModel:
             "(weights saved with safe_serialization; .bin pickles are not opened).",
             "source",
         )
-    try:
-        hf = json.loads(config_file.read_text())
-    except (ValueError, OSError) as error:
-        raise ConfigError(f"{config_file} is not a readable config.json ({error}).", "source") from error
-    cfg = config_from_hf(hf)
-    return load_state(GPTModel(cfg), _Tensors(str(weights_file))).eval()
+    return load_state(GPTModel(read_config(config_file)), _Tensors(str(weights_file))).eval()

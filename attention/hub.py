@@ -7,7 +7,6 @@ that says which file, how large, and how to place it by hand; it never hangs a p
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Callable
@@ -15,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from attention.errors import ConfigError
-from attention.gpt import checkpoint_bytes, config_from_hf
+from attention.gpt import checkpoint_bytes, read_config
 
 FILES = ("config.json", "model.safetensors")
 TIMEOUT = float(os.environ.get("ATTENTION_HUB_TIMEOUT", "5"))  # seconds to wait for the hub to answer
@@ -111,7 +110,7 @@ def download(repo: str, progress: Callable[[int, int], None] | None = None, time
         # describe a GPT-2 this server opens (gpt.MAX_PARAMS), and the weights file must be no
         # larger than that model, before a byte of the weights is downloaded.
         config = hf_hub_download(repo, FILES[0], etag_timeout=timeout)
-        limit = checkpoint_bytes(config_from_hf(_json(config)))
+        limit = checkpoint_bytes(read_config(config))
         size = get_hf_file_metadata(hf_hub_url(repo, FILES[1]), timeout=timeout).size or 0
         if size > limit:
             raise ConfigError(
@@ -129,10 +128,3 @@ def download(repo: str, progress: Callable[[int, int], None] | None = None, time
     except (OSError, ValueError) as error:  # timeouts, DNS, proxies: a message, not a traceback
         raise unavailable(repo, type(error).__name__) from error
     return Path(weights).parent
-
-
-def _json(path: str):
-    try:
-        return json.loads(Path(path).read_text())
-    except ValueError as error:
-        raise ConfigError(f"config.json is not JSON ({error}).", "source") from error
