@@ -42,9 +42,8 @@ PHASES = {  # steps, length, segments, spans, prefixes, lr, cosine decay
 SUBSET = 128
 
 
-def train(seed: int = 0, threads: int = 2, scale: float = 1.0, log=print) -> GPTModel:
+def train(seed: int = 0, scale: float = 1.0, log=print) -> GPTModel:
     """The bundled model, trained from `seed`; `scale` shortens every phase (tests)."""
-    torch.set_num_threads(threads)
     torch.manual_seed(seed)
     model = GPTModel(CONFIG)
     model.tok_emb.weight.requires_grad_(False)
@@ -98,7 +97,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args(argv)
     started = time.perf_counter()
-    model = train(args.seed, args.threads)
+    torch.set_num_threads(args.threads)  # process-wide: the command's, not train()'s
+    model = train(args.seed)
     extra = {
         "name": "Bundled small GPTModel",
         "trained_on": "synthetic sequences of random GPT-2 tokens in which a stretch repeats; its token "

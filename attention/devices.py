@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 import torch
+
+from attention.settings import number
 
 
 @dataclass(frozen=True)
@@ -67,9 +68,6 @@ def configure_torch_threads(default: int = 1) -> int:
     `default`. The pool is process-wide, so 30 sessions' reruns would each fan out over every
     core and fight; one thread per computation lets the reruns themselves run side by side (and
     the attention matrices here are small). Returns the count set."""
-    try:
-        threads = max(1, int(os.environ.get("ATTENTION_TORCH_THREADS", default)))
-    except ValueError:
-        threads = default
+    threads = number("ATTENTION_TORCH_THREADS", default)
     torch.set_num_threads(threads)
     return threads

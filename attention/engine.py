@@ -13,7 +13,6 @@ do with torch's global RNG.
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from dataclasses import replace
@@ -25,6 +24,7 @@ from attention import modules
 from attention.config import ExplorerConfig
 from attention.devices import resolve_device, synchronize
 from attention.embeddings import embed
+from attention.settings import number
 from attention.trace import AttentionTrace
 
 
@@ -47,7 +47,7 @@ def module_input(config: ExplorerConfig, x: torch.Tensor) -> torch.Tensor:
 # At most this many traces are computed at once in a process (a shared server's threads queue
 # for a slot): a trace at the caps needs ~50 MB while it is built (tests/load/memory_budget.py),
 # so 30 students at the caps at once stay ~600 MB lower. Each run takes milliseconds.
-MAX_CONCURRENT_RUNS = int(os.environ.get("ATTENTION_MAX_CONCURRENT_RUNS", "4"))
+MAX_CONCURRENT_RUNS = number("ATTENTION_MAX_CONCURRENT_RUNS", 4)
 _slots = threading.BoundedSemaphore(MAX_CONCURRENT_RUNS)
 
 

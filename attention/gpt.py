@@ -23,13 +23,16 @@ import torch.nn as nn
 
 from attention.errors import ConfigError, check_whole_numbers
 from attention.modules import MultiHeadAttention
+from attention.settings import number
 from attention.trace import AttentionTrace
 
-# The largest model a config.json may ask for: GPT-2 medium (355 M) fits; GPT-2 large (774 M,
-# ~3 GB in float32) needs this raised, on a machine that has the memory.
-MAX_PARAMS = int(os.environ.get("ATTENTION_MAX_MODEL_PARAMS", "400000000"))
-HF_SIZES = ("vocab_size", "n_positions", "n_embd", "n_head", "n_layer")  # CONFIG_KEYS' in config.json
+# The most memory a config.json may ask for, in MiB as GPTModel builds it: GPT-2 medium (1,646)
+# fits; GPT-2 large (3,342) needs this raised, on a machine that has the memory.
+MAX_MODEL_MB = number("ATTENTION_MAX_MODEL_MB", 2048)
 CONFIG_KEYS = ("vocab_size", "context_length", "emb_dim", "n_heads", "n_layers", "drop_rate", "qkv_bias")
+# The sizes in CONFIG_KEYS, as config.json names them.
+HF_NAMES = {"vocab_size": "vocab_size", "context_length": "n_positions", "emb_dim": "n_embd",
+            "n_heads": "n_head", "n_layers": "n_layer"}  # fmt: skip
 
 
 class LayerNorm(nn.Module):
@@ -183,36 +186,36 @@ def parameter_count(cfg: dict) -> int:
     return (cfg["vocab_size"] + cfg["context_length"]) * d + layers * (12 * d * d + 13 * d) + 2 * d
 
 
-def checkpoint_bytes(cfg: dict) -> int:
-    """The most a float32 model.safetensors of this config can weigh: every parameter, an untied
-    output layer, and the (n_positions x n_positions) mask buffers GPT-2's files carry, plus 1 MiB
-    of header. A file larger than this is not the model its config.json describes."""
+def model_bytes(cfg: dict) -> int:
+    """What GPTModel(cfg) allocates, in float32: its parameters, its own output layer (tied to the
+    embedding only when GPT-2's weights are loaded) and each block's (context x context) mask.
+    A model.safetensors holds at most the same (GPT-2's carry the masks too)."""
     extra = cfg["vocab_size"] * cfg["emb_dim"] + cfg["n_layers"] * cfg["context_length"] ** 2
-    return 4 * (parameter_count(cfg) + extra) + 2**20
+    return 4 * (parameter_count(cfg) + extra)
 
 
 def config_from_hf(hf: dict) -> dict:
     """config.json of a GPT-2 checkpoint -> the book's config; ConfigError for one that is not a
-    GPT-2 config, or whose model would be bigger than MAX_PARAMS: checked before anything is
+    GPT-2 config, or whose model would take more than MAX_MODEL_MB: checked before anything is
     allocated, since a config.json from anywhere could ask for terabytes."""
     hf = hf if isinstance(hf, dict) else {}
-    sizes = {"n_positions": hf.get("n_ctx", 1024)} | {k: hf[k] for k in HF_SIZES if k in hf}
-    if missing := [k for k in HF_SIZES if k not in sizes]:
+    sizes = {"n_positions": hf.get("n_ctx", 1024)} | {k: hf[k] for k in HF_NAMES.values() if k in hf}
+    if missing := [k for k in HF_NAMES.values() if k not in sizes]:
         raise ConfigError(f"This is not a GPT-2 config.json: it has no {', '.join(missing)}.", "source")
     try:
-        check_whole_numbers(SimpleNamespace(**sizes), {k: (1, 2**40) for k in HF_SIZES})
+        check_whole_numbers(SimpleNamespace(**sizes), {k: (1, 2**40) for k in HF_NAMES.values()})
     except ConfigError as error:
         raise ConfigError(f"This is not a GPT-2 config.json: {error}.", "source") from error
     if sizes["n_embd"] % sizes["n_head"]:
         raise ConfigError(
             f"config.json: n_embd={sizes['n_embd']} is not a multiple of n_head={sizes['n_head']}.", "source"
         )
-    cfg = {key: sizes[name] for key, name in zip(CONFIG_KEYS, HF_SIZES, strict=False)}
-    cfg |= {"drop_rate": 0.0, "qkv_bias": True}
-    if (count := parameter_count(cfg)) > MAX_PARAMS:
+    cfg = {key: sizes[name] for key, name in HF_NAMES.items()} | {"drop_rate": 0.0, "qkv_bias": True}
+    if (mb := model_bytes(cfg) / 2**20) > MAX_MODEL_MB:
         raise ConfigError(
-            f"This model has {count / 1e6:,.0f} M parameters; this server opens models up to "
-            f"{MAX_PARAMS / 1e6:,.0f} M (GPT-2 medium is 355 M); ATTENTION_MAX_MODEL_PARAMS raises it.",
+            f"This model needs {mb:,.0f} MB of memory (float32, as the book's GPTModel builds it); this "
+            f"server opens models up to {MAX_MODEL_MB:,} MB (GPT-2 medium needs 1,646 MB). "
+            "ATTENTION_MAX_MODEL_MB raises the limit.",
             "source",
         )
     return cfg
@@ -230,9 +233,9 @@ def read_config(path: str | Path) -> dict:
 
 def hf_config(cfg: dict, tied: bool, **extra) -> dict:
     """The book's config -> a config.json that transformers' GPT2LMHeadModel opens."""
-    return {"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"], "vocab_size": cfg["vocab_size"],
-            "n_positions": cfg["context_length"], "n_ctx": cfg["context_length"], "n_embd": cfg["emb_dim"],
-            "n_head": cfg["n_heads"], "n_layer": cfg["n_layers"], "n_inner": None,
+    return {"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"],
+            **{name: cfg[key] for key, name in HF_NAMES.items()}, "n_ctx": cfg["context_length"],
+            "n_inner": None,
             "activation_function": "gelu_new", "layer_norm_epsilon": 1e-5, "resid_pdrop": 0.0,
             "embd_pdrop": 0.0, "attn_pdrop": 0.0, "tie_word_embeddings": tied, "bos_token_id": None,
             "eos_token_id": None, **extra}  # fmt: skip
@@ -365,9 +368,11 @@ def save_gpt2(
         str(folder / "model.safetensors"),
         metadata={"format": "pt"},
     )
-    (folder / "config.json").write_text(
-        json.dumps(hf_config(model.cfg, tied, **config_extra), indent=2) + "\n"
-    )
+    # config.json last, and whole (renamed into place): a folder that has one is complete, so a
+    # page listing saved runs never opens a half-written model
+    part = folder / "config.json.part"
+    part.write_text(json.dumps(hf_config(model.cfg, tied, **config_extra), indent=2) + "\n")
+    os.replace(part, folder / "config.json")
     return folder
 
 

@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from attention.errors import ConfigError
-from attention.gpt import checkpoint_bytes, read_config
+from attention.gpt import model_bytes, read_config
+from attention.settings import flag, number
 
 FILES = ("config.json", "model.safetensors")
-TIMEOUT = float(os.environ.get("ATTENTION_HUB_TIMEOUT", "5"))  # seconds to wait for the hub to answer
+TIMEOUT = number("ATTENTION_HUB_TIMEOUT", 5.0, low=0.5)  # seconds to wait for the hub to answer
 
 
 @dataclass(frozen=True)
@@ -74,7 +75,7 @@ def reachable(repo: str, timeout: float = TIMEOUT) -> None:
     import urllib.request
 
     endpoint = os.environ.get("HF_ENDPOINT", "https://huggingface.co").rstrip("/")
-    if os.environ.get("HF_HUB_OFFLINE", "0") not in ("0", "", "false"):
+    if flag("HF_HUB_OFFLINE"):
         raise unavailable(repo, "HF_HUB_OFFLINE is set")
     request = urllib.request.Request(f"{endpoint}/{repo}/resolve/main/config.json", method="HEAD")
     try:
@@ -107,10 +108,10 @@ def download(repo: str, progress: Callable[[int, int], None] | None = None, time
     reachable(repo, timeout)  # huggingface_hub itself retries for minutes; one quick probe first
     try:
         # Any visitor can name any repo: its config.json (a few hundred bytes) comes first and must
-        # describe a GPT-2 this server opens (gpt.MAX_PARAMS), and the weights file must be no
-        # larger than that model, before a byte of the weights is downloaded.
+        # describe a GPT-2 this server opens (gpt.MAX_MODEL_MB), and the weights file must be no
+        # larger than that model (plus 1 MiB of header), before a byte of the weights is downloaded.
         config = hf_hub_download(repo, FILES[0], etag_timeout=timeout)
-        limit = checkpoint_bytes(read_config(config))
+        limit = model_bytes(read_config(config)) + 2**20
         size = get_hf_file_metadata(hf_hub_url(repo, FILES[1]), timeout=timeout).size or 0
         if size > limit:
             raise ConfigError(

@@ -16,7 +16,7 @@ steps, ~21-27 s at 1 thread.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -246,8 +246,3 @@ class InductionTrainer:
 def symbol(token: int) -> str:
     """A token's text: the start token, then t1, t2, ... (the tokens are random: they mean nothing)."""
     return "<s>" if token == START else f"t{token}"
-
-
-def control(config: InductionConfig) -> InductionConfig:
-    """The same run with one layer: no head can compose with a previous-token head."""
-    return replace(config, layers=1)

@@ -25,12 +25,13 @@ from attention import bpe
 from attention.errors import ConfigError
 from attention.gpt import GPTModel, ModelTrace, load_gpt2
 from attention.hub import HUB_MODELS
+from attention.settings import flag
 
 BUNDLED = "bundled"
 BUNDLED_PATH = Path(__file__).resolve().parent.parent / "assets" / "model"
 RUNS = Path(tempfile.gettempdir()) / "attention-explorer-runs"  # models Watch it learn trained
 RUN = re.compile(r"run:([0-9a-f]{12})")  # a run's source; nothing else names a folder in RUNS
-KEEP_RUNS = 20  # per server process; older runs are deleted as new ones are saved
+KEEP_RUNS = 20  # per machine (every replica shares RUNS); older runs are deleted as new ones are saved
 MAX_TOKENS = 128  # per sentence on the page: a GPT-2-small trace at 128 tokens holds ~70 MB
 SENTENCE = (
     "Alice was beginning to get very tired of sitting by her sister on the bank. "
@@ -69,16 +70,15 @@ def choices() -> dict[str, str]:
     out |= {repo: f"{m.label} from the hub ({m.megabytes:,} MB download)" for repo, m in HUB_MODELS.items()}
     if os.environ.get("ATTENTION_MODEL_PATH"):
         out[os.environ["ATTENTION_MODEL_PATH"]] = f"Local: {os.environ['ATTENTION_MODEL_PATH']}"
-    for folder in runs():
-        name = json.loads((folder / "config.json").read_text()).get("attention_explorer", {}).get("name")
-        out[f"run:{folder.name}"] = f"Trained here: {name or folder.name}"
+    for folder, name in runs():
+        out[f"run:{folder.name}"] = f"Trained here: {name}"
     return out
 
 
 def listed_only() -> bool:
     """ATTENTION_LISTED_MODELS_ONLY=1, for a class server: visitors open only the picker's models
     (no folder on the server, no other hub repo, whatever the URL says)."""
-    return os.environ.get("ATTENTION_LISTED_MODELS_ONLY", "0").lower() not in ("0", "", "false", "no")
+    return flag("ATTENTION_LISTED_MODELS_ONLY")
 
 
 def check_source(source: str) -> None:
@@ -89,10 +89,19 @@ def check_source(source: str) -> None:
         )
 
 
-def runs() -> list[Path]:
-    """The models Watch it learn saved on this server, newest first."""
-    found = [f for f in RUNS.glob("*") if RUN.fullmatch(f"run:{f.name}") and (f / "config.json").exists()]
-    return sorted(found, key=lambda f: f.stat().st_mtime, reverse=True)
+def runs() -> list[tuple[Path, str]]:
+    """The models Watch it learn saved on this server (folder, name), newest first. Another
+    session may be deleting the oldest right now (new_run): a folder that cannot be read is
+    skipped."""
+    found = []
+    for folder in (f for f in RUNS.glob("*") if RUN.fullmatch(f"run:{f.name}")):
+        try:
+            config = json.loads((folder / "config.json").read_text())
+            name = config.get("attention_explorer", {}).get("name") or folder.name
+            found.append((folder.stat().st_mtime, folder, name))
+        except (OSError, ValueError, AttributeError):
+            continue
+    return [(folder, name) for _, folder, name in sorted(found, reverse=True)]
 
 
 def new_run() -> tuple[str, Path]:
@@ -100,7 +109,7 @@ def new_run() -> tuple[str, Path]:
     KEEP_RUNS are deleted (a classroom's runs must not fill the disk)."""
     import shutil
 
-    for old in runs()[KEEP_RUNS - 1 :]:
+    for old, _ in runs()[KEEP_RUNS - 1 :]:
         shutil.rmtree(old, ignore_errors=True)
     name = uuid.uuid4().hex[:12]
     return f"run:{name}", RUNS / name

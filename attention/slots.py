@@ -11,10 +11,11 @@ tab, a page left) is dropped after `lease` seconds, and a Ticket that is garbage
 from __future__ import annotations
 
 import itertools
-import os
 import threading
 import time
 import weakref
+
+from attention.settings import number
 
 _ids = itertools.count(1)
 
@@ -40,8 +41,7 @@ class Slots:
         return max(0, place - self.capacity + 1)
 
     def release(self, ticket: Ticket) -> None:
-        with self._lock:
-            self._line.pop(ticket.id, None)
+        self._release_id(ticket.id)
 
     def _release_id(self, key: int) -> None:
         with self._lock:
@@ -76,19 +76,11 @@ class Ticket:
         self.slots.release(self)
 
 
-def _setting(name: str, default: int) -> int:
-    """A capacity from the environment (ATTENTION_TRAINING_SLOTS, ...), else the default."""
-    try:
-        return max(1, int(os.environ.get(name, default)))
-    except ValueError:
-        return default
-
-
 # Defaults for a 2-core server: one training and one sweep at a time leave a core for everyone's
 # Explorer (a training gives the interpreter back between chunks; torch uses one thread per
 # computation: attention.devices.configure_torch_threads). One model load at a time: a load's
 # memory peaks while it reads the checkpoint (GPT-2 medium: ~1.4 GB), and a loaded model is then
 # shared by every session.
-TRAININGS = Slots("trainings", _setting("ATTENTION_TRAINING_SLOTS", 1))
-SWEEPS = Slots("sweeps", _setting("ATTENTION_SWEEP_SLOTS", 1))
-MODEL_LOADS = Slots("model loads", _setting("ATTENTION_MODEL_LOAD_SLOTS", 1))
+TRAININGS = Slots("trainings", number("ATTENTION_TRAINING_SLOTS", 1))
+SWEEPS = Slots("sweeps", number("ATTENTION_SWEEP_SLOTS", 1))
+MODEL_LOADS = Slots("model loads", number("ATTENTION_MODEL_LOAD_SLOTS", 1))

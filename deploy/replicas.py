@@ -38,26 +38,26 @@ def nginx_conf(listen: int, replicas: list[int]) -> str:
 class Replicas:
     """N replicas and nginx; a context manager that stops them all."""
 
-    def __init__(self, count: int = 2, port: int | None = None):
-        self.count, self.port = count, port
+    def __init__(self, count: int = 2, port: int | None = None, capture: bool = False):
+        """`capture`: nginx's warnings go to nginx_log() (the tests), else to this terminal."""
+        self.count, self.port, self.capture = count, port, capture
         self.procs: list[subprocess.Popen] = []
 
     def __enter__(self) -> Replicas:
         nginx = shutil.which("nginx") or "/usr/sbin/nginx"
         if not Path(nginx).exists():
             raise SystemExit("nginx is missing: apt-get install -y nginx")
-        ports = free_ports(self.count + 1)  # all distinct, nginx's among them
-        self.port = self.port or ports.pop()
-        self.ports = [p for p in ports if p != self.port][: self.count]
+        *self.ports, spare = free_ports(self.count + 1)  # all distinct, nginx's among them
+        self.port = self.port or spare
         try:
             for port in self.ports:
                 self.procs.append(start_streamlit(ROOT / "app.py", port)[0])
             self.prefix = tempfile.mkdtemp(prefix="attention-nginx-")
             Path(self.prefix, "nginx.conf").write_text(nginx_conf(self.port, self.ports))
-            self.log = Path(self.prefix, "error.log")
+            self.log = tempfile.TemporaryFile() if self.capture else None  # noqa: SIM115 (closed by __exit__)
             self.nginx = subprocess.Popen(
                 [nginx, "-p", self.prefix + "/", "-c", "nginx.conf", "-g", "daemon off;"], cwd=self.prefix,
-                stdout=self.log.open("wb"), stderr=subprocess.STDOUT,  # noqa: SIM115 (nginx's to close)
+                stdout=self.log, stderr=subprocess.STDOUT if self.log else None,
             )  # fmt: skip
             self.procs.append(self.nginx)
             wait_healthy(self.url, self.nginx)
@@ -71,8 +71,11 @@ class Replicas:
         return f"http://127.0.0.1:{self.port}"
 
     def nginx_log(self) -> str:
-        """What nginx said (its warnings: a replica it could not reach, one it marked down)."""
-        return self.log.read_text(errors="replace") if getattr(self, "log", None) else ""
+        """What nginx has said so far, when captured: a replica it could not reach, say."""
+        if not getattr(self, "log", None):
+            return ""
+        self.log.seek(0)
+        return self.log.read().decode(errors="replace")
 
     @property
     def pids(self) -> list[int]:
@@ -89,6 +92,8 @@ class Replicas:
                 proc.kill()
         if getattr(self, "prefix", None):
             shutil.rmtree(self.prefix, ignore_errors=True)
+        if getattr(self, "log", None):
+            self.log.close()
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -11,7 +11,7 @@ from attention.gpt import load_gpt2
 
 def test_the_training_script_runs_every_phase_and_gives_a_gpt2_vocabulary_model():
     said = []
-    model = bundled.train(scale=0.002, threads=1, log=said.append)
+    model = bundled.train(scale=0.002, log=said.append)
     assert [line.split()[1] for line in said] == ["A", "B", "C"]
     assert model.cfg == bundled.CONFIG and not model.tok_emb.weight.requires_grad
     # the head is E·A: every id's output row lies in the span of the frozen embeddings' map

@@ -136,7 +136,8 @@ def test_the_parameter_count_is_read_off_the_config_exactly(config):
 @pytest.mark.parametrize(
     "change, message",
     [
-        ({"n_embd": 2048, "n_head": 16, "n_layer": 12}, "605 M parameters; this server opens models up to"),
+        ({"n_embd": 2048, "n_head": 16, "n_layer": 12}, "needs 2,307 MB of memory"),
+        ({"n_positions": 200_000, "n_layer": 4}, "needs 610,401 MB"),  # masks: few parameters, 600 GB
         ({"n_head": 5}, "n_embd=64 is not a multiple of n_head=5"),
         ({"n_layer": 0}, "n_layer=0 is out of range"),
         ({"n_embd": "64"}, "n_embd='64' must be a whole number"),
@@ -145,7 +146,8 @@ def test_the_parameter_count_is_read_off_the_config_exactly(config):
 )
 def test_a_config_json_is_checked_before_a_model_is_allocated(tmp_path, change, message):
     """A config.json from anywhere (a folder, a hub repo) could ask for terabytes: the checks come
-    first. Without them the first case would allocate 2.4 GB and then fail on the weights' shapes."""
+    first. Without them the first case would allocate 2.4 GB and then fail on the weights' shapes
+    (and the second would ask for 600 GB)."""
     (tmp_path / "config.json").write_text(json.dumps(CONFIGS[0] | change))
     (tmp_path / "model.safetensors").write_bytes(b"not read")
     with pytest.raises(ConfigError, match=message):
@@ -153,9 +155,17 @@ def test_a_config_json_is_checked_before_a_model_is_allocated(tmp_path, change, 
 
 
 def test_the_size_limit_is_a_setting(monkeypatch):
-    monkeypatch.setattr(gpt, "MAX_PARAMS", 10_000)
-    with pytest.raises(ConfigError, match="ATTENTION_MAX_MODEL_PARAMS"):
+    monkeypatch.setattr(gpt, "MAX_MODEL_MB", 0.1)
+    with pytest.raises(ConfigError, match="ATTENTION_MAX_MODEL_MB"):
         config_from_hf(CONFIGS[0])
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+def test_the_memory_a_config_asks_for_is_what_the_model_allocates(config):
+    cfg = config_from_hf(config)
+    model = GPTModel(cfg)
+    tensors = [*model.parameters(), *model.buffers()]
+    assert gpt.model_bytes(cfg) == sum(t.numel() * t.element_size() for t in tensors)
 
 
 def test_a_checkpoint_of_another_shape_names_the_tensor(tmp_path):

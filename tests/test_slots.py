@@ -3,9 +3,6 @@
 import gc
 import time
 
-import pytest
-
-from attention import slots
 from attention.slots import Slots
 from tests.threads import Overlap, in_threads
 
@@ -51,12 +48,3 @@ def test_a_dropped_ticket_leaves_the_line_at_once():
     del held  # Streamlit dropped the page's state
     gc.collect()
     assert other.ask() == 0
-
-
-@pytest.mark.parametrize("value, expected", [("3", 3), ("0", 1), ("lots", 1), (None, 1)])
-def test_capacities_come_from_the_environment(monkeypatch, value, expected):
-    if value is None:
-        monkeypatch.delenv("ATTENTION_TRAINING_SLOTS", raising=False)
-    else:
-        monkeypatch.setenv("ATTENTION_TRAINING_SLOTS", value)
-    assert slots._setting("ATTENTION_TRAINING_SLOTS", 1) == expected

@@ -19,7 +19,7 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture(scope="module")
 def hall():
-    with Replicas(2) as r:
+    with Replicas(2, capture=True) as r:
         yield r
 
 
