@@ -160,7 +160,7 @@ except ConfigError as error:
     ids, tokens = inside.encode(
         info, inside.SENTENCE if not info.symbols else " ".join(info.symbols[:8]), cfg["context_length"]
     )
-view = models.view(source, ids, tokens)
+view = models.view(source, model, ids, tokens)
 st.caption(
     "Tokens as the model sees them (· is a space): "
     + literal(" ".join(tokens[:60]))
@@ -187,7 +187,7 @@ if s["m_view"] == VIEWS["grid"]:
     chart(figures.model_grid(view.weights, (layer, head)), key="m_grid")
 
 elif s["m_view"] == VIEWS["head"]:
-    trace = models.layer(source, ids, layer)
+    trace = models.layer(source, model, ids, layer)
     step = (
         st.segmented_control(
             "Step", STEP_NAMES, key="m_step", default="weights", label_visibility="collapsed"
@@ -219,7 +219,7 @@ elif s["m_view"] == VIEWS["tokens"]:
     chart(figures.token_view(list(tokens), view.weights[layer], query, shown_heads), key="m_token_view")
 
 elif s["m_view"] == VIEWS["roles"]:
-    scores = models.roles(source)
+    scores = models.roles(source, model, info)
     st.markdown(
         "Each head's role, measured on probe sequences (a start token, a random prefix, L random tokens, "
         "the same L again; L and the prefix vary, so looking a fixed distance back does not pass as "

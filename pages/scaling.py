@@ -33,10 +33,11 @@ def _shared() -> dict:
     return {"results": OrderedDict()}
 
 
-def sweep(params: dict, rows: list[dict]) -> str | None:
+def sweep(params: dict, rows: list[dict], heartbeat) -> str | None:
     """Run the sweep in a child process, appending rows as they come; an error message or None.
-    A rerun (the Stop button, or leaving the page) interrupts this at the next Streamlit call;
-    `finally` then kills the child, which frees everything the sweep held."""
+    `heartbeat()` is called with each row: it keeps the sweep's slot (attention.slots drops a
+    ticket silent for its lease). A rerun (the Stop button, or leaving the page) interrupts this
+    at the next Streamlit call; `finally` then kills the child, which frees everything it held."""
     total = len(
         bench.scaling_points(params["tokens"], params["variants"], params["devices"], params["modes"])
     )
@@ -48,6 +49,7 @@ def sweep(params: dict, rows: list[dict]) -> str | None:
         for line in child.stdout:
             row = json.loads(line)
             rows.append(row)
+            heartbeat()
             bar.progress(
                 len(rows) / total,
                 text=f"{len(rows)}/{total}: T = {row['tokens']}, {row['module']} {row['mode']} on "
@@ -176,7 +178,7 @@ elif start:
     rows: list[dict] = []
     st.session_state["scaling_partial"] = (key, rows)  # kept if Stop interrupts the run
     try:
-        error = sweep(params, rows)
+        error = sweep(params, rows, ticket.ask)
     finally:
         ticket.release()
     if error:

@@ -246,7 +246,7 @@ def explorer_view(trace: AttentionTrace) -> dict:
     if view == "steps":
         st.segmented_control("Step", [*steps, ALL_STEPS], key="step", label_visibility="collapsed",
                              format_func=lambda step: "all steps side by side" if step == ALL_STEPS else step,
-                             on_change=lambda: s.update(_step_auto=False))  # fmt: skip
+                             on_change=lambda: s.update(_step_auto=s.get("step") is None))  # fmt: skip
     pick_head, numbers, fitted = st.columns([2, 2, 2], vertical_alignment="center")
     if view in ("steps", "vectors", "query") and heads > 1:
         pick_head.radio("Head", range(heads), key="head", horizontal=True, format_func=lambda h: f"head {h}",

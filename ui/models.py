@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 import weakref
+from dataclasses import dataclass
 
 import numpy as np
 import streamlit as st
@@ -18,16 +19,24 @@ from attention.trace import AttentionTrace
 from ui.slots import wait_for
 
 _downloading = threading.Lock()  # one download at a time: bandwidth; a long one never blocks a load
+
+
+@dataclass(frozen=True)
+class _Loaded:  # a tuple cannot be weakly referenced
+    model: GPTModel
+    info: ModelInfo
+
+
 # The models in memory, by source: opening one of them needs no slot. Weak, so a model the cache
 # has let go of (a fourth model picked) is gone from here too, and loading it again waits in line.
-_loaded: weakref.WeakValueDictionary[str, GPTModel] = weakref.WeakValueDictionary()
+_loaded: weakref.WeakValueDictionary[str, _Loaded] = weakref.WeakValueDictionary()
 
 
 @st.cache_resource(max_entries=3, show_spinner=False)
-def _model(source: str) -> tuple[GPTModel, ModelInfo]:
+def _model(source: str) -> _Loaded:
     model, info = inside.load(source)  # a hub model is on disk by now (see model())
     model.requires_grad_(False)  # read-only: nothing here trains it, and no session may change it
-    return model, info
+    return _Loaded(model, info)
 
 
 def model(source: str) -> tuple[GPTModel, ModelInfo]:
@@ -48,21 +57,19 @@ def model(source: str) -> tuple[GPTModel, ModelInfo]:
                 hub.download(source, progress=progress)
         finally:
             bar.empty()
-    if source in _loaded:
-        return _model(source)
-    ticket, _ = wait_for(MODEL_LOADS, st.session_state.setdefault("_held_model", {}), "model load")
-    try:
-        with st.spinner(f"Loading {inside.choices().get(source, source)}…"):
-            loaded = _model(source)
-    finally:
-        ticket.release()
-    _loaded[source] = loaded[0]
-    return loaded
+    if (loaded := _loaded.get(source)) is None:
+        ticket, _ = wait_for(MODEL_LOADS, st.session_state.setdefault("_held_model", {}), "model load")
+        try:
+            with st.spinner(f"Loading {inside.choices().get(source, source)}…"):
+                loaded = _loaded[source] = _model(source)
+        finally:
+            ticket.release()
+    return loaded.model, loaded.info
 
 
 # The caches below are keyed by plain values (source, token ids); the model itself is passed in
-# unhashed (`_gpt`), taken from model(), so a model the cache let go of is loaded again
-# through the line, never from here.
+# unhashed (`_gpt`), the one the page took from model(), so a model the cache let go of is
+# loaded again through the line, never from here.
 
 
 @st.cache_resource(max_entries=8, ttl=3600, show_spinner=False)
@@ -70,8 +77,8 @@ def _view(source: str, ids: tuple[int, ...], tokens: tuple[str, ...], _gpt: GPTM
     return inside.sentence_view(_gpt, list(ids), tokens)
 
 
-def view(source: str, ids: list[int], tokens: tuple[str, ...]) -> SentenceView:
-    return _view(source, tuple(ids), tokens, model(source)[0])
+def view(source: str, gpt: GPTModel, ids: list[int], tokens: tuple[str, ...]) -> SentenceView:
+    return _view(source, tuple(ids), tokens, gpt)
 
 
 @st.cache_resource(max_entries=16, ttl=3600, show_spinner=False)
@@ -79,16 +86,11 @@ def _layer(source: str, ids: tuple[int, ...], index: int, _gpt: GPTModel) -> Att
     return inside.trace_of(_gpt, list(ids)).layers[index]
 
 
-def layer(source: str, ids: list[int], index: int) -> AttentionTrace:
+def layer(source: str, gpt: GPTModel, ids: list[int], index: int) -> AttentionTrace:
     """One block's full trace (every step, queries, keys, values) for the head detail."""
-    return _layer(source, tuple(ids), index, model(source)[0])
+    return _layer(source, tuple(ids), index, gpt)
 
 
 @st.cache_resource(max_entries=4, show_spinner="Measuring every head's role on probe sequences…")
-def _roles(source: str, _loaded: tuple[GPTModel, ModelInfo]) -> dict[str, np.ndarray]:
-    loaded_model, info = _loaded
-    return heads.head_roles(loaded_model, info.probe_vocab, info.start_token)
-
-
-def roles(source: str) -> dict[str, np.ndarray]:
-    return _roles(source, model(source))
+def roles(source: str, _gpt: GPTModel, _info: ModelInfo) -> dict[str, np.ndarray]:
+    return heads.head_roles(_gpt, _info.probe_vocab, _info.start_token)

@@ -401,6 +401,15 @@ def test_unknown_parameters_are_ignored_silently():
     assert not at.warning and at.number_input(key="w_seed").value == 5
 
 
+def test_a_click_on_the_chosen_step_goes_back_to_the_default_and_a_bare_url():
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at = at.segmented_control(key="step").set_value("scores").run()
+    assert url_params(at) != {}
+    at = at.segmented_control(key="step").set_value(None).run()  # the chosen option clicked again
+    assert not at.exception and at.segmented_control(key="step").value == "weights"
+    assert url_params(at) == {}  # the opening view again: no step=weights in the address
+
+
 def test_the_link_holds_the_view_and_a_link_restores_it():
     """Item 8: view, step, head and query in the URL."""
     at = AppTest.from_file(APP, default_timeout=60).run()
