@@ -2,6 +2,7 @@
 
 import subprocess
 import sys
+from types import SimpleNamespace
 
 import pytest
 
@@ -17,8 +18,26 @@ def test_config_gets_the_ports():
     assert config.count("max_fails=0;") == 3  # one failed request never benches a replica
 
 
-def test_ports_handed_out_together_are_distinct():
-    assert all(len(set(free_ports(8))) == 8 for _ in range(20))
+def test_ports_are_read_while_every_socket_is_still_bound(monkeypatch):
+    """The kernel never hands one bound port out twice; asked one at a time (bind, read, close),
+    it may, and a second replica then dies on a taken port while the first answers for it."""
+    import deploy.local
+
+    bound = []
+
+    class Socket:
+        def bind(self, address):
+            bound.append(self)
+
+        def getsockname(self):
+            assert len(bound) == 3, "a port was read before every socket was bound"
+            return "127.0.0.1", 9000 + bound.index(self)
+
+        def close(self):
+            bound.remove(self)
+
+    monkeypatch.setattr(deploy.local, "socket", SimpleNamespace(socket=Socket))
+    assert free_ports(3) == [9000, 9001, 9002] and bound == []  # distinct, and all closed after
 
 
 def test_waiting_for_a_server_that_died_says_so_at_once():

@@ -126,7 +126,7 @@ def test_run_sources_name_only_runs(monkeypatch, tmp_path):
     for hostile in ("run:../../etc", "run:ABCDEF", "run:"):
         with pytest.raises(ConfigError):
             inside.resolve(hostile)
-    with pytest.raises(ConfigError, match="not a GPT-2 checkpoint|no config|does not|not found|No such"):
+    with pytest.raises(ConfigError, match="does not exist"):
         inside.load("run:0123456789ab")
 
 

@@ -2,7 +2,9 @@
 
 import gc
 import time
+from types import SimpleNamespace
 
+from attention import slots
 from attention.slots import Slots
 from tests.threads import Overlap, in_threads
 
@@ -32,11 +34,15 @@ def test_the_line_says_how_many_are_ahead_and_moves_in_order():
     assert (c.ask(), b.ask()) == (1, 0)  # b was first in line
 
 
-def test_a_ticket_that_stops_asking_loses_its_place():
-    line = Slots("test", 1, lease=0.05)
+def test_a_ticket_that_stops_asking_loses_its_place(monkeypatch):
+    now = [0.0]
+    monkeypatch.setattr(slots, "time", SimpleNamespace(monotonic=lambda: now[0]))  # a clock moved by hand
+    line = Slots("test", 1, lease=60)
     a, b = line.ticket(), line.ticket()
     assert (a.ask(), b.ask()) == (0, 1)
-    time.sleep(0.1)  # a's tab closed
+    now[0] = 59.0
+    assert b.ask() == 1  # a asked 59 s ago: still in its slot
+    now[0] = 61.0  # a's tab closed: it has not asked for 61 s
     assert b.ask() == 0
 
 

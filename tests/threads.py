@@ -21,10 +21,13 @@ class Overlap:
             self.active -= 1
 
 
-def in_threads(count: int, target: Callable[[int], object]) -> None:
-    """target(0) ... target(count - 1), each in a thread of its own, all started, then all joined."""
+def in_threads(count: int, target: Callable[[int], object], timeout: float = 60) -> None:
+    """target(0) ... target(count - 1), each in a thread of its own, all started, then all joined;
+    AssertionError if one is still running after `timeout` seconds (a hang, not a pass)."""
     threads = [threading.Thread(target=target, args=(n,)) for n in range(count)]
     for t in threads:
         t.start()
+    deadline = time.monotonic() + timeout
     for t in threads:
-        t.join(timeout=60)
+        t.join(max(0.0, deadline - time.monotonic()))
+    assert not any(t.is_alive() for t in threads), f"threads still running after {timeout} s"

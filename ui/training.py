@@ -166,8 +166,13 @@ def step_seconds(trainer) -> float:
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
+def _seconds_per_step(config: TrainConfig) -> float:
+    return step_seconds(Trainer(config))
+
+
 def seconds_per_step(config: TrainConfig) -> float:
-    return step_seconds(Trainer(replace(config, steps=MAX_STEPS)))
+    """Timed once per model shape: the seed, learning rate and length do not change a step's cost."""
+    return _seconds_per_step(replace(config, steps=MAX_STEPS, seed=0, lr=0.003))
 
 
 def task_defaults(task: str) -> None:
@@ -179,7 +184,7 @@ def task_defaults(task: str) -> None:
         st.session_state[f"tr_{name}"] = getattr(config, name)
 
 
-def _controls(task: str, pace: float) -> TrainConfig:
+def _controls(task: str) -> TrainConfig:
     s = st.session_state
     c = st.columns(6)
     c[0].number_input("steps", 10, MAX_STEPS, step=50, key="tr_steps")
@@ -233,7 +238,7 @@ def tiny_view(task: str, pace: float) -> None:
         "readout, no residual path — learns a task whose right attention pattern is known. With random "
         "weights the heatmaps mean nothing; watch the pattern appear as the loss falls."
     )
-    config = _controls(task, pace)
+    config = _controls(task)
     trainer = current(config, Trainer)
     run_buttons(trainer)
     if trainer is None:

@@ -4,7 +4,7 @@ before you see (issue 12 items 16-18)."""
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app.conftest import APP, figures
+from tests.app.conftest import APP, figures, url_params
 from tests.specs import decode
 
 
@@ -163,7 +163,7 @@ def test_the_pages_sentence_and_settings_are_in_its_url(learn):
     at = learn.run().radio(key="learn_source").set_value("my own sentence").run()
     at = at.text_input(key="learn_text").set_value("the cat saw the dog").run()
     at = at.number_input(key="learn_seed").set_value(7).run()
-    params = {k: v[0] if isinstance(v, list) else v for k, v in at.query_params.items()}
+    params = url_params(at)
     assert params == {"sentence": "own", "text": "the cat saw the dog", "seed": "7"}
     fresh = AppTest.from_file(APP, default_timeout=60)
     fresh.switch_page("pages/learn.py")

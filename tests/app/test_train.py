@@ -221,13 +221,15 @@ def test_leaving_the_page_gives_the_place_in_line_back(train_page):
     other = TRAININGS.ticket()
     mine = TRAININGS.ticket()
     assert (other.ask(), mine.ask()) == (0, 1)
-    at = train_page.run()
-    at.session_state["_held_train"] = {"trainer": None, "running": False, "ticket": mine}
-    mine_id = mine.id
-    del mine
-    at.switch_page("pages/explorer.py").run()
-    import gc
+    try:
+        at = train_page.run()
+        at.session_state["_held_train"] = {"trainer": None, "running": False, "ticket": mine}
+        mine_id = mine.id
+        del mine
+        at.switch_page("pages/explorer.py").run()
+        import gc
 
-    gc.collect()
-    assert TRAININGS.waiting == 0 and mine_id not in TRAININGS._line
-    other.release()
+        gc.collect()
+        assert TRAININGS.waiting == 0 and mine_id not in TRAININGS._line
+    finally:
+        other.release()  # a failure here must not hold the process's only slot for the tests after

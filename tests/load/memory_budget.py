@@ -24,6 +24,7 @@ from attention.config import MAX_D_IN, MAX_D_OUT, MAX_HEADS, MAX_TOKENS
 from attention.devices import configure_torch_threads
 from attention.figures import explorer as figures
 from attention.figures.layout import token_labels
+from tests.threads import in_threads
 
 CEILING = 2.7 * 2**30  # Streamlit Community Cloud's memory limit, roughly
 CACHE_ENTRIES = 16  # ui/cache.py: _trace_for(max_entries=16)
@@ -58,11 +59,7 @@ def concurrent(sessions: int) -> None:
         barrier.wait()  # all at once
         rerun(seed)
 
-    threads = [threading.Thread(target=one, args=(1000 + i,)) for i in range(sessions)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    in_threads(sessions, lambda i: one(1000 + i), timeout=600)
 
 
 def main(argv: list[str] | None = None) -> None:
