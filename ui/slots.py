@@ -13,9 +13,12 @@ from ui.widgets import plural
 POLL = 0.5  # seconds between asks while waiting; each redraws the line's length
 
 
-def wait_for(slots: Slots, held: dict, noun: str) -> tuple[Ticket, float]:
+def wait_for(slots: Slots, held: dict, noun: str, keep_place: bool = False) -> tuple[Ticket, float]:
     """A slot for this session (held["ticket"]), after waiting in line; the seconds waited. Each
-    wait redraws, so a click (Pause, Stop, another page) interrupts it like any rerun."""
+    wait redraws, so a click (Pause, Stop, another page) interrupts it like any rerun. An
+    interrupted wait leaves the line, unless `keep_place`: then the page's next run asks with the
+    same ticket, where it stood, and the page leaves the line itself when it gives up (Pause,
+    Stop; leaving the page drops `held`, and with it the ticket)."""
     ticket = held.get("ticket") or held.setdefault("ticket", slots.ticket())
     notice, started = st.empty(), time.monotonic()
     try:
@@ -23,8 +26,12 @@ def wait_for(slots: Slots, held: dict, noun: str) -> tuple[Ticket, float]:
             notice.info(f"Waiting: {plural(ahead, noun)} ahead of you ({slots.capacity} at a time on this "
                         f"server). Yours starts by itself.", icon=":material/hourglass_top:")  # fmt: skip
             time.sleep(POLL)
-    except BaseException:  # a click interrupted the wait: leave the line
+    except Exception:  # an error, not a rerun: leave the line
         ticket.release()
+        raise
+    except BaseException:  # a rerun (Streamlit's control flow) interrupted the wait
+        if not keep_place:
+            ticket.release()
         raise
     notice.empty()
     return ticket, time.monotonic() - started

@@ -48,14 +48,22 @@ def _play() -> None:
         new_run()
 
 
+def _leave_line() -> None:
+    """The run no longer wants a slot: the next in line goes."""
+    if (ticket := held().get("ticket")) is not None:
+        ticket.release()
+
+
 def _pause() -> None:
     held()["running"] = False
+    _leave_line()
 
 
 def _stop() -> None:
     if held()["trainer"] is not None:
         held()["trainer"].free()  # the curves and snapshots stay to look at; the model and optimiser go
     held()["running"] = False
+    _leave_line()
 
 
 def current(config, make: Callable):
@@ -65,6 +73,7 @@ def current(config, make: Callable):
     if trainer is not None and trainer.config != config:  # new settings: a new run
         trainer.free()
         h.update(trainer=None, running=False)
+        _leave_line()
         trainer = None
     if h["running"] and trainer is None:
         trainer = h["trainer"] = make(config)
@@ -84,12 +93,14 @@ def run_buttons(trainer) -> None:
 def play(trainer, chunk: int, pace: float, draw: Callable[[int, bool], None], finish: Callable | None = None):
     """Train while the run is playing, drawing after every chunk; a Pause or Stop click reruns the
     page, which interrupts this loop at its next drawing. A run first waits for a training slot
-    (a lecture hall presses Play at once), saying how many runs are ahead; it gives the slot back
-    when it ends, pauses or is interrupted. A finished run is saved by `finish`, then freed."""
+    (a lecture hall presses Play at once), saying how many runs are ahead. Any other rerun (the
+    pace, projector mode) keeps its place in line, or its slot: the page's next run goes on with
+    the same ticket. It gives the slot back when it ends, pauses, stops, fails or its settings
+    change. A finished run is saved by `finish`, then freed."""
     h = held()
     if not h["running"]:
         return
-    ticket, seconds = wait_for(TRAININGS, h, "run")
+    ticket, seconds = wait_for(TRAININGS, h, "run", keep_place=True)
     h["waited"] = h.get("waited", 0.0) + seconds
     try:
         while not trainer.done:
@@ -99,8 +110,10 @@ def play(trainer, chunk: int, pace: float, draw: Callable[[int, bool], None], fi
             # Watching pauses hold the slot: with others in line, skip them so the line moves
             # (a lecture hall's 30 runs then take ~1 s each, not ~10). sleep(0) still yields.
             time.sleep(0 if TRAININGS.waiting else pace)
-    finally:
-        ticket.release()  # finished, paused, stopped or interrupted: the next in line goes
+    except Exception:  # an error, not a rerun: the slot must not stay taken
+        ticket.release()
+        raise
+    ticket.release()  # finished: the next in line goes
     h["running"] = False
     if finish is not None:
         finish(trainer)

@@ -1,3 +1,5 @@
+import time
+
 import numpy as np
 import pytest
 
@@ -213,6 +215,31 @@ def test_a_queued_run_starts_when_the_slot_frees(train_page):
     (said,) = [c.value for c in at.caption if c.value.startswith("This run waited")]
     assert said.endswith("s for a free training slot (this server trains 1 at a time).")
     assert TRAININGS.running == 0  # the finished run gave its slot back
+
+
+@pytest.mark.parametrize("keep_place", [True, False])
+def test_a_rerun_during_the_wait_keeps_the_place_only_for_a_training(monkeypatch, keep_place):
+    """A training's wait, interrupted by any rerun (the pace, projector mode), keeps its place in
+    line; a sweep's (Stop) leaves it, since nothing will ask for that slot again."""
+    from types import SimpleNamespace
+
+    from streamlit.runtime.scriptrunner_utils.exceptions import RerunException
+
+    import ui.slots
+    from attention.slots import Slots
+
+    def rerun(seconds):
+        raise RerunException(None)
+
+    monkeypatch.setattr(ui.slots, "time", SimpleNamespace(sleep=rerun, monotonic=time.monotonic))
+    line = Slots("test", 1)
+    first, held = line.ticket(), {}
+    assert first.ask() == 0
+    with pytest.raises(RerunException):
+        ui.slots.wait_for(line, held, "run", keep_place=keep_place)
+    later = line.ticket()
+    assert later.ask() == (2 if keep_place else 1)  # behind this session's ticket, or not
+    assert (held["ticket"].id in line._line) is keep_place
 
 
 def test_leaving_the_page_gives_the_place_in_line_back(train_page):
