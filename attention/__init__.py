@@ -1,12 +1,13 @@
-"""Attention Explorer's backend: chapter 3's attention modules, traced step by step.
+"""Attention Explorer's backend: no Streamlit here, everything importable and testable on its own.
 
-No Streamlit here: everything is importable and testable on its own.
-Data flows one way: config -> tokens -> embeddings -> module -> trace -> figures.
+One room per concept:
+
+    chapter3/   the book's chapter 3 and the Explorer's engine: config -> tokens -> x -> module -> trace
+    model/      the book's chapter-4 GPTModel, GPT-2 checkpoints and tokenizer, head roles, the catalogue
+    training/   live trainings (one Run contract), the recipes that make the shipped models, the CLI
+    figures/    traces and arrays -> plotly figures and tables, one module per page
+    bench/      equivalence with a float64 reference, timing, the scaling sweep
+
+and the few things every room shares: settings.py (every ATTENTION_* setting), slots.py (the
+one concurrency limiter), devices.py (CPU/CUDA/MPS and fallbacks), errors.py (ConfigError).
 """
-
-from attention.config import ExplorerConfig
-from attention.engine import run
-from attention.errors import ConfigError
-from attention.trace import AttentionTrace
-
-__all__ = ["AttentionTrace", "ConfigError", "ExplorerConfig", "run"]

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import torch
 
-from attention.settings import number
+from attention.settings import current
 
 
 @dataclass(frozen=True)
@@ -68,6 +68,6 @@ def configure_torch_threads(default: int = 1) -> int:
     `default`. The pool is process-wide, so 30 sessions' reruns would each fan out over every
     core and fight; one thread per computation lets the reruns themselves run side by side (and
     the attention matrices here are small). Returns the count set."""
-    threads = number("ATTENTION_TORCH_THREADS", default)
+    threads = current().torch_threads or default
     torch.set_num_threads(threads)
     return threads

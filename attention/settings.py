@@ -1,9 +1,17 @@
-"""A server's settings from the environment (ATTENTION_*), read one way: a value that cannot be
-used falls back to the default instead of stopping the app from starting."""
+"""The server's settings, every ATTENTION_* variable read here and nowhere else, in one dataclass.
+
+A value that cannot be used falls back to the default instead of stopping the app from starting.
+`current()` reads the environment when called (cheap), so a test or a restarted server sees a
+change; modules that size something once at import (the slots) read it once.
+"""
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
+from pathlib import Path
+
+ASSETS = Path(__file__).resolve().parents[1] / "assets"  # presets, the bundled model, alice.txt, CSS
 
 
 def number(name: str, default: float, low: float = 1) -> float:
@@ -17,3 +25,33 @@ def number(name: str, default: float, low: float = 1) -> float:
 def flag(name: str) -> bool:
     """A yes/no setting: off when unset, empty, 0, false, no or off."""
     return os.environ.get(name, "").strip().lower() not in ("", "0", "false", "no", "off")
+
+
+@dataclass(frozen=True)
+class Settings:
+    torch_threads: int | None  # ATTENTION_TORCH_THREADS; None: the app's own default
+    max_concurrent_runs: int  # ATTENTION_MAX_CONCURRENT_RUNS: Explorer traces at once
+    training_slots: int  # ATTENTION_TRAINING_SLOTS
+    sweep_slots: int  # ATTENTION_SWEEP_SLOTS
+    model_load_slots: int  # ATTENTION_MODEL_LOAD_SLOTS
+    max_model_mb: int  # ATTENTION_MAX_MODEL_MB: the largest model a config.json may ask for
+    hub_timeout: float  # ATTENTION_HUB_TIMEOUT: seconds to wait for the hub to answer
+    model_path: str  # ATTENTION_MODEL_PATH: a folder the Model list offers ("" for none)
+    listed_models_only: bool  # ATTENTION_LISTED_MODELS_ONLY: visitors open only listed models
+    hub_offline: bool  # HF_HUB_OFFLINE (Hugging Face's own): never reach the hub
+
+
+def current() -> Settings:
+    threads = os.environ.get("ATTENTION_TORCH_THREADS")
+    return Settings(
+        torch_threads=number("ATTENTION_TORCH_THREADS", 1) if threads is not None else None,
+        max_concurrent_runs=number("ATTENTION_MAX_CONCURRENT_RUNS", 4),
+        training_slots=number("ATTENTION_TRAINING_SLOTS", 1),
+        sweep_slots=number("ATTENTION_SWEEP_SLOTS", 1),
+        model_load_slots=number("ATTENTION_MODEL_LOAD_SLOTS", 1),
+        max_model_mb=number("ATTENTION_MAX_MODEL_MB", 2048),
+        hub_timeout=number("ATTENTION_HUB_TIMEOUT", 5.0, low=0.5),
+        model_path=os.environ.get("ATTENTION_MODEL_PATH", ""),
+        listed_models_only=flag("ATTENTION_LISTED_MODELS_ONLY"),
+        hub_offline=flag("HF_HUB_OFFLINE"),
+    )

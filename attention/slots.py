@@ -1,5 +1,6 @@
-"""Per-process slots for heavy work (trainings, scaling sweeps, model loads): at most `capacity` run at once,
-the rest wait in line and learn how many runs are ahead of them. No Streamlit.
+"""Every limit on how much runs at once in a server process, in one place. Heavy work (trainings,
+scaling sweeps, model loads) waits in a line and learns how many runs are ahead of it; the
+Explorer's millisecond traces wait for a semaphore (TRACES). No Streamlit.
 
 A lecture hall presses Play at the same moment; two cores cannot train 30 models and keep 30
 Explorers interactive. A run asks for a slot with its ticket, again and again (each ask is also
@@ -15,7 +16,7 @@ import threading
 import time
 import weakref
 
-from attention.settings import number
+from attention.settings import current
 
 _ids = itertools.count(1)
 
@@ -81,6 +82,12 @@ class Ticket:
 # computation: attention.devices.configure_torch_threads). One model load at a time: a load's
 # memory peaks while it reads the checkpoint (GPT-2 medium: ~1.4 GB), and a loaded model is then
 # shared by every session.
-TRAININGS = Slots("trainings", number("ATTENTION_TRAINING_SLOTS", 1))
-SWEEPS = Slots("sweeps", number("ATTENTION_SWEEP_SLOTS", 1))
-MODEL_LOADS = Slots("model loads", number("ATTENTION_MODEL_LOAD_SLOTS", 1))
+_settings = current()
+TRAININGS = Slots("trainings", _settings.training_slots)
+SWEEPS = Slots("sweeps", _settings.sweep_slots)
+MODEL_LOADS = Slots("model loads", _settings.model_load_slots)
+# The Explorer's traces take milliseconds, so they wait for a plain semaphore, not in a line: at
+# most this many are built at once in a process. A trace at the caps needs ~50 MB while it is
+# built (benchmarks/memory_budget.py), so 30 students at the caps at once stay ~600 MB lower.
+MAX_CONCURRENT_RUNS = _settings.max_concurrent_runs
+TRACES = threading.BoundedSemaphore(MAX_CONCURRENT_RUNS)

@@ -7,13 +7,14 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from attention import ExplorerConfig, bench
-from attention.config import MAX_D_OUT, MAX_HEADS, MAX_SEED, MAX_TEXT_CHARS
+from attention import bench
+from attention.chapter3 import ExplorerConfig
+from attention.chapter3.config import MAX_D_OUT, MAX_HEADS, MAX_SEED, MAX_TEXT_CHARS
+from attention.chapter3.embeddings import embed
+from attention.chapter3.query_params import from_values, to_query_params
+from attention.chapter3.variants import VARIANTS
 from attention.devices import available_devices, device_name
-from attention.embeddings import embed
 from attention.figures import compare as figures
-from attention.query_params import from_values, to_query_params
-from attention.variants import VARIANTS
 from ui.cache import cached_trace
 from ui.router import use_router
 from ui.widgets import chart, chart_width, device_caption, show_notes

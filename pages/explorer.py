@@ -3,11 +3,11 @@
 import pandas as pd
 import streamlit as st
 
+from attention.chapter3.snippet import pytorch_script
 from attention.devices import resolve_device
 from attention.figures import explorer as figures
 from attention.figures import export
 from attention.figures.layout import token_labels
-from attention.snippet import pytorch_script
 from ui.cache import cached_trace
 from ui.chrome import pages
 from ui.controls import ALL_STEPS, EMBEDDING_LABELS, explorer_controls, explorer_url, explorer_view, write_url
@@ -77,7 +77,7 @@ def chosen_view(config, trace) -> None:
     view, head = shown["view"], shown["head"]
 
     # Only the chosen view is built and sent: the browser's drawing of charts, not the math, is
-    # what a rerun waits for (tests/bench/explorer_update.py, tests/bench/long_text.py).
+    # what a rerun waits for (benchmarks/explorer_update.py, benchmarks/long_text.py).
     if view == "steps":
         steps = figures.available_steps(trace)
         arrows = {"scores": "scores", "scaled_scores": "÷ √d_k", "masked_scores": "mask",

@@ -8,13 +8,14 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from attention import ConfigError, ExplorerConfig, lesson
-from attention.config import MAX_SEED
-from attention.embeddings import presets
-from attention.engine import build_module
+from attention.chapter3 import ExplorerConfig, lesson
+from attention.chapter3.config import MAX_SEED
+from attention.chapter3.embeddings import presets
+from attention.chapter3.engine import build_module
+from attention.chapter3.query_params import view_values
+from attention.errors import ConfigError
 from attention.figures.explorer import StepPanel, shape_text, step_figure, vectors_heatmap
 from attention.figures.layout import SEQUENTIAL, token_labels
-from attention.query_params import view_values
 from ui import url
 from ui.cache import cached_trace
 from ui.router import use_router

@@ -6,12 +6,13 @@ import json
 import pandas as pd
 import streamlit as st
 
-from attention import ConfigError, inside
+from attention.chapter3.query_params import view_values
+from attention.errors import ConfigError
 from attention.figures import explorer as steps
 from attention.figures import model as figures
 from attention.figures.layout import token_labels
-from attention.heads import ROLES, ranked
-from attention.query_params import view_values
+from attention.model import catalog, sentence
+from attention.model.roles import PUBLISHED, ROLES, ranked
 from ui import models, url
 from ui.router import use_router
 from ui.widgets import chart, chart_width, literal, show_notes
@@ -32,18 +33,18 @@ s = st.session_state
 
 
 def _load_url(raw: dict) -> None:
-    choices = inside.choices()
+    choices = catalog.choices()
     spec = {
         "model": list(choices) + [k for k in (raw.get("model") or ())[-1:] if k not in choices],
         "view": list(VIEWS),
         "layer": 64,
         "head": 64,
-        "query": inside.MAX_TOKENS,
+        "query": sentence.MAX_TOKENS,
         "temperature": [str(t) for t in (0.5, 0.7, 1.0, 1.5, 2.0)],
     }
     values, notes = view_values(raw, spec)
-    s["m_source"] = values.get("model", inside.BUNDLED)
-    s["m_text"] = str(raw["text"][-1])[:2000] if raw.get("text") else inside.SENTENCE
+    s["m_source"] = values.get("model", catalog.BUNDLED)
+    s["m_text"] = str(raw["text"][-1])[:2000] if raw.get("text") else sentence.SENTENCE
     s["m_view"] = VIEWS[values.get("view", "grid")]
     s.update(
         m_layer=values.get("layer", 0),
@@ -61,7 +62,7 @@ def _token_list(raw, notes: list[str]) -> list[int]:
     if not raw:
         return []
     try:
-        return [int(v) for v in str(raw[-1]).split(",") if v.strip()][: inside.MAX_TOKENS]
+        return [int(v) for v in str(raw[-1]).split(",") if v.strip()][: sentence.MAX_TOKENS]
     except ValueError:
         notes.append(f"next={str(raw[-1])[:40]!r} is not a list of token ids; appended nothing.")
         return []
@@ -83,8 +84,8 @@ def _params(source: str, text: str) -> dict[str, str]:
     if s["m_temperature"] != 1.0:
         params["temperature"] = str(s["m_temperature"])
     if params == {
-        "model": inside.BUNDLED,
-        "text": inside.SENTENCE,
+        "model": catalog.BUNDLED,
+        "text": sentence.SENTENCE,
         "view": "grid",
         "layer": "0",
         "head": "0",
@@ -108,15 +109,15 @@ st.caption(
 show_notes(s.pop("_model_notes", []))
 
 # --- the model ---------------------------------------------------------------------------------
-choices = inside.choices()
+choices = catalog.choices()
 if s["m_source"] not in choices:  # a folder or repo from the URL or the box
     try:
-        inside.check_source(s["m_source"])
+        catalog.check_source(s["m_source"])
         choices[s["m_source"]] = f"Local: {s['m_source']}"
     except ConfigError as error:
         st.error(literal(f"{error} Showing the bundled model instead."))
-        s["m_source"] = inside.BUNDLED
-listed_only = inside.listed_only()  # a class server can turn the folder box off (README: A lecture hall)
+        s["m_source"] = catalog.BUNDLED
+listed_only = catalog.listed_only()  # a class server can turn the folder box off (README: A lecture hall)
 left, right = (st, None) if listed_only else st.columns([3, 2])
 left.selectbox(
     "Model",
@@ -138,7 +139,7 @@ try:
     model, info = models.model(source)
 except ConfigError as error:
     st.error(literal(f"{error} Showing the bundled model instead."))
-    source = inside.BUNDLED
+    source = catalog.BUNDLED
     model, info = models.model(source)
 cfg = model.cfg
 st.caption(
@@ -153,12 +154,12 @@ text = st.text_input(
     "Sentence", key="m_text", help="Press Enter to apply. A repeated phrase shows induction heads."
 )
 try:
-    ids, tokens = inside.encode(info, text, cfg["context_length"], s["m_appended"])
+    ids, tokens = sentence.encode(info, text, cfg["context_length"], s["m_appended"])
 except ConfigError as error:
     s["m_appended"] = []
     st.warning(literal(f"{error} Showing the example sentence instead."))
-    ids, tokens = inside.encode(
-        info, inside.SENTENCE if not info.symbols else " ".join(info.symbols[:8]), cfg["context_length"]
+    ids, tokens = sentence.encode(
+        info, sentence.SENTENCE if not info.symbols else " ".join(info.symbols[:8]), cfg["context_length"]
     )
 view = models.view(source, model, ids, tokens)
 st.caption(
@@ -237,21 +238,21 @@ elif s["m_view"] == VIEWS["roles"]:
     if info.is_gpt2_small:
         st.info(
             "Published for GPT-2 small: induction heads "
-            + ", ".join(inside.PUBLISHED["induction"])
+            + ", ".join(PUBLISHED["induction"])
             + "; previous-token heads "
-            + ", ".join(inside.PUBLISHED["previous"])
+            + ", ".join(PUBLISHED["previous"])
             + " (Olsson et al. 2022; Wang et al. 2022). Compare them with the measured tops above."
         )
-    repeated = inside.SENTENCE if not info.symbols else " ".join(info.symbols[:6] * 2)
+    repeated = sentence.SENTENCE if not info.symbols else " ".join(info.symbols[:6] * 2)
     buttons = st.columns(4)
     for column, role in zip(buttons, ROLES, strict=True):
         best = next(r for r in ranked(scores, top=1) if r["role"] == role)
-        sentence = repeated if role in ("induction", "duplicate") else text
+        example = repeated if role in ("induction", "duplicate") else text
         column.button(
             f"Open the best {role} head ({best['head']})",
             key=f"m_open_{role}",
             on_click=_open,
-            args=(role, best["layer"], best["index"], sentence),
+            args=(role, best["layer"], best["index"], example),
         )
 
 elif s["m_view"] == VIEWS["next"]:
@@ -261,7 +262,7 @@ elif s["m_view"] == VIEWS["next"]:
         key="m_temperature",
         help="Divides the logits before the softmax: below 1 sharpens, above 1 flattens.",
     )
-    candidates = inside.next_tokens(view.next_logits, info, temperature)
+    candidates = sentence.next_tokens(view.next_logits, info, temperature)
     chart(figures.next_token_bars(candidates, temperature), key="m_next")
     best_id, best_text, best_p = candidates[0]
 

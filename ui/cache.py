@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from attention import AttentionTrace, ExplorerConfig, run
-from attention.query_params import to_query_params
+from attention.chapter3 import AttentionTrace, ExplorerConfig, run
+from attention.chapter3.query_params import to_query_params
 
 
 # Bounded: a trace at the caps holds ~25 MB (16 heads x 256^2 x 6 matrices x 4 B), so 16 entries

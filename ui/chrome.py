@@ -1,14 +1,13 @@
 """The app's chrome, built once: its style sheets per server process, its pages per session. app.py runs
 on every rerun; building these there cost ~20% of a rerun's CPU under a classroom's load
-(st.Page resolves and stats its file; the CSS was read from disk): py-spy, tests/load/classroom.py."""
+(st.Page resolves and stats its file; the CSS was read from disk): py-spy, benchmarks/classroom.py."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import streamlit as st
 
-ASSETS = Path(__file__).resolve().parents[1] / "assets"
+from attention.settings import ASSETS
+
 APP_CSS = "<style>" + (ASSETS / "app.css").read_text() + "</style>"
 PROJECTOR_CSS = "<style>" + (ASSETS / "projector.css").read_text() + "</style>"
 

@@ -13,16 +13,16 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from attention import ExplorerConfig
-from attention.config import MAX_D_IN, MAX_D_OUT, MAX_HEADS, MAX_SEED
+from attention.chapter3 import ExplorerConfig
+from attention.chapter3.config import MAX_D_IN, MAX_D_OUT, MAX_HEADS, MAX_SEED
+from attention.chapter3.embeddings import format_matrix, has_book_vectors, presets
+from attention.chapter3.query_params import PARAMS, from_values, to_query_params, view_values
+from attention.chapter3.text import SCHEME_LABELS, tokenize
+from attention.chapter3.trace import AttentionTrace
+from attention.chapter3.variants import KNOBS, VARIANTS
 from attention.devices import available_devices
-from attention.embeddings import format_matrix, has_book_vectors, presets
 from attention.errors import ConfigError
 from attention.figures.explorer import STEPS, available_steps
-from attention.query_params import PARAMS, from_values, to_query_params, view_values
-from attention.text import SCHEME_LABELS, tokenize
-from attention.trace import AttentionTrace
-from attention.variants import KNOBS, VARIANTS
 from ui import url
 from ui.cache import cached_trace
 from ui.widgets import narrow

@@ -9,9 +9,9 @@ from dataclasses import replace
 import numpy as np
 import streamlit as st
 
-from attention import inside
 from attention.figures.training import pattern_figure, phase_curves, role_curves
-from attention.induction import MAX_SECONDS, MAX_STEPS, InductionConfig, InductionTrainer
+from attention.model import catalog
+from attention.training.induction import MAX_SECONDS, MAX_STEPS, InductionConfig, InductionTrainer
 from ui import training
 from ui.chrome import pages
 from ui.url import link_params
@@ -128,7 +128,7 @@ def _draw(slots: dict, trainer: InductionTrainer, index: int, live: bool) -> Non
 
 def _save(trainer: InductionTrainer) -> None:
     """A finished run: its model saved for Inside a model, its figures kept for the table."""
-    source, folder = inside.new_run()
+    source, folder = catalog.new_run()
     trainer.save(folder)
     best = trainer.best_heads()
     snap = trainer.snapshots[-1]

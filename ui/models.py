@@ -11,11 +11,13 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
-from attention import heads, hub, inside
-from attention.gpt import GPTModel
-from attention.inside import ModelInfo, SentenceView
+from attention.chapter3.trace import AttentionTrace
+from attention.model import catalog, hub, sentence
+from attention.model.catalog import ModelInfo
+from attention.model.gpt import GPTModel
+from attention.model.roles import head_roles
+from attention.model.sentence import SentenceView
 from attention.slots import MODEL_LOADS
-from attention.trace import AttentionTrace
 from ui.slots import wait_for
 
 _downloading = threading.Lock()  # one download at a time: bandwidth; a long one never blocks a load
@@ -34,7 +36,7 @@ _loaded: weakref.WeakValueDictionary[str, _Loaded] = weakref.WeakValueDictionary
 
 @st.cache_resource(max_entries=3, show_spinner=False)
 def _model(source: str) -> _Loaded:
-    model, info = inside.load(source)  # a hub model is on disk by now (see model())
+    model, info = catalog.load(source)  # a hub model is on disk by now (see model())
     model.requires_grad_(False)  # read-only: nothing here trains it, and no session may change it
     return _Loaded(model, info)
 
@@ -43,7 +45,7 @@ def model(source: str) -> tuple[GPTModel, ModelInfo]:
     """The model for `source`: downloaded first if it is a hub model not yet on disk (a progress
     bar; a clear ConfigError without a network), then loaded once per process, in line for a
     model-load slot (attention.slots.MODEL_LOADS) with the line's length shown."""
-    inside.check_source(source)  # before any download
+    catalog.check_source(source)  # before any download
     if hub.is_repo_id(source) and hub.cached(source) is None:
         bar = st.progress(0.0, text=f"Downloading {source}…")
 
@@ -60,7 +62,7 @@ def model(source: str) -> tuple[GPTModel, ModelInfo]:
     if (loaded := _loaded.get(source)) is None:
         ticket, _ = wait_for(MODEL_LOADS, st.session_state.setdefault("_held_model", {}), "model load")
         try:
-            with st.spinner(f"Loading {inside.choices().get(source, source)}…"):
+            with st.spinner(f"Loading {catalog.choices().get(source, source)}…"):
                 loaded = _loaded[source] = _model(source)
         finally:
             ticket.release()
@@ -74,7 +76,7 @@ def model(source: str) -> tuple[GPTModel, ModelInfo]:
 
 @st.cache_resource(max_entries=8, ttl=3600, show_spinner=False)
 def _view(source: str, ids: tuple[int, ...], tokens: tuple[str, ...], _gpt: GPTModel) -> SentenceView:
-    return inside.sentence_view(_gpt, list(ids), tokens)
+    return sentence.sentence_view(_gpt, list(ids), tokens)
 
 
 def view(source: str, gpt: GPTModel, ids: list[int], tokens: tuple[str, ...]) -> SentenceView:
@@ -83,7 +85,7 @@ def view(source: str, gpt: GPTModel, ids: list[int], tokens: tuple[str, ...]) ->
 
 @st.cache_resource(max_entries=16, ttl=3600, show_spinner=False)
 def _layer(source: str, ids: tuple[int, ...], index: int, _gpt: GPTModel) -> AttentionTrace:
-    return inside.trace_of(_gpt, list(ids)).layers[index]
+    return sentence.trace_of(_gpt, list(ids)).layers[index]
 
 
 def layer(source: str, gpt: GPTModel, ids: list[int], index: int) -> AttentionTrace:
@@ -93,4 +95,4 @@ def layer(source: str, gpt: GPTModel, ids: list[int], index: int) -> AttentionTr
 
 @st.cache_resource(max_entries=4, show_spinner="Measuring every head's role on probe sequences…")
 def roles(source: str, _gpt: GPTModel, _info: ModelInfo) -> dict[str, np.ndarray]:
-    return heads.head_roles(_gpt, _info.probe_vocab, _info.start_token)
+    return head_roles(_gpt, _info.probe_vocab, _info.start_token)

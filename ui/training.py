@@ -14,11 +14,11 @@ from dataclasses import replace
 
 import streamlit as st
 
-from attention import ConfigError
 from attention.devices import available_devices
+from attention.errors import ConfigError
 from attention.figures.training import pattern_figure, training_curves
 from attention.slots import TRAININGS
-from attention.training import MAX_SECONDS, MAX_STEPS, TASKS, TrainConfig, Trainer
+from attention.training.tiny import MAX_SECONDS, MAX_STEPS, TASKS, TrainConfig, Trainer
 from ui.slots import wait_for
 from ui.widgets import chart, literal, narrow
 

@@ -18,10 +18,10 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from attention import blog_modules, modules
 from attention.bench.measure import time_call
+from attention.chapter3 import blog_modules, modules
+from attention.chapter3.variants import VARIANTS
 from attention.devices import available_devices
-from attention.variants import VARIANTS
 
 # --- the reference and the shared weights ------------------------------------------------------
 

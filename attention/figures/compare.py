@@ -8,9 +8,9 @@ import html
 import numpy as np
 import plotly.graph_objects as go
 
+from attention.chapter3.trace import AttentionTrace
 from attention.figures.explorer import StepPanel, step_figure, vectors_heatmap
 from attention.figures.layout import DIVERGING, SEQUENTIAL, f32, token_labels
-from attention.trace import AttentionTrace
 
 COMPARABLE = {  # trace field -> what it is, in words (per head, except output)
     "weights": "softmax output, rows sum to 1",

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
+from attention.chapter3.trace import AttentionTrace
 from attention.figures.layout import (
     DIVERGING,
     MASK_GREY,
@@ -28,7 +29,6 @@ from attention.figures.layout import (
     title,
     token_labels,
 )
-from attention.trace import AttentionTrace
 
 STEPS = {  # trace field -> (title, what a cell is, colour scale)
     "scores": ("scores = queries @ keysᵀ", "score", DIVERGING),

@@ -11,10 +11,18 @@ from tests.specs import decode
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
+def session(timeout: int = 60, **params: str) -> AppTest:
+    """A fresh session of the app (not yet run), opened with these URL parameters."""
+    at = AppTest.from_file(APP, default_timeout=timeout)
+    for key, value in params.items():
+        at.query_params[key] = value
+    return at
+
+
 @pytest.fixture
 def app():
     """A fresh Explorer session (not yet run), showing all steps side by side."""
-    at = AppTest.from_file(APP, default_timeout=60)
+    at = session()
     at.query_params["step"] = "all"  # as a link to "all steps side by side" asks for it
     return at
 
@@ -85,8 +93,7 @@ def messages(at) -> str:
 
 def open_page(path: str, timeout: int = 60) -> AppTest:
     """A fresh session, run once on the Explorer, then on page `path` (e.g. "pages/compare.py")."""
-    at = AppTest.from_file(APP, default_timeout=timeout)
-    at.run()
+    at = session(timeout).run()
     at.switch_page(path)
     return at.run()
 

@@ -6,9 +6,9 @@ import unicodedata
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from attention.config import MAX_TEXT_CHARS
+from attention.chapter3.config import MAX_TEXT_CHARS
 from attention.devices import available_devices
-from tests.app.conftest import APP, messages, open_page, show, step_names, steps_figure
+from tests.app.conftest import messages, open_page, session, show, step_names, steps_figure
 
 HOSTILE = (
     "<script>alert(1)</script> <img src=x onerror=alert(1)> [x](javascript:alert(1)) **bold** "
@@ -36,7 +36,7 @@ def assert_literal(at) -> None:
 
 
 def url_run(params: dict) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
+    at = session()
     for key, value in params.items():
         at.query_params[key] = value
     return at.run()

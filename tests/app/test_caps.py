@@ -2,8 +2,8 @@
 
 import pytest
 
-from attention.config import MAX_D_IN, MAX_D_OUT, MAX_HEADS, MAX_TOKENS
-from tests.app.conftest import APP, show
+from attention.chapter3.config import MAX_D_IN, MAX_D_OUT, MAX_HEADS, MAX_TOKENS
+from tests.app.conftest import session, show
 
 MAX_CHART_BYTES = 2_500_000  # plotly JSON per rerun, the biggest view at the caps (~2.1 MB)
 CAPS = {"text": " ".join(f"w{i}" for i in range(MAX_TOKENS)), "embedding": "random", "d_in": str(MAX_D_IN),
@@ -12,9 +12,8 @@ CAPS = {"text": " ".join(f"w{i}" for i in range(MAX_TOKENS)), "embedding": "rand
 
 @pytest.fixture(scope="module")
 def at_caps():
-    from streamlit.testing.v1 import AppTest
 
-    at = AppTest.from_file(APP, default_timeout=120)
+    at = session(120)
     at.query_params.update(CAPS)
     at.session_state["step"] = "all"
     at.run()
@@ -33,9 +32,8 @@ def test_every_view_at_the_caps_sends_at_most_the_budget(at_caps, view):
 
 
 def test_one_step_more_is_refused_with_a_note():
-    from streamlit.testing.v1 import AppTest
 
-    at = AppTest.from_file(APP, default_timeout=120)
+    at = session(120)
     at.query_params.update({**CAPS, "text": CAPS["text"] + " extra", "heads": str(MAX_HEADS + 1)})
     at.run()
     assert not at.exception

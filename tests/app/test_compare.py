@@ -1,9 +1,8 @@
 import numpy as np
 import pytest
-from streamlit.testing.v1 import AppTest
 
-from attention import ExplorerConfig, run
-from tests.app.conftest import APP, figures, open_page
+from attention.chapter3 import ExplorerConfig, run
+from tests.app.conftest import figures, open_page, session
 from tests.specs import decode
 
 
@@ -85,7 +84,7 @@ def test_impossible_side_settings_are_repaired_with_a_note(compare):
 
 
 def test_sentence_comes_from_the_explorer():
-    at = AppTest.from_file(APP, default_timeout=60)
+    at = session()
     at.query_params["text"] = "the cat sat on the mat"
     at.query_params["embedding"] = "random"
     at.run()

@@ -3,16 +3,15 @@ the first minute of a class (issue 12: own text, notes, numbers in cells, labels
 
 import numpy as np
 import pytest
-from streamlit.testing.v1 import AppTest
 
-from attention import ExplorerConfig
-from attention.config import MAX_TOKENS
-from attention.query_params import to_query_params
+from attention.chapter3 import ExplorerConfig
+from attention.chapter3.config import MAX_TOKENS
+from attention.chapter3.query_params import to_query_params
 from tests.app.conftest import (
-    APP,
     figure,
     figures,
     messages,
+    session,
     show,
     step,
     step_figures,
@@ -45,7 +44,7 @@ def weights(at) -> np.ndarray:
 
 
 def test_default_view_is_the_weights_of_head_0():
-    at = AppTest.from_file(APP, default_timeout=60).run()
+    at = session().run()
     assert not at.exception
     assert step_names(at) == ["weights"]
     assert "weights (1, 2, 6, 6), head 0" in step_titles(at)
@@ -294,7 +293,7 @@ def test_settings_survive_a_visit_to_the_learn_page(app):
 
 def test_typing_your_own_sentence_does_not_warn():
     """Item 1: the main action switches to the seeded embedding quietly, and the sidebar says so."""
-    at = AppTest.from_file(APP, default_timeout=60).run()
+    at = session().run()
     at = set_value(at, "w_text", "the cat sat on the mat")
     assert not at.exception and not at.warning
     assert at.radio(key="w_embedding").value == "random"
@@ -302,7 +301,7 @@ def test_typing_your_own_sentence_does_not_warn():
 
 
 def test_a_link_with_own_text_uses_the_seeded_embedding_quietly():
-    at = AppTest.from_file(APP, default_timeout=60)
+    at = session()
     at.query_params["text"] = "my own words"
     at = at.run()
     assert not at.warning and at.radio(key="w_embedding").value == "random"
@@ -310,7 +309,7 @@ def test_a_link_with_own_text_uses_the_seeded_embedding_quietly():
 
 def test_the_page_says_the_weights_are_untrained_and_links_to_trained_ones():
     """Item 2."""
-    at = AppTest.from_file(APP, default_timeout=60).run()
+    at = session().run()
     captions = " ".join(c.value for c in at.caption)
     assert "random (seed 123), not trained" in captions and "For trained heads, see" in captions
     assert any(link.label == "Watch it learn" for link in at.get("page_link"))
@@ -318,7 +317,7 @@ def test_the_page_says_the_weights_are_untrained_and_links_to_trained_ones():
 
 def test_numbers_in_cells_while_small_and_a_toggle_otherwise():
     """Item 3."""
-    at = AppTest.from_file(APP, default_timeout=60).run()
+    at = session().run()
     fig = steps_figure(at)
     assert fig["data"][0]["texttemplate"] == "%{z:.4f}"  # the book's 4 decimals
     at = set_value(at, "w_text", " ".join(f"w{i}" for i in range(20)))
@@ -329,7 +328,7 @@ def test_numbers_in_cells_while_small_and_a_toggle_otherwise():
 
 def test_the_summary_is_in_words_with_the_jargon_in_its_tooltip():
     """Item 4."""
-    at = AppTest.from_file(APP, default_timeout=60).run()
+    at = session().run()
     summary = next(m for m in at.markdown if "tokens" in m.value and "output" in m.value)
     assert "6 tokens · 2 heads · output 6 × 2" in summary.value
     assert "T = 6" in summary.help and "head_dim" in summary.help
@@ -337,7 +336,7 @@ def test_the_summary_is_in_words_with_the_jargon_in_its_tooltip():
 
 def test_dropout_shows_the_dropped_weights_by_default():
     """Item 5."""
-    at = AppTest.from_file(APP, default_timeout=60).run()
+    at = session().run()
     at = set_value(at, "w_dropout", 0.5)
     at = set_value(at, "w_train", True)
     assert step_names(at) == ["dropped_weights"]
@@ -345,7 +344,7 @@ def test_dropout_shows_the_dropped_weights_by_default():
 
 def test_a_head_count_that_does_not_divide_is_shown_as_used_with_correct_plurals():
     """Item 6: "try 1 head", not "1 heads"."""
-    at = AppTest.from_file(APP, default_timeout=60).run()
+    at = session().run()
     at = set_value(at, "w_embedding", "random")
     at = set_value(at, "w_d_out", 1)
     at = set_value(at, "w_heads", 2)
@@ -357,7 +356,7 @@ def test_a_head_count_that_does_not_divide_is_shown_as_used_with_correct_plurals
 
 def test_simplified_attention_says_nothing_it_does_not_do():
     """Item 7: no scaling, mask, heads; the causal box it shows is unticked."""
-    at = AppTest.from_file(APP, default_timeout=60).run()
+    at = session().run()
     at = at.selectbox(key="w_preset").select("Hello shiny sun! (worked by hand, no weights)").run()
     at = at.segmented_control(key="step").set_value("all").run()
     titles = step_titles(at)
@@ -379,7 +378,7 @@ def test_scaled_scores_do_not_read_as_an_equation(app):
 
 def test_query_focus_labels_dropped_weights_and_prints_no_negative_zero():
     """Item 7."""
-    at = AppTest.from_file(APP, default_timeout=60)
+    at = session()
     config = ExplorerConfig(text="a b c d e f g h i j k l m n", embedding="random", d_in=4, d_out=4, heads=2,
                             dropout=0.5, train=True, seed=3)  # fmt: skip
     for key, value in to_query_params(config).items():
@@ -395,14 +394,14 @@ def test_query_focus_labels_dropped_weights_and_prints_no_negative_zero():
 
 def test_unknown_parameters_are_ignored_silently():
     """Item 8: a learning platform's utm_source is no error."""
-    at = AppTest.from_file(APP, default_timeout=60)
+    at = session()
     at.query_params.update({"utm_source": "moodle", "utm_medium": "course", "seed": "5"})
     at = at.run()
     assert not at.warning and at.number_input(key="w_seed").value == 5
 
 
 def test_a_click_on_the_chosen_step_goes_back_to_the_default_and_a_bare_url():
-    at = AppTest.from_file(APP, default_timeout=60).run()
+    at = session().run()
     at = at.segmented_control(key="step").set_value("scores").run()
     assert url_params(at) != {}
     at = at.segmented_control(key="step").set_value(None).run()  # the chosen option clicked again
@@ -412,13 +411,13 @@ def test_a_click_on_the_chosen_step_goes_back_to_the_default_and_a_bare_url():
 
 def test_the_link_holds_the_view_and_a_link_restores_it():
     """Item 8: view, step, head and query in the URL."""
-    at = AppTest.from_file(APP, default_timeout=60).run()
+    at = session().run()
     at = set_value(at, "w_d_out", 4)
     at = at.radio(key="head").set_value(1).run()
     at = at.segmented_control(key="step").set_value("scores").run()
     params = url_params(at)
     assert params["head"] == "1" and params["step"] == "scores" and params["d_out"] == "4"
-    fresh = AppTest.from_file(APP, default_timeout=60)
+    fresh = session()
     fresh.query_params.update(params)
     fresh = fresh.run()
     assert step_names(fresh) == ["scores"] and "head 1" in step_titles(fresh)
@@ -427,13 +426,13 @@ def test_the_link_holds_the_view_and_a_link_restores_it():
 
 def test_the_opening_view_leaves_the_url_bare():
     """Item 13: no history entry of our own on arrival; Back leaves the site."""
-    at = AppTest.from_file(APP, default_timeout=60).run()
+    at = session().run()
     assert url_params(at) == {}
 
 
 def test_a_url_the_page_did_not_write_is_loaded_back_then_is_undone():
     """Item 13: Back restores the previous settings (the browser reruns with the older URL)."""
-    at = AppTest.from_file(APP, default_timeout=60).run()
+    at = session().run()
     at = set_value(at, "w_seed", 9)
     assert url_params(at)["seed"] == "9"
     at.query_params.clear()  # Back to the bare opening URL
@@ -443,7 +442,7 @@ def test_a_url_the_page_did_not_write_is_loaded_back_then_is_undone():
 
 def test_editing_the_sentence_returns_the_example_box_to_your_own_settings():
     """Item 10."""
-    at = AppTest.from_file(APP, default_timeout=60).run()
+    at = session().run()
     assert at.selectbox(key="w_preset").value.startswith("Your journey starts")
     at = set_value(at, "w_text", "Your journey starts with two steps")
     assert at.selectbox(key="w_preset").value == "— your own settings —"
@@ -451,7 +450,7 @@ def test_editing_the_sentence_returns_the_example_box_to_your_own_settings():
 
 def test_my_matrix_starts_as_the_current_x_without_a_warning():
     """Item 10."""
-    at = AppTest.from_file(APP, default_timeout=60).run()
+    at = session().run()
     before = step(at, "weights")
     at = set_value(at, "w_embedding", "custom")
     assert not at.warning
@@ -461,7 +460,7 @@ def test_my_matrix_starts_as_the_current_x_without_a_warning():
 
 def test_the_sentence_is_one_line_that_enter_applies():
     """Item 11: a text input (Enter submits), not a text area (Enter adds a line)."""
-    at = AppTest.from_file(APP, default_timeout=60).run()
+    at = session().run()
     assert at.text_input(key="w_text") and not [t for t in at.text_area if t.key == "w_text"]
 
 
@@ -476,7 +475,7 @@ def test_a_view_control_reruns_only_the_view_fragment(monkeypatch):
 
     import ui.cache
 
-    at = AppTest.from_file(APP, default_timeout=60).run()
+    at = session().run()
     assert at.text_input(key="w_text") and at.sidebar.children
     (fragment,) = list(at._fragment_storage._fragments)
     with_numbers = steps_figure(at)

@@ -2,15 +2,14 @@
 before you see (issue 12 items 16-18)."""
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
-from tests.app.conftest import APP, figures, url_params
+from tests.app.conftest import figures, session, url_params
 from tests.specs import decode
 
 
 @pytest.fixture
 def learn():
-    at = AppTest.from_file(APP, default_timeout=60)
+    at = session()
     at.switch_page("pages/learn.py")
     return at
 
@@ -165,7 +164,7 @@ def test_the_pages_sentence_and_settings_are_in_its_url(learn):
     at = at.number_input(key="learn_seed").set_value(7).run()
     params = url_params(at)
     assert params == {"sentence": "own", "text": "the cat saw the dog", "seed": "7"}
-    fresh = AppTest.from_file(APP, default_timeout=60)
+    fresh = session()
     fresh.switch_page("pages/learn.py")
     fresh.query_params.update(params)
     fresh = fresh.run()

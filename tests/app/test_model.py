@@ -9,9 +9,9 @@ import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
-from attention import inside
-from attention.gpt import load_gpt2
-from tests.app.conftest import APP, figures, url_params
+from attention.model import catalog, sentence
+from attention.model.checkpoint import load_gpt2
+from tests.app.conftest import figures, session, url_params
 from tests.specs import decode
 
 VIEWS = ["All heads", "One head", "Token view", "Head roles", "Next token", "Share & export"]
@@ -19,12 +19,12 @@ VIEWS = ["All heads", "One head", "Token view", "Head roles", "Next token", "Sha
 
 @pytest.fixture(scope="module")
 def bundled():
-    model = load_gpt2(inside.BUNDLED_PATH)
-    return model, inside.info(inside.BUNDLED, None)
+    model = load_gpt2(catalog.BUNDLED_PATH)
+    return model, catalog.info(catalog.BUNDLED, None)
 
 
 def page(**params) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=120)
+    at = session(120)
     at.switch_page("pages/model.py")
     at.query_params.update(params)
     return at
@@ -54,8 +54,8 @@ def test_one_head_shows_the_models_own_numbers(bundled):
     model, info = bundled
     at = page(view="head", layer="1", head="2").run()
     at = at.segmented_control(key="m_step").set_value("weights").run()
-    ids, tokens = inside.encode(info, inside.SENTENCE, model.cfg["context_length"])
-    expected = inside.trace_of(model, ids).layers[1].weights[0, 2].numpy()
+    ids, tokens = sentence.encode(info, sentence.SENTENCE, model.cfg["context_length"])
+    expected = sentence.trace_of(model, ids).layers[1].weights[0, 2].numpy()
     np.testing.assert_allclose(decode(figures(at)[0]["data"][0]["z"]), expected, rtol=1e-6)
     assert [f["layout"]["title"]["text"].split(",")[0] for f in figures(at)[1:]] == [
         "queries",
@@ -89,7 +89,7 @@ def test_next_token_probabilities_are_the_models_and_append_steps(bundled):
     model, info = bundled
     at = page(view="next").run()
     bars = figures(at)[0]["data"][0]
-    ids, _ = inside.encode(info, inside.SENTENCE, model.cfg["context_length"])
+    ids, _ = sentence.encode(info, sentence.SENTENCE, model.cfg["context_length"])
     with torch.no_grad():
         expected = torch.softmax(model(torch.tensor([ids]))[0, -1].double(), -1).topk(10).values.numpy()
     np.testing.assert_allclose(decode(bars["x"]), expected, rtol=1e-4)
@@ -147,12 +147,12 @@ def test_a_folder_that_is_not_a_checkpoint(folder):
 
 def test_a_class_server_hides_the_folder_box_and_opens_only_its_list(monkeypatch):
     monkeypatch.setenv("ATTENTION_LISTED_MODELS_ONLY", "1")  # README: A lecture hall
-    at = page(model=str(inside.BUNDLED_PATH)).run()  # a real checkpoint, named by its path
+    at = page(model=str(catalog.BUNDLED_PATH)).run()  # a real checkpoint, named by its path
     assert not at.exception
     message = at.error[0].value.replace("\\", "")
     assert "only the models in its Model list" in message and "Showing the bundled model instead" in message
     assert [box.key for box in at.text_input] == ["m_text"]  # no "folder on this server"
-    assert at.selectbox(key="m_source").value == inside.BUNDLED and figures(at)
+    assert at.selectbox(key="m_source").value == catalog.BUNDLED and figures(at)
 
 
 def test_picking_a_hub_model_without_a_network_says_so_within_seconds(monkeypatch, tmp_path):
@@ -187,7 +187,7 @@ def test_a_model_load_waits_for_a_free_slot_then_loads_by_itself(monkeypatch):
     at = page().run()
     assert waiting == [1]  # it waited in line
     assert not at.exception and figures(at)  # then loaded by itself
-    assert MODEL_LOADS.running == 0 and inside.BUNDLED in ui.models._loaded  # and gave the slot back
+    assert MODEL_LOADS.running == 0 and catalog.BUNDLED in ui.models._loaded  # and gave the slot back
     asked = []
     monkeypatch.setattr(ui.models, "wait_for", lambda *a: asked.append(a))
     at = page().run()  # loaded once: a second session opens it without asking for a slot

@@ -1,12 +1,11 @@
 """Projector mode: larger text and full-contrast ink, in the page and in every chart."""
 
-from tests.app.conftest import APP, figures, open_page
+from tests.app.conftest import figures, open_page, session
 
 
 def test_projector_mode_enlarges_charts_and_styles_the_page():
-    from streamlit.testing.v1 import AppTest
 
-    at = AppTest.from_file(APP, default_timeout=60).run()
+    at = session().run()
     before = figures(at)[0]
     assert "font-size: 20px" not in at.get("html")[0].proto.body
     at = at.toggle(key="projector").set_value(True).run()

@@ -3,7 +3,8 @@ import time
 import numpy as np
 import pytest
 
-from attention.training import TrainConfig, Trainer, train
+from attention.model import catalog
+from attention.training.tiny import TrainConfig, Trainer, train
 from tests.app.conftest import figures, open_page
 from tests.specs import decode
 
@@ -137,9 +138,7 @@ def test_a_resumed_run_ends_on_its_last_snapshot(train_page):
 
 @pytest.fixture
 def induction_page(train_page, monkeypatch, tmp_path):
-    from attention import inside
-
-    monkeypatch.setattr(inside, "RUNS", tmp_path)  # the runs this test saves
+    monkeypatch.setattr(catalog, "RUNS", tmp_path)  # the runs this test saves
     at = train_page.selectbox(key="tr_task").set_value("induction").run()
     at.number_input(key="ind_steps").set_value(100)
     return at

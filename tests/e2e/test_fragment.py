@@ -4,7 +4,7 @@ websocket protocol, as the browser does: the sentence and the knobs are not run 
 import asyncio
 
 from tests.e2e.conftest import in_thread
-from tests.load.classroom import Session, Stats
+from benchmarks.classroom import Session, Stats
 
 
 def test_a_view_control_reruns_only_the_view(server):

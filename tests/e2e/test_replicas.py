@@ -9,7 +9,7 @@ import pytest
 
 from deploy.replicas import Replicas
 from tests.e2e.conftest import in_thread, wait_idle
-from tests.load import classroom
+from benchmarks import classroom
 
 pytestmark = pytest.mark.skipif(
     not (shutil.which("nginx") or Path("/usr/sbin/nginx").exists()),

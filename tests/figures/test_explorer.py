@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from attention import ExplorerConfig, run
+from attention.chapter3 import ExplorerConfig, run
 from attention.figures import explorer as figures
 from tests.specs import decode
 

@@ -1,0 +1,155 @@
+"""The chapter's computation written out step by step, for the Learn page. No Streamlit.
+
+Every number comes from the engine (run, modules, embeddings); this module only arranges the
+intermediate values the way the documents write them by hand.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import torch
+
+from attention.chapter3.config import ExplorerConfig
+from attention.chapter3.engine import run
+from attention.chapter3.modules import MultiHeadAttention, MultiHeadAttentionWrapper, reset_parameters
+
+
+def fmt(value: float, digits: int = 4) -> str:
+    return f"{value:.{digits}f}"
+
+
+@dataclass(frozen=True)
+class WorkedQuery:
+    """Section 3.3 for one query: dot products term by term, softmax, the weighted sum."""
+
+    query: int
+    tokens: tuple[str, ...]
+    x: list[list[float]]  # (T, d_in)
+    dot_terms: list[str]  # per key: "0.55·0.43 + 0.87·0.15 + 0.66·0.89"
+    scores: list[float]  # (T,)
+    exps: list[float]  # exp(score) per key
+    exp_sum: float
+    weights: list[float]  # (T,)
+    context_terms: list[list[float]]  # per key: weight * x_key, (T, d_in)
+    context: list[float]  # (d_in,)
+
+    @property
+    def top_key(self) -> int:
+        return max(range(len(self.weights)), key=self.weights.__getitem__)
+
+
+def worked_query(config: ExplorerConfig, query: int) -> WorkedQuery:
+    """Simplified self-attention (no weights) for `query`, from the engine's own trace."""
+    trace = run(replace(config, variant="simplified"))
+    x = trace.x[0].tolist()
+    scores = trace.scores[0, 0, query].tolist()
+    weights = trace.weights[0, 0, query].tolist()
+    q = x[query]
+    return WorkedQuery(
+        query=query,
+        tokens=trace.tokens.texts,
+        x=x,
+        dot_terms=[" + ".join(f"{a:.2f}·{b:.2f}" for a, b in zip(q, row, strict=True)) for row in x],
+        scores=scores,
+        exps=[math.exp(s) for s in scores],
+        exp_sum=sum(math.exp(s) for s in scores),
+        weights=weights,
+        context_terms=[[w * v for v in row] for w, row in zip(weights, x, strict=True)],
+        context=trace.output[0, query].tolist(),
+    )
+
+
+def simplified_matrices(config: ExplorerConfig) -> dict:
+    """Section 3.3 for every query at once: scores x·xᵀ (T, T) and their row-wise softmax."""
+    trace = run(replace(config, variant="simplified"))
+    return {"scores": trace.scores[0, 0].numpy(), "weights": trace.weights[0, 0].numpy()}
+
+
+def scaling_demo(dims=(2, 8, 32, 128, 512, 2048), samples: int = 200, seed: int = 0) -> list[dict]:
+    """Why divide by sqrt(d_k): for random unit-variance queries and keys, the dot products grow
+    like sqrt(d_k), so an unscaled softmax saturates (one weight near 1) as d_k grows."""
+    generator = torch.Generator().manual_seed(seed)
+    rows = []
+    for d_k in dims:
+        q = torch.randn(samples, 1, d_k, generator=generator)  # (S, 1, d_k)
+        k = torch.randn(samples, 8, d_k, generator=generator)  # (S, 8 keys, d_k)
+        scores = (q @ k.transpose(1, 2)).squeeze(1)  # (S, 8)
+        unscaled = torch.softmax(scores, dim=-1).max(dim=-1).values.mean().item()
+        scaled = torch.softmax(scores / d_k**0.5, dim=-1).max(dim=-1).values.mean().item()
+        rows.append(
+            {
+                "d_k": d_k,
+                "score std": scores.std().item(),
+                "largest weight, unscaled": unscaled,
+                "largest weight, scaled": scaled,
+            }
+        )
+    return rows
+
+
+def causal_two_ways(config: ExplorerConfig) -> dict[str, torch.Tensor]:
+    """The book's two masks on the same weights: tril-multiply-and-renormalise vs −inf."""
+    plain = run(replace(config, variant="v2"))  # no mask
+    causal = run(replace(config, variant="causal", dropout=0.0, causal=True))
+    weights = plain.weights[0, 0]  # (T, T)
+    tril = torch.tril(torch.ones_like(weights))  # (T, T)
+    masked_simple = weights * tril  # (T, T)
+    renormalised = masked_simple / masked_simple.sum(dim=-1, keepdim=True)  # (T, T)
+    return {
+        "weights": weights,
+        "masked_simple": masked_simple,
+        "renormalised": renormalised,
+        "minus_inf": causal.weights[0, 0],
+        "masked_scores": causal.masked_scores[0, 0],
+    }
+
+
+def dropout_demo(config: ExplorerConfig, p: float, draws: int = 1000) -> dict:
+    """One draw (mask, scaling), eval mode, and the average row sums over many seeds."""
+    base = replace(config, variant="causal", dropout=p, causal=True)
+    one = run(replace(base, train=True))
+    evaluated = run(replace(base, train=False))
+    weights = one.weights[0, 0]  # (T, T)
+    generator = torch.Generator().manual_seed(config.seed)
+    keep = torch.empty((draws, *weights.shape)).bernoulli_(1 - p, generator=generator)  # (N, T, T)
+    mean_row_sums = (weights * keep / (1 - p)).sum(-1).mean(0)  # (T,)
+    return {"trace": one, "eval": evaluated, "mean_row_sums": mean_row_sums, "draws": draws}
+
+
+def multihead_shapes(batch: int, tokens: int, d_in: int, d_out: int, heads: int) -> list[tuple[str, str]]:
+    """Split heads, every intermediate's shape, as MultiHeadAttention.forward computes them."""
+    head_dim = d_out // heads
+    b, t = batch, tokens
+    return [
+        ("x", f"({b}, {t}, {d_in})"),
+        ("keys = W_key(x)", f"({b}, {t}, {d_out})"),
+        ("keys.view(b, num_tokens, num_heads, head_dim)", f"({b}, {t}, {heads}, {head_dim})"),
+        ("keys.transpose(1, 2)", f"({b}, {heads}, {t}, {head_dim})"),
+        ("attn_scores = queries @ keys.transpose(2, 3)", f"({b}, {heads}, {t}, {t})"),
+        ("attn_weights = softmax(masked / √head_dim)", f"({b}, {heads}, {t}, {t})"),
+        ("(attn_weights @ values).transpose(1, 2)", f"({b}, {t}, {heads}, {head_dim})"),
+        ("context_vec.contiguous().view(b, num_tokens, d_out)", f"({b}, {t}, {d_out})"),
+        ("out_proj(context_vec)", f"({b}, {t}, {d_out})"),
+    ]
+
+
+def exercise_3_2(seed: int = 123) -> torch.Tensor:
+    """The wrapper with d_out = 1 per head and 2 heads on the book's inputs: width 2."""
+    from attention.chapter3.embeddings import presets
+
+    inputs = torch.tensor(presets()[0]["vectors"])  # (6, 3)
+    batch = torch.stack((inputs, inputs))  # (2, 6, 3)
+    module = reset_parameters(
+        MultiHeadAttentionWrapper(3, 1, 6, 0.0, num_heads=2), torch.Generator().manual_seed(seed)
+    )
+    with torch.no_grad():
+        return module(batch)  # (2, 6, 2)
+
+
+def parameter_count(d_in: int = 768, d_out: int = 768, heads: int = 12, qkv_bias: bool = False) -> int:
+    """Exercise 3.3: GPT-2-sized MultiHeadAttention has 2,360,064 parameters."""
+    with torch.device("meta"):  # shapes only, no memory
+        module = MultiHeadAttention(d_in, d_out, 1024, 0.0, heads, qkv_bias)
+    return sum(p.numel() for p in module.parameters())

@@ -1,0 +1,136 @@
+"""The model catalogue: which models there are (bundled, the hub's, runs trained here), what each
+one is, and loading one. The one caller of hub.download.
+
+A model is a folder in GPT-2's checkpoint layout (checkpoint.load_gpt2). Its config.json may carry an
+"attention_explorer" entry: a name, what it was trained on, and its tokenizer: GPT-2's BPE
+(default) or "symbols", a list of token texts typed with spaces between them (the small models
+Watch it learn trains).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tempfile
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from attention.errors import ConfigError
+from attention.model import hub
+from attention.model.checkpoint import load_gpt2
+from attention.model.gpt import GPTModel
+from attention.model.hub import HUB_MODELS
+from attention.settings import ASSETS, current
+
+BUNDLED = "bundled"
+BUNDLED_PATH = ASSETS / "model"
+RUNS = Path(tempfile.gettempdir()) / "attention-explorer-runs"  # models Watch it learn trained
+RUN = re.compile(r"run:([0-9a-f]{12})")  # a run's source; nothing else names a folder in RUNS
+KEEP_RUNS = 20  # per machine (every replica shares RUNS); older runs are deleted as new ones are saved
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    source: str  # BUNDLED, a hub repo id, or a folder
+    name: str
+    trained_on: str = ""
+    symbols: tuple[str, ...] = ()  # a small model's token texts; empty: GPT-2's BPE
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def start_token(self) -> int:
+        return int(self.extra.get("start_token", len(self.symbols) - 1 if self.symbols else 50256))
+
+    @property
+    def probe_vocab(self) -> range:
+        low, high = self.extra.get("probe_tokens", (0, len(self.symbols) - 1 if self.symbols else 50256))
+        return range(int(low), int(high))
+
+    @property
+    def is_gpt2_small(self) -> bool:
+        return self.source == "openai-community/gpt2"
+
+
+def choices() -> dict[str, str]:
+    """source -> label, for the picker: the bundled model first (offline), then the hub's."""
+    out = {BUNDLED: "Bundled: a small trained GPTModel (offline)"}
+    out |= {repo: f"{m.label} from the hub ({m.megabytes:,} MB download)" for repo, m in HUB_MODELS.items()}
+    if path := current().model_path:
+        out[path] = f"Local: {path}"
+    for folder, name in runs():
+        out[f"run:{folder.name}"] = f"Trained here: {name}"
+    return out
+
+
+def listed_only() -> bool:
+    """ATTENTION_LISTED_MODELS_ONLY=1, for a class server: visitors open only the picker's models
+    (no folder on the server, no other hub repo, whatever the URL says)."""
+    return current().listed_models_only
+
+
+def check_source(source: str) -> None:
+    """ConfigError for a model this server does not open for visitors."""
+    if listed_only() and source not in choices():
+        raise ConfigError(
+            f"This server opens only the models in its Model list, not {source[:80]!r}.", "source"
+        )
+
+
+def runs() -> list[tuple[Path, str]]:
+    """The models Watch it learn saved on this server (folder, name), newest first. Another
+    session may be deleting the oldest right now (new_run): a folder that cannot be read is
+    skipped."""
+    found = []
+    for folder in (f for f in RUNS.glob("*") if RUN.fullmatch(f"run:{f.name}")):
+        try:
+            config = json.loads((folder / "config.json").read_text())
+            name = config.get("attention_explorer", {}).get("name") or folder.name
+            found.append((folder.stat().st_mtime, folder, name))
+        except (OSError, ValueError, AttributeError):
+            continue
+    return [(folder, name) for _, folder, name in sorted(found, reverse=True)]
+
+
+def new_run() -> tuple[str, Path]:
+    """A fresh folder for a trained model, and the source that names it; the oldest beyond
+    KEEP_RUNS are deleted (a classroom's runs must not fill the disk)."""
+    import shutil
+
+    for old, _ in runs()[KEEP_RUNS - 1 :]:
+        shutil.rmtree(old, ignore_errors=True)
+    name = uuid.uuid4().hex[:12]
+    return f"run:{name}", RUNS / name
+
+
+def resolve(source: str) -> Path | str:
+    """The path or repo id load_gpt2 takes for a picker source."""
+    if source == BUNDLED:
+        return BUNDLED_PATH
+    run = RUN.fullmatch(source)
+    if run:
+        return RUNS / run.group(1)
+    if source.startswith("run:"):
+        raise ConfigError(f"{source[:40]!r} names no run trained here.", "model")
+    return source
+
+
+def info(source: str, folder: Path | None) -> ModelInfo:
+    """What config.json says about the model (its "attention_explorer" entry)."""
+    extra = {}
+    config = Path(folder or resolve(source)) / "config.json"
+    if config.exists():
+        extra = json.loads(config.read_text()).get("attention_explorer", {})
+    known = HUB_MODELS.get(source)
+    name = extra.get("name") or (known.label if known else Path(str(source)).name)
+    return ModelInfo(source, name, extra.get("trained_on", ""), tuple(extra.get("vocab", ())), extra)
+
+
+def load(source: str, progress=None) -> tuple[GPTModel, ModelInfo]:
+    """A model and what it is; ConfigError with a clear message for anything unusable."""
+    check_source(source)
+    folder = None
+    if hub.is_repo_id(source):
+        folder = hub.download(source, progress=progress)
+    model = load_gpt2(folder or resolve(source))
+    return model, info(source, folder)

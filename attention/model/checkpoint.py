@@ -1,0 +1,243 @@
+"""GPT-2's checkpoints (Hugging Face's layout) in and out of the book's GPTModel: config.json
+checked before anything is allocated, safetensors only (no pickle is ever executed). Never
+imports the hub: hub.py downloads a repo's files to a folder, and this module reads folders.
+
+    model = load_gpt2("assets/model")          # a folder with config.json + model.safetensors
+    save_gpt2(model, "out/")                   # GPT2LMHeadModel opens it too
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from types import SimpleNamespace
+
+import torch
+
+from attention.errors import ConfigError, check_whole_numbers
+from attention.model.gpt import GPTModel
+from attention.settings import current
+
+# The most memory a config.json may ask for, in MiB as GPTModel builds it: GPT-2 medium (1,646)
+# fits; GPT-2 large (3,342) needs this raised, on a machine that has the memory.
+MAX_MODEL_MB = current().max_model_mb
+# The sizes in gpt.CONFIG_KEYS, as config.json names them.
+HF_NAMES = {"vocab_size": "vocab_size", "context_length": "n_positions", "emb_dim": "n_embd",
+            "n_heads": "n_head", "n_layers": "n_layer"}  # fmt: skip
+
+
+def parameter_count(cfg: dict) -> int:
+    """The book's GPTModel's parameters for `cfg`, from the config alone (nothing allocated):
+    token and position embeddings, and per block 4 d x d attention and 8 d x d feed-forward
+    weights with their biases and two LayerNorms; the output layer counted as tied."""
+    d, layers = cfg["emb_dim"], cfg["n_layers"]
+    return (cfg["vocab_size"] + cfg["context_length"]) * d + layers * (12 * d * d + 13 * d) + 2 * d
+
+
+def model_bytes(cfg: dict) -> int:
+    """What GPTModel(cfg) allocates, in float32: its parameters, its own output layer (tied to the
+    embedding only when GPT-2's weights are loaded) and each block's (context x context) mask.
+    A model.safetensors holds at most the same (GPT-2's carry the masks too)."""
+    extra = cfg["vocab_size"] * cfg["emb_dim"] + cfg["n_layers"] * cfg["context_length"] ** 2
+    return 4 * (parameter_count(cfg) + extra)
+
+
+def config_from_hf(hf: dict) -> dict:
+    """config.json of a GPT-2 checkpoint -> the book's config; ConfigError for one that is not a
+    GPT-2 config, or whose model would take more than MAX_MODEL_MB: checked before anything is
+    allocated, since a config.json from anywhere could ask for terabytes."""
+    hf = hf if isinstance(hf, dict) else {}
+    sizes = {"n_positions": hf.get("n_ctx", 1024)} | {k: hf[k] for k in HF_NAMES.values() if k in hf}
+    if missing := [k for k in HF_NAMES.values() if k not in sizes]:
+        raise ConfigError(f"This is not a GPT-2 config.json: it has no {', '.join(missing)}.", "source")
+    try:
+        check_whole_numbers(SimpleNamespace(**sizes), {k: (1, 2**40) for k in HF_NAMES.values()})
+    except ConfigError as error:
+        raise ConfigError(f"This is not a GPT-2 config.json: {error}.", "source") from error
+    if sizes["n_embd"] % sizes["n_head"]:
+        raise ConfigError(
+            f"config.json: n_embd={sizes['n_embd']} is not a multiple of n_head={sizes['n_head']}.", "source"
+        )
+    cfg = {key: sizes[name] for key, name in HF_NAMES.items()} | {"drop_rate": 0.0, "qkv_bias": True}
+    if (mb := model_bytes(cfg) / 2**20) > MAX_MODEL_MB:
+        raise ConfigError(
+            f"This model needs {mb:,.0f} MB of memory (float32, as the book's GPTModel builds it); this "
+            f"server opens models up to {MAX_MODEL_MB:,} MB (GPT-2 medium needs 1,646 MB). "
+            "ATTENTION_MAX_MODEL_MB raises the limit.",
+            "source",
+        )
+    return cfg
+
+
+def read_config(path: str | Path) -> dict:
+    """A config.json file -> the book's config (config_from_hf's checks); ConfigError for a file
+    that cannot be read as JSON."""
+    try:
+        hf = json.loads(Path(path).read_text())
+    except (ValueError, OSError) as error:
+        raise ConfigError(f"{path} is not a readable config.json ({error}).", "source") from error
+    return config_from_hf(hf)
+
+
+def hf_config(cfg: dict, tied: bool, **extra) -> dict:
+    """The book's config -> a config.json that transformers' GPT2LMHeadModel opens."""
+    return {"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"],
+            **{name: cfg[key] for key, name in HF_NAMES.items()}, "n_ctx": cfg["context_length"],
+            "n_inner": None,
+            "activation_function": "gelu_new", "layer_norm_epsilon": 1e-5, "resid_pdrop": 0.0,
+            "embd_pdrop": 0.0, "attn_pdrop": 0.0, "tie_word_embeddings": tied, "bos_token_id": None,
+            "eos_token_id": None, **extra}  # fmt: skip
+
+
+def _blocks(cfg: dict):
+    for b in range(cfg["n_layers"]):
+        yield b, f"h.{b}."
+
+
+@torch.no_grad()
+def load_state(model: GPTModel, weights: Mapping[str, torch.Tensor]) -> GPTModel:
+    """Assign a GPT-2 state dict (with or without the "transformer." prefix) to the book's model:
+    the combined c_attn split into W_query, W_key, W_value; Conv1D weights, stored [in, out],
+    transposed for nn.Linear; lm_head tied to wte when absent (one shared tensor, as in GPT-2);
+    the attn.bias mask buffers skipped. Every assignment checks its shape. Tensors are read one at
+    a time, so `weights` may be a lazy mapping over a file (load_gpt2)."""
+    keys = {k.removeprefix("transformer."): k for k in weights}
+    d = model.cfg["emb_dim"]
+
+    def put(param: torch.Tensor, value: torch.Tensor, name: str) -> None:
+        if param.shape != value.shape:
+            raise ConfigError(
+                f"{name}: the checkpoint has shape {tuple(value.shape)}, the model {tuple(param.shape)}"
+            )
+        param.copy_(value)
+
+    def need(key: str) -> torch.Tensor:
+        if key not in keys:
+            raise ConfigError(f"The checkpoint has no {key!r}: not a GPT-2 checkpoint?", "source")
+        return weights[keys[key]].float()
+
+    put(model.tok_emb.weight, need("wte.weight"), "wte")
+    put(model.pos_emb.weight, need("wpe.weight"), "wpe")
+    for b, h in _blocks(model.cfg):
+        block = model.trf_blocks[b]
+        qkv_w, qkv_b = need(h + "attn.c_attn.weight"), need(h + "attn.c_attn.bias")  # (d, 3d), (3d,)
+        for i, layer in enumerate((block.att.W_query, block.att.W_key, block.att.W_value)):
+            put(layer.weight, qkv_w[:, i * d : (i + 1) * d].T, h + "attn.c_attn")
+            if layer.bias is not None:
+                put(layer.bias, qkv_b[i * d : (i + 1) * d], h + "attn.c_attn.bias")
+        put(block.att.out_proj.weight, need(h + "attn.c_proj.weight").T, h + "attn.c_proj")
+        put(block.att.out_proj.bias, need(h + "attn.c_proj.bias"), h + "attn.c_proj.bias")
+        put(block.ff.layers[0].weight, need(h + "mlp.c_fc.weight").T, h + "mlp.c_fc")
+        put(block.ff.layers[0].bias, need(h + "mlp.c_fc.bias"), h + "mlp.c_fc.bias")
+        put(block.ff.layers[2].weight, need(h + "mlp.c_proj.weight").T, h + "mlp.c_proj")
+        put(block.ff.layers[2].bias, need(h + "mlp.c_proj.bias"), h + "mlp.c_proj.bias")
+        for norm, name in ((block.norm1, "ln_1"), (block.norm2, "ln_2")):
+            put(norm.scale, need(f"{h}{name}.weight"), h + name)
+            put(norm.shift, need(f"{h}{name}.bias"), h + name)
+    put(model.final_norm.scale, need("ln_f.weight"), "ln_f")
+    put(model.final_norm.shift, need("ln_f.bias"), "ln_f")
+    if "lm_head.weight" in keys:  # (not `in weights`: Mapping's `in` would read the tensor)
+        put(model.out_head.weight, weights["lm_head.weight"].float(), "lm_head")
+    else:  # tied: out_head shares tok_emb's tensor instead of a copy (GPT-2 small: 147 MiB less)
+        model.out_head.weight = model.tok_emb.weight
+    return model
+
+
+class _Tensors(Mapping):
+    """A safetensors file as a read-only mapping; each tensor is read when asked for, by a handle
+    of its own: an open handle's memory map counts in the process's RSS as it is read, so one
+    handle for the whole load peaked at the file's size over the model's (GPT-2 small: +475 MB)."""
+
+    def __init__(self, path: str):
+        from safetensors import safe_open
+
+        self.open = lambda: safe_open(path, framework="pt")
+        with self.open() as handle:
+            self.names = list(handle.keys())
+
+    def __getitem__(self, key: str) -> torch.Tensor:
+        if key not in self.names:
+            raise KeyError(key)
+        with self.open() as handle:
+            return handle.get_tensor(key)
+
+    def __iter__(self):
+        return iter(self.names)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+
+def state_of(model: GPTModel) -> dict[str, torch.Tensor]:
+    """The model's weights in GPT-2's layout (inverse of load_state); lm_head only when untied."""
+    out = {"transformer.wte.weight": model.tok_emb.weight, "transformer.wpe.weight": model.pos_emb.weight}
+    for b, h in _blocks(model.cfg):
+        block, h = model.trf_blocks[b], "transformer." + h
+        att = block.att
+        out[h + "attn.c_attn.weight"] = torch.cat(
+            [att.W_query.weight, att.W_key.weight, att.W_value.weight]
+        ).T
+        biases = [layer.bias if layer.bias is not None else torch.zeros(model.cfg["emb_dim"])
+                  for layer in (att.W_query, att.W_key, att.W_value)]  # fmt: skip
+        out[h + "attn.c_attn.bias"] = torch.cat(biases)  # GPT-2 always has one: zeros for qkv_bias=False
+        out[h + "attn.c_proj.weight"], out[h + "attn.c_proj.bias"] = att.out_proj.weight.T, att.out_proj.bias
+        out[h + "mlp.c_fc.weight"], out[h + "mlp.c_fc.bias"] = (
+            block.ff.layers[0].weight.T,
+            block.ff.layers[0].bias,
+        )
+        out[h + "mlp.c_proj.weight"], out[h + "mlp.c_proj.bias"] = (
+            block.ff.layers[2].weight.T,
+            block.ff.layers[2].bias,
+        )
+        for norm, name in ((block.norm1, "ln_1"), (block.norm2, "ln_2")):
+            out[f"{h}{name}.weight"], out[f"{h}{name}.bias"] = norm.scale, norm.shift
+    out["transformer.ln_f.weight"], out["transformer.ln_f.bias"] = (
+        model.final_norm.scale,
+        model.final_norm.shift,
+    )
+    if model.out_head.weight is not model.tok_emb.weight:  # tied: one tensor (load_state)
+        out["lm_head.weight"] = model.out_head.weight
+    return {k: v.detach().contiguous().clone() for k, v in out.items()}
+
+
+def save_gpt2(
+    model: GPTModel, folder: str | Path, dtype: torch.dtype = torch.float32, **config_extra
+) -> Path:
+    """Write config.json + model.safetensors in GPT-2's layout: load_gpt2, the "Inside a model"
+    page and transformers' GPT2LMHeadModel all open the folder."""
+    from safetensors.torch import save_file
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    state = state_of(model)
+    tied = "lm_head.weight" not in state
+    save_file(
+        {k: v.to(dtype) for k, v in state.items()},
+        str(folder / "model.safetensors"),
+        metadata={"format": "pt"},
+    )
+    # config.json last, and whole (renamed into place): a folder that has one is complete, so a
+    # page listing saved runs never opens a half-written model
+    part = folder / "config.json.part"
+    part.write_text(json.dumps(hf_config(model.cfg, tied, **config_extra), indent=2) + "\n")
+    os.replace(part, folder / "config.json")
+    return folder
+
+
+def load_gpt2(source: str | Path) -> GPTModel:
+    """A GPT-2 checkpoint as the book's GPTModel, in eval mode. `source`: a folder (config.json +
+    model.safetensors) or a .safetensors file with its config.json beside it; a hub repo is
+    downloaded to a folder first (hub.download). Weights are read with safetensors: no pickle is
+    ever executed."""
+    path = Path(source)
+    weights_file = path if path.is_file() else path / "model.safetensors"
+    config_file = (path.parent if path.is_file() else path) / "config.json"
+    if weights_file.suffix != ".safetensors" or not weights_file.exists() or not config_file.exists():
+        raise ConfigError(
+            f"{str(path)[:200]!r} is not a GPT-2 checkpoint: it needs config.json and model.safetensors "
+            "(weights saved with safe_serialization; .bin pickles are not opened).",
+            "source",
+        )
+    return load_state(GPTModel(read_config(config_file)), _Tensors(str(weights_file))).eval()

@@ -1,0 +1,162 @@
+"""The book's chapter-4 GPTModel, built from chapter 3's MultiHeadAttention, traced layer by layer.
+
+    model = GPTModel(cfg)                      # or checkpoint.load_gpt2("assets/model")
+    trace = model.trace(idx)                   # ModelTrace: logits and one AttentionTrace per block
+
+The classes keep the book's names and structure (tok_emb, pos_emb, drop_emb, trf_blocks of
+TransformerBlock(att, ff, norm1, norm2, drop_shortcut), final_norm, out_head) and its config keys
+(vocab_size, context_length, emb_dim, n_heads, n_layers, drop_rate, qkv_bias).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+import torch.nn as nn
+
+from attention.chapter3.modules import MultiHeadAttention
+from attention.chapter3.trace import AttentionTrace
+from attention.errors import ConfigError
+
+CONFIG_KEYS = ("vocab_size", "context_length", "emb_dim", "n_heads", "n_layers", "drop_rate", "qkv_bias")
+
+
+class LayerNorm(nn.Module):
+    def __init__(self, emb_dim):
+        super().__init__()
+        self.eps = 1e-5
+        self.scale = nn.Parameter(torch.ones(emb_dim))
+        self.shift = nn.Parameter(torch.zeros(emb_dim))
+
+    def forward(self, x):
+        mean = x.mean(dim=-1, keepdim=True)
+        var = x.var(dim=-1, keepdim=True, unbiased=False)
+        norm_x = (x - mean) / torch.sqrt(var + self.eps)
+        return self.scale * norm_x + self.shift
+
+
+class GELU(nn.Module):  # the tanh approximation GPT-2 was trained with
+    def forward(self, x):
+        return 0.5 * x * (1 + torch.tanh(
+            torch.sqrt(torch.tensor(2.0 / torch.pi)) * (x + 0.044715 * torch.pow(x, 3))
+        ))  # fmt: skip
+
+
+class FeedForward(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        self.layers = nn.Sequential(
+            nn.Linear(cfg["emb_dim"], 4 * cfg["emb_dim"]),
+            GELU(),
+            nn.Linear(4 * cfg["emb_dim"], cfg["emb_dim"]),
+        )
+
+    def forward(self, x):
+        return self.layers(x)
+
+
+class TransformerBlock(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        self.att = MultiHeadAttention(
+            d_in=cfg["emb_dim"],
+            d_out=cfg["emb_dim"],
+            context_length=cfg["context_length"],
+            num_heads=cfg["n_heads"],
+            dropout=cfg["drop_rate"],
+            qkv_bias=cfg["qkv_bias"],
+        )
+        self.ff = FeedForward(cfg)
+        self.norm1 = LayerNorm(cfg["emb_dim"])
+        self.norm2 = LayerNorm(cfg["emb_dim"])
+        self.drop_shortcut = nn.Dropout(cfg["drop_rate"])
+
+    def forward(self, x):  # x: (B, T, emb_dim)
+        shortcut = x
+        x = self.norm1(x)
+        x = self.att(x)
+        x = self.drop_shortcut(x)
+        x = x + shortcut  # the shortcut around attention
+        shortcut = x
+        x = self.norm2(x)
+        x = self.ff(x)
+        x = self.drop_shortcut(x)
+        x = x + shortcut  # and around the feed-forward
+        return x
+
+
+@dataclass(frozen=True, eq=False)
+class ModelTrace:
+    """One forward pass of a GPTModel: its logits, and each block's attention, step by step."""
+
+    ids: torch.Tensor  # (B, T) token ids
+    logits: torch.Tensor  # (B, T, vocab_size)
+    layers: tuple[AttentionTrace, ...]  # one per block: weights (B, H, T, T), ...
+    tokens: tuple[str, ...] = ()  # the tokens as the model sees them (display text), when known
+
+    @property
+    def weights(self) -> torch.Tensor:
+        """(L, H, T, T): every head's attention weights for the first sequence."""
+        return torch.stack([layer.weights[0] for layer in self.layers])
+
+
+class GPTModel(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        missing = [k for k in CONFIG_KEYS if k not in cfg]
+        if missing:
+            raise ConfigError(f"A GPTModel config needs {', '.join(missing)}", "config")
+        self.cfg = dict(cfg)
+        self.tok_emb = nn.Embedding(cfg["vocab_size"], cfg["emb_dim"])
+        self.pos_emb = nn.Embedding(cfg["context_length"], cfg["emb_dim"])
+        self.drop_emb = nn.Dropout(cfg["drop_rate"])
+        self.trf_blocks = nn.Sequential(*[TransformerBlock(cfg) for _ in range(cfg["n_layers"])])
+        self.final_norm = LayerNorm(cfg["emb_dim"])
+        self.out_head = nn.Linear(cfg["emb_dim"], cfg["vocab_size"], bias=False)
+
+    def forward(self, in_idx):
+        batch_size, seq_len = in_idx.shape
+        tok_embeds = self.tok_emb(in_idx)  # (B, T, emb_dim)
+        pos_embeds = self.pos_emb(torch.arange(seq_len, device=in_idx.device))  # (T, emb_dim)
+        x = tok_embeds + pos_embeds  # (B, T, emb_dim)
+        x = self.drop_emb(x)
+        x = self.trf_blocks(x)
+        x = self.final_norm(x)
+        logits = self.out_head(x)  # (B, T, vocab_size)
+        return logits
+
+    def hidden_states(self, in_idx):
+        """forward up to final_norm, before out_head: (B, T, emb_dim). A loss on a few positions
+        or vocabulary rows multiplies only those by out_head's weight."""
+        positions = torch.arange(in_idx.shape[1], device=in_idx.device)
+        x = self.drop_emb(self.tok_emb(in_idx) + self.pos_emb(positions))  # (B, T, emb_dim)
+        return self.final_norm(self.trf_blocks(x))  # (B, T, emb_dim)
+
+    @torch.no_grad()
+    def trace(self, in_idx: torch.Tensor, tokens: tuple[str, ...] = ()) -> ModelTrace:
+        """forward(in_idx), keeping every block's attention trace: one pass, the same logits."""
+        if in_idx.shape[1] > self.cfg["context_length"]:
+            raise ConfigError(
+                f"{in_idx.shape[1]} tokens is over the model's context length, {self.cfg['context_length']}.",
+                "tokens",
+            )
+        positions = torch.arange(in_idx.shape[1], device=in_idx.device)
+        x = self.drop_emb(self.tok_emb(in_idx) + self.pos_emb(positions))  # (B, T, emb_dim)
+        layers = []
+        for block in self.trf_blocks:  # TransformerBlock.forward, with att.trace in place of att
+            attention = block.att.trace(block.norm1(x))  # (B, H, T, T) weights and every step before
+            layers.append(attention)
+            x = block.drop_shortcut(attention.output) + x
+            x = block.drop_shortcut(block.ff(block.norm2(x))) + x
+        logits = self.out_head(self.final_norm(x))  # (B, T, vocab_size)
+        return ModelTrace(ids=in_idx.cpu(), logits=logits.cpu(), layers=tuple(t.to("cpu") for t in layers),
+                          tokens=tokens)  # fmt: skip
+
+    @property
+    def heads(self) -> int:
+        return self.cfg["n_heads"]
+
+    @property
+    def layers(self) -> int:
+        return self.cfg["n_layers"]

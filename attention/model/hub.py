@@ -1,0 +1,131 @@
+"""GPT-2 checkpoints from the Hugging Face hub, downloaded only when a learner picks one.
+
+Files land in Hugging Face's usual cache (HF_HOME, ~/.cache/huggingface) and are read from there
+afterwards, with no network. Without a network the download fails within seconds with a message
+that says which file, how large, and how to place it by hand; it never hangs a page.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from attention.errors import ConfigError
+from attention.model.checkpoint import model_bytes, read_config
+from attention.settings import current
+
+FILES = ("config.json", "model.safetensors")
+TIMEOUT = current().hub_timeout  # seconds to wait for the hub to answer
+
+
+@dataclass(frozen=True)
+class HubModel:
+    repo: str
+    label: str
+    parameters: str
+    megabytes: int  # model.safetensors
+    memory: str  # resident, as the book's GPTModel in float32
+
+
+HUB_MODELS = {
+    m.repo: m
+    for m in (
+        HubModel("openai-community/gpt2", "GPT-2 small", "124 M", 548, "~0.6 GB"),
+        HubModel("distilbert/distilgpt2", "distilgpt2 (6 layers)", "82 M", 353, "~0.4 GB"),
+        HubModel("openai-community/gpt2-medium", "GPT-2 medium", "355 M", 1520, "~1.6 GB"),
+    )
+}
+_REPO = re.compile(r"^[A-Za-z0-9][\w.-]{0,95}/[\w.-]{1,95}$")
+
+
+def is_repo_id(source: str) -> bool:
+    """ "owner/name", as the hub spells repositories (a local path starts with / . or ~)."""
+    return bool(_REPO.match(source)) and not Path(source).exists()
+
+
+def cached(repo: str) -> Path | None:
+    """The folder holding the repo's files in the local cache, or None (no network used)."""
+    from huggingface_hub import try_to_load_from_cache
+
+    paths = [try_to_load_from_cache(repo, name) for name in FILES]
+    if all(isinstance(p, str) for p in paths):
+        return Path(paths[0]).parent
+    return None
+
+
+def unavailable(repo: str, why: str) -> ConfigError:
+    known = HUB_MODELS.get(repo)
+    size = f" ({known.megabytes:,} MB)" if known else ""
+    return ConfigError(
+        f"Could not download {repo}: {why}. It needs config.json and model.safetensors{size} from "
+        f"https://huggingface.co/{repo}. Without a network here: download those two files elsewhere, put "
+        "them in one folder on this machine, and enter its path as the model (or set ATTENTION_MODEL_PATH); "
+        "or copy a Hugging Face cache (~/.cache/huggingface/hub) that has them.",
+        "source",
+    )
+
+
+def reachable(repo: str, timeout: float = TIMEOUT) -> None:
+    """One request to the hub, no retries: raises `unavailable` within `timeout` seconds when
+    there is no network (refused, unroutable, or a proxy that never answers)."""
+    import urllib.error
+    import urllib.request
+
+    endpoint = os.environ.get("HF_ENDPOINT", "https://huggingface.co").rstrip("/")
+    if current().hub_offline:
+        raise unavailable(repo, "HF_HUB_OFFLINE is set")
+    request = urllib.request.Request(f"{endpoint}/{repo}/resolve/main/config.json", method="HEAD")
+    try:
+        urllib.request.urlopen(request, timeout=timeout).close()
+    except urllib.error.HTTPError as error:
+        if error.code in (401, 403, 404):
+            raise unavailable(repo, f"the hub has no such public model (HTTP {error.code})") from error
+    except (OSError, ValueError) as error:  # refused, DNS, timeout
+        raise unavailable(repo, f"no network connection to the hub ({type(error).__name__})") from error
+
+
+def download(repo: str, progress: Callable[[int, int], None] | None = None, timeout: float = TIMEOUT) -> Path:
+    """The folder of `repo`'s config.json and model.safetensors: from the cache, else from the hub
+    (progress(done_bytes, total_bytes) as the weights arrive)."""
+    if (folder := cached(repo)) is not None:
+        return folder
+    from huggingface_hub import get_hf_file_metadata, hf_hub_download, hf_hub_url
+    from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError
+
+    tqdm_class = None
+    if progress is not None:
+        from tqdm.auto import tqdm
+
+        class Reporter(tqdm):  # huggingface_hub reports bytes through a tqdm
+            def update(self, n=1):
+                super().update(n)
+                progress(int(self.n), int(self.total or 0))
+
+        tqdm_class = Reporter
+    reachable(repo, timeout)  # huggingface_hub itself retries for minutes; one quick probe first
+    try:
+        # Any visitor can name any repo: its config.json (a few hundred bytes) comes first and must
+        # describe a GPT-2 this server opens (checkpoint.MAX_MODEL_MB), and the weights file must be no
+        # larger than that model (plus 1 MiB of header), before a byte of the weights is downloaded.
+        config = hf_hub_download(repo, FILES[0], etag_timeout=timeout)
+        limit = model_bytes(read_config(config)) + 2**20
+        size = get_hf_file_metadata(hf_hub_url(repo, FILES[1]), timeout=timeout).size or 0
+        if size > limit:
+            raise ConfigError(
+                f"{repo}'s model.safetensors is {size / 2**20:,.0f} MB, more than its config.json's model "
+                f"can weigh in float32 ({limit / 2**20:,.0f} MB); it is not downloaded.",
+                "source",
+            )
+        weights = hf_hub_download(repo, FILES[1], etag_timeout=timeout, tqdm_class=tqdm_class)
+    except ConfigError:
+        raise
+    except LocalEntryNotFoundError as error:  # no connection, and not in the cache
+        raise unavailable(repo, "no network connection to the hub") from error
+    except HfHubHTTPError as error:
+        raise unavailable(repo, f"the hub answered {getattr(error.response, 'status_code', '?')}") from error
+    except (OSError, ValueError) as error:  # timeouts, DNS, proxies: a message, not a traceback
+        raise unavailable(repo, type(error).__name__) from error
+    return Path(weights).parent

@@ -1,0 +1,86 @@
+"""One sentence through a model: the text as the model's tokens, every head's weights, and what it
+predicts next.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from attention.errors import ConfigError
+from attention.model import tokenizer
+from attention.model.catalog import ModelInfo
+from attention.model.gpt import GPTModel, ModelTrace
+
+MAX_TOKENS = 128  # per sentence on the page: a GPT-2-small trace at 128 tokens holds ~70 MB
+SENTENCE = (
+    "Alice was beginning to get very tired of sitting by her sister on the bank. "
+    "Alice was beginning to get very tired of sitting by her sister on the bank."
+)  # a repeated phrase: induction heads show on the second copy
+
+
+def encode(model_info: ModelInfo, text: str, context_length: int, appended: Sequence[int] = ()
+           ) -> tuple[list[int], tuple[str, ...]]:  # fmt: skip
+    """A sentence (and token ids appended after it) -> token ids and their display texts;
+    ConfigError for what cannot be used."""
+    if not text.strip():
+        raise ConfigError("The text is empty; type a sentence.", "text")
+    if model_info.symbols:
+        index = {s: i for i, s in enumerate(model_info.symbols)}
+        words = text.split()
+        unknown = sorted({w for w in words if w not in index})
+        if unknown:
+            raise ConfigError(
+                f"This model knows {len(index)} tokens: {' '.join(model_info.symbols[:40])}; "
+                f"{' '.join(unknown[:8])[:80]!r} is not one of them. Type known tokens with spaces between.",
+                "text",
+            )
+        ids, shown = [index[w] for w in words], tuple(words)
+    else:
+        ids = tokenizer.encode(text)
+        shown = tuple(tokenizer.shown(i) for i in ids)
+    if any(not 0 <= i < len(model_info.symbols or range(50257)) for i in appended):
+        raise ConfigError("An appended token id is not in the model's vocabulary; appended nothing.", "next")
+    ids = [*ids, *appended]
+    shown = shown + tuple(
+        model_info.symbols[i] if model_info.symbols else tokenizer.shown(i) for i in appended
+    )
+    limit = min(MAX_TOKENS, context_length)
+    if len(ids) > limit:
+        raise ConfigError(f"The text has {len(ids)} tokens; this page shows at most {limit}. Shorten it.",
+                          "tokens")  # fmt: skip
+    return ids, shown
+
+
+@dataclass(frozen=True, eq=False)
+class SentenceView:
+    """What the page draws for one sentence: every head's weights and the next-token logits."""
+
+    ids: tuple[int, ...]
+    tokens: tuple[str, ...]
+    weights: np.ndarray  # (L, H, T, T) float32
+    next_logits: np.ndarray  # (vocab,) at the last position
+
+
+@torch.no_grad()
+def sentence_view(model: GPTModel, ids: list[int], tokens: tuple[str, ...]) -> SentenceView:
+    trace = trace_of(model, ids, tokens)
+    # clone: a view of the last row would keep all (T, vocab) logits alive in the page's cache
+    return SentenceView(tuple(ids), tokens, trace.weights.numpy(), trace.logits[0, -1].clone().numpy())
+
+
+def trace_of(model: GPTModel, ids: list[int], tokens: tuple[str, ...] = ()) -> ModelTrace:
+    device = next(model.parameters()).device
+    return model.trace(torch.tensor([ids], device=device), tokens)
+
+
+def next_tokens(logits: np.ndarray, model_info: ModelInfo, temperature: float = 1.0, top: int = 10):
+    """The `top` most likely next tokens: [(id, shown text, probability)], softmax(logits / T)."""
+    scaled = torch.tensor(logits, dtype=torch.float64) / max(temperature, 1e-6)
+    probabilities = torch.softmax(scaled, dim=-1)
+    best = torch.topk(probabilities, min(top, len(probabilities)))
+    shown = (lambda i: model_info.symbols[i]) if model_info.symbols else tokenizer.shown
+    return [(int(i), shown(int(i)), float(p)) for p, i in zip(best.values, best.indices, strict=True)]

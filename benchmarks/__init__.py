@@ -1,0 +1,2 @@
+"""Benchmarks and load scripts: each prints figures (ratios against a reference in the same run),
+run as `python -m benchmarks.NAME`; none is a test. README lists them with their commands."""

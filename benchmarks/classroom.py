@@ -1,0 +1,487 @@
+"""A classroom on one server: N students open the Explorer at once and change settings.
+
+    .venv/bin/python -m benchmarks.classroom [--sessions 30] [--reruns 4] [--browsers 2]
+    .venv/bin/python -m benchmarks.classroom --url ws://127.0.0.1:8080   # against a running server
+
+It starts `streamlit run app.py` (and then the one-heatmap reference app, benchmarks/
+reference_app.py, for comparison) on loopback, and drives N sessions through Streamlit's own
+websocket protocol (ws://HOST/_stcore/stream, subprotocol "streamlit"): a BackMsg rerun_script
+per page load or widget change, then ForwardMsgs until script_finished. Thirty Chromium pages on
+two cores would measure the browsers, not the server; `--browsers` real Chromium pages load the
+page during the load, for what only a browser shows (time to the first drawn heatmap, no
+dialogs, no errors).
+
+Each session loads the page with the default settings, then makes `--reruns` changes, as a
+student does: another example sentence, heads, dropout in train mode, a new seed.
+Reported: p50/p95 latency of those reruns, errors (an exception element, a failed run, a
+dropped connection), server CPU seconds per rerun (from /proc, the server's own process), the
+server's peak RSS, and whether sessions that asked for the same settings got the same numbers.
+Targets at N = 30 x 4 on this 2-core machine: 0 errors, p95 <= 2.5 s, <= 100 ms CPU per rerun,
+peak RSS <= 1.5 GB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import os
+import random
+import secrets
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import quote
+
+import websockets
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+from deploy.local import ROOT, start_streamlit
+from tests.chromium import launch
+
+REFERENCE = ROOT / "tests" / "bench" / "reference_app.py"
+SENTENCES = ["Your journey starts with one step", "Hello shiny sun", "Life is short eat dessert first"]
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+@dataclass
+class Stats:
+    latencies: list[float] = field(default_factory=list)  # seconds per change rerun
+    loads: list[float] = field(default_factory=list)  # seconds per first page load
+    errors: list[str] = field(default_factory=list)
+    numbers: dict[str, list[str]] = field(default_factory=dict)  # settings -> digests of the charts sent
+    received: int = 0  # bytes of ForwardMsgs
+    replicas: dict[str, int] = field(default_factory=dict)  # replica address -> sessions (behind nginx)
+
+
+class Session:
+    """One student's tab, speaking Streamlit's websocket protocol."""
+
+    def __init__(self, url: str, stats: Stats, cookie: str | None = None, page_name: str = ""):
+        self.url, self.stats, self.cookie = url, stats, cookie
+        self.widgets: dict[str, tuple[str, str]] = {}  # user key or label -> (widget id, kind)
+        self.states: dict[str, object] = {}  # widget id -> WidgetState, as the browser keeps them
+        self.query, self.page, self.page_name = "", "", page_name
+        self.marks: dict[str, float] = {}  # first time a kind of message arrived (MARKS)
+
+    async def __aenter__(self):
+        headers = {"Cookie": f"stroute={self.cookie}"} if self.cookie else None
+        self.ws = await websockets.connect(
+            f"{self.url}/_stcore/stream", subprotocols=["streamlit"], max_size=2**26,
+            additional_headers=headers, open_timeout=60,
+        )  # fmt: skip
+        replica = self.ws.response.headers.get("X-Replica")  # set by deploy/nginx.conf
+        if replica:
+            self.stats.replicas[replica] = self.stats.replicas.get(replica, 0) + 1
+        return self
+
+    async def __aexit__(self, *exc):
+        await self.ws.close()
+
+    async def rerun(self, query: str = "", changes: dict[str, object] | None = None, fragment: str = ""
+                    ) -> tuple[float, str]:  # fmt: skip
+        """One script run: the page load (query) or a widget change, of the whole page or of one
+        fragment (its id). Returns (seconds, digest of the charts' data sent); self.drawn lists
+        (element kind, fragment id) of what the run sent."""
+        msg = BackMsg()
+        msg.rerun_script.fragment_id = fragment
+        self.drawn: list[tuple[str, str]] = []
+        self.query = query or self.query  # the browser sends its address bar, which the app rewrites
+        msg.rerun_script.query_string = self.query
+        if self.page_name:  # another page than the first: named on every rerun, as its URL path
+            msg.rerun_script.page_name = self.page_name
+        else:
+            msg.rerun_script.page_script_hash = self.page
+        for name, value in (changes or {}).items():
+            widget_id, kind = self.widgets[name]
+            state = msg.rerun_script.widget_states.widgets.add()
+            state.id = widget_id
+            setattr(state, {"bool": "bool_value", "int": "int_value", "float": "double_value",
+                            "str": "string_value", "trigger": "trigger_value"}[kind], value)  # fmt: skip
+            if kind != "trigger":  # a click is sent once; a value stays
+                self.states[widget_id] = state
+        for widget_id, state in self.states.items():  # the browser sends every widget's value
+            if widget_id not in {s.id for s in msg.rerun_script.widget_states.widgets}:
+                msg.rerun_script.widget_states.widgets.add().CopyFrom(state)
+        start = time.perf_counter()
+        await self.ws.send(msg.SerializeToString())
+        digest = hashlib.sha256()
+        while True:
+            raw = await asyncio.wait_for(self.ws.recv(), timeout=120)
+            self.stats.received += len(raw)
+            fwd = ForwardMsg()
+            fwd.ParseFromString(raw)
+            kind = fwd.WhichOneof("type")
+            if kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
+                self.drawn.append((fwd.delta.new_element.WhichOneof("type"), fwd.delta.fragment_id))
+                self._element(fwd.delta.new_element, digest)
+            elif kind == "page_info_changed":
+                self.query = fwd.page_info_changed.query_string
+            elif kind == "new_session":
+                self.page = fwd.new_session.page_script_hash
+            elif kind == "script_finished":
+                if fwd.script_finished == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                    continue  # st.rerun(): the server runs the page again by itself
+                done = (
+                    ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY
+                    if fragment
+                    else ForwardMsg.FINISHED_SUCCESSFULLY
+                )
+                if fwd.script_finished != done:
+                    self.stats.errors.append(f"script_finished={fwd.script_finished}")
+                return time.perf_counter() - start, digest.hexdigest()
+
+    def _element(self, element, digest) -> None:
+        kind = element.WhichOneof("type")
+        text = {"progress": lambda: element.progress.text, "alert": lambda: element.alert.body}.get(kind)
+        for mark, (element_kind, start) in MARKS.items():
+            if kind == element_kind and mark not in self.marks and text().startswith(start):
+                self.marks[mark] = time.perf_counter()
+        if kind == "button" and element.button.id:
+            self.widgets[element.button.id.rsplit("-", 1)[-1]] = (element.button.id, "trigger")
+            return
+        if kind == "exception":
+            self.stats.errors.append(
+                f"exception: {element.exception.type}: {element.exception.message[:200]}"
+            )
+        elif kind == "plotly_chart":
+            digest.update(element.plotly_chart.spec.encode())
+        widget = getattr(element, kind, None)
+        widget_id = getattr(widget, "id", "")
+        if not widget_id or kind not in WIDGETS:
+            return
+        value_kind = {"text_area": "str", "text_input": "str", "checkbox": "bool"}.get(kind)
+        if kind == "number_input":
+            value_kind = "int" if widget.data_type == widget.INT else "float"
+        if value_kind:
+            name = widget_id.rsplit("-", 1)[-1] if widget_id.count("-") >= 2 else widget.label
+            self.widgets[name] = (widget_id, value_kind)
+            self.widgets.setdefault(widget.label, (widget_id, value_kind))
+        # Like the browser: a widget keeps the value it has, unless the server sets one.
+        if widget.set_value or widget_id not in self.states:
+            state = _shown_state(kind, widget)
+            if state is not None:
+                self.states[widget_id] = state
+
+
+MARKS = {  # what a student sees, by element kind and the start of its text
+    "waiting": ("alert", "Waiting:"),  # queued for a training slot
+    "training": ("progress", "step "),  # the run's first drawn step
+    "finished": ("alert", "Finished"),
+}
+WIDGETS = ("selectbox", "radio", "button_group", "checkbox", "text_area", "text_input", "number_input")
+
+
+def _shown_state(kind: str, widget) -> WidgetState | None:
+    """The WidgetState a browser would send for a widget as the server drew it."""
+    state = WidgetState(id=widget.id)
+    if kind in ("selectbox", "radio"):
+        if widget.set_value:
+            state.string_value = widget.raw_value
+        elif widget.HasField("default") and widget.options:
+            state.string_value = widget.options[widget.default]
+        else:
+            return None
+    elif kind == "button_group":
+        chosen = (
+            widget.raw_values if widget.set_value else [widget.options[i].content for i in widget.default]
+        )
+        state.string_array_value.data.extend(chosen)
+    elif kind == "checkbox":
+        state.bool_value = widget.value if widget.set_value else widget.default
+    elif kind in ("text_area", "text_input"):
+        state.string_value = widget.value if widget.set_value else widget.default
+    elif kind == "number_input":
+        value = widget.value if widget.set_value else widget.default
+        if widget.data_type == widget.INT:
+            state.int_value = int(value)
+        else:
+            state.double_value = value
+    else:
+        return None
+    return state
+
+
+async def student(url: str, n: int, reruns: int, stats: Stats, think: float, reference: bool, cookie=None):
+    rng = random.Random(n)
+    try:
+        async with Session(url, stats, cookie) as s:
+            seconds, _ = await s.rerun()
+            stats.loads.append(seconds)
+            history = []  # the changes so far: sessions with the same history have the same settings
+            for i in range(reruns):
+                await asyncio.sleep(rng.uniform(0, 2 * think))
+                if reference:
+                    change = {"seed": rng.randrange(10**6)}
+                else:
+                    change = [
+                        {"w_text": SENTENCES[(n + i) % len(SENTENCES)]},
+                        {"w_heads": 1 + (n + i) % 2},
+                        {"w_train": True, "w_dropout": 0.1},
+                        {"w_seed": rng.choice([123, 7, 42])},
+                    ][i % 4]
+                history.append(sorted(change.items()))
+                seconds, digest = await s.rerun(changes=change)
+                stats.latencies.append(seconds)
+                if not reference:
+                    stats.numbers.setdefault(repr(history), []).append(digest)
+    except Exception as error:  # a dropped connection or a timeout is an error the report counts
+        stats.errors.append(f"session {n}: {type(error).__name__}: {error}")
+
+
+@dataclass
+class Player:
+    """One student's Play on Watch it learn: seconds from the click to the first drawn step, and
+    to the finished run; whether the run waited in line first."""
+
+    started: float
+    finished: float
+    waited: bool
+
+
+async def player(url: str, n: int, stats: Stats, players: list, cookie=None):
+    try:
+        async with Session(url, stats, cookie, page_name="train") as s:
+            seconds, _ = await s.rerun()
+            stats.loads.append(seconds)
+            click = time.perf_counter()
+            await s.rerun(changes={"tr_play": True})  # returns when the run has finished and redrawn
+            if "finished" not in s.marks:
+                stats.errors.append(f"player {n}: no 'Finished' after Play")
+                return
+            players.append(Player(s.marks.get("training", float("nan")) - click, s.marks["finished"] - click,
+                                  "waiting" in s.marks))  # fmt: skip
+    except Exception as error:
+        stats.errors.append(f"player {n}: {type(error).__name__}: {error}")
+
+
+MODEL_SENTENCES = [
+    "The cat sat on the mat. The cat sat on the mat.",
+    "One two three four five. One two three four five.",
+    "Students learn attention in class. Students learn attention in class.",
+]
+
+
+async def model_viewer(url: str, n: int, reruns: int, stats: Stats, think: float, source: str, cookie=None):
+    """A student on Inside a model: a new sentence (the text box), another head (a link's query)."""
+    rng = random.Random(n)
+    model = f"model={quote(source)}&" if source else ""
+    try:
+        async with Session(url, stats, cookie, page_name="model") as s:
+            seconds, _ = await s.rerun(query=model.rstrip("&"))
+            stats.loads.append(seconds)
+            for i in range(reruns):
+                await asyncio.sleep(rng.uniform(0, 2 * think))
+                if i % 2 == 0:
+                    seconds, _ = await s.rerun(changes={"m_text": MODEL_SENTENCES[(n + i) % 3]})
+                else:
+                    layer, head = rng.randrange(2), rng.randrange(4)
+                    text = quote(MODEL_SENTENCES[n % 3])
+                    seconds, _ = await s.rerun(
+                        query=f"{model}text={text}&view=head&layer={layer}&head={head}"
+                    )
+                stats.latencies.append(seconds)
+    except Exception as error:
+        stats.errors.append(f"session {n}: {type(error).__name__}: {error}")
+
+
+def cpu_seconds(pid: int) -> float:
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS  # utime + stime
+
+
+def memory(pid: int, field: str = "VmHWM") -> int:
+    """Bytes of a process's memory from /proc: VmHWM, the peak RSS; VmRSS, the RSS now."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith(f"{field}:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def browsers(url: str, count: int, results: list) -> None:
+    """`count` real Chromium pages open the Explorer while the load runs (in this thread)."""
+    from playwright.sync_api import sync_playwright
+
+    http = url.replace("ws://", "http://")
+    with sync_playwright() as p:
+        browser = launch(p)
+        for _ in range(count):
+            page = browser.new_page()
+            dialogs: list[str] = []
+            page.on("dialog", lambda d, seen=dialogs: (seen.append(d.message), d.dismiss()))
+            start = time.perf_counter()
+            try:
+                page.goto(http)
+                page.wait_for_selector(".js-plotly-plot .heatmaplayer", timeout=120_000)
+                errors = page.locator('[data-testid="stException"]').count()
+                results.append((time.perf_counter() - start, errors, dialogs))
+            except Exception as error:
+                results.append((float("nan"), 1, [repr(error)]))
+            page.close()
+        browser.close()
+
+
+def measure(url: str, pids: list[int], args, reference: bool, cookies: bool = False) -> dict:
+    stats = Stats()
+    shown: list = []
+    players: list[Player] = []
+    mix = "explore" if reference else args.mix
+    watcher = None
+    rss_before = max(memory(pid, "VmRSS") for pid in pids) if pids else None
+    if args.browsers and mix == "explore" and not reference:
+        watcher = threading.Thread(target=browsers, args=(url, args.browsers, shown))
+        watcher.start()
+    cpu_before = sum(cpu_seconds(pid) for pid in pids)
+    start = time.perf_counter()
+
+    async def everyone():
+        # What nginx's $request_id gives a new browser: 32 random hex digits. Counters ("s0",
+        # "s1", ...) are a poor stand-in: nginx hashes the cookie with CRC32, which is linear, so
+        # keys that differ in a few bits can all land on one replica's arc of the ring.
+        routes = [secrets.token_hex(16) for _ in range(args.sessions)]
+        cookie = (lambda n: routes[n]) if cookies else (lambda n: None)
+        if mix == "model":
+            runs = [model_viewer(url, n, args.reruns, stats, args.think, args.model, cookie(n))
+                    for n in range(args.sessions)]  # fmt: skip
+        else:
+            runs = [student(url, n, args.reruns, stats, args.think, reference, cookie(n))
+                    for n in range(args.sessions)]  # fmt: skip
+        if mix == "play":  # as many again press Play at once
+            runs += [player(url, n, stats, players, cookie(n)) for n in range(args.sessions)]
+        await asyncio.gather(*runs)
+
+    asyncio.run(everyone())
+    wall = time.perf_counter() - start
+    if watcher:
+        watcher.join()
+    runs = len(stats.latencies) + len(stats.loads)
+    lat = sorted(stats.latencies)
+    return {
+        "sessions": args.sessions, "reruns": len(lat), "errors": stats.errors, "wall": wall,
+        "p50": statistics.median(lat) if lat else float("nan"),
+        "p95": _p95(lat),
+        "load_p95": _p95(stats.loads),
+        "cpu_per_rerun": (sum(map(cpu_seconds, pids)) - cpu_before) / runs if pids and runs else None,
+        "peak_rss": max(memory(pid) for pid in pids) if pids else None, "received": stats.received,
+        "replicas": stats.replicas,
+        "consistent": all(len(set(d)) == 1 for d in stats.numbers.values()),
+        "shared_settings": sum(1 for d in stats.numbers.values() if len(d) > 1),
+        "browsers": shown, "players": players, "mix": mix,
+        "rss_before": rss_before,
+    }  # fmt: skip
+
+
+def _p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[max(0, round(0.95 * len(ordered)) - 1)] if ordered else float("nan")
+
+
+def report(name: str, r: dict) -> None:
+    cpu = f"{r['cpu_per_rerun'] * 1e3:.0f} ms" if r["cpu_per_rerun"] is not None else "n/a (remote)"
+    rss = f"{r['peak_rss'] / 2**20:.0f} MiB" if r["peak_rss"] else "n/a (remote)"
+    print(f"== {name}: {r['sessions']} sessions, {r['reruns']} setting changes in {r['wall']:.1f} s")
+    p50, p95, load = r["p50"], r["p95"], r["load_p95"]
+    print(f"   change rerun latency p50 {p50:.2f} s, p95 {p95:.2f} s; first load p95 {load:.2f} s")
+    print(f"   errors {len(r['errors'])}; server CPU per rerun {cpu}; server peak RSS {rss}; "
+          f"{r['received'] / 2**20:.1f} MiB of ForwardMsgs")  # fmt: skip
+    if r["replicas"]:
+        print(f"   sessions per replica (nginx X-Replica): {r['replicas']}")
+    if r["shared_settings"]:
+        print(f"   same settings, same numbers in every session: {r['consistent']} "
+              f"({r['shared_settings']} settings shared by several sessions)")  # fmt: skip
+    if r["players"]:
+        started, finished = [p.started for p in r["players"]], [p.finished for p in r["players"]]
+        waited = sum(p.waited for p in r["players"])
+        print(f"   {len(r['players'])} Play clicks finished, {waited} waited in line first; Play to first "
+              f"step p50 {statistics.median(started):.1f} s, max {max(started):.1f} s; to finished p50 "
+              f"{statistics.median(finished):.1f} s, max {max(finished):.1f} s")  # fmt: skip
+    if r["rss_before"] and r["peak_rss"]:
+        before, peak = r["rss_before"] / 2**20, r["peak_rss"] / 2**20
+        print(f"   RSS before the load {before:.0f} MiB (warmed up), peak during it {peak:.0f} MiB: "
+              f"+{peak - before:.0f} MiB")  # fmt: skip
+    for seconds, errors, dialogs in r["browsers"]:
+        print(f"   Chromium page during the load: first heatmap drawn after {seconds:.1f} s, "
+              f"{errors} error elements, dialogs {dialogs}")  # fmt: skip
+    for error in r["errors"][:5]:
+        print(f"   ! {error}")
+
+
+def serve(script: Path) -> tuple[subprocess.Popen, str]:
+    proc, url = start_streamlit(script)
+    return proc, url.replace("http://", "ws://")
+
+
+def warm(url: str, cookie: str | None = None, args=None) -> None:
+    """One session first: the first run of a fresh server imports the app (seconds of CPU that
+    belong to start-up, not to the class), and for the model mix loads the model."""
+    asyncio.run(student(url, 0, 1, Stats(), 0.0, False, cookie))
+    if args is not None and args.mix == "model":
+        asyncio.run(model_viewer(url, 0, 2, Stats(), 0.0, args.model, cookie))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--sessions", type=int, default=30)
+    parser.add_argument("--reruns", type=int, default=4, help="setting changes per session")
+    parser.add_argument("--think", type=float, default=0.25, help="mean pause between changes, s")
+    parser.add_argument("--browsers", type=int, default=2, help="real Chromium pages during the load")
+    parser.add_argument("--url", help="an already running app (ws://host:port); no server stats")
+    parser.add_argument("--pids", default="", help="with --url: server process ids, for CPU and RSS")
+    parser.add_argument("--cookies", action="store_true", help="send a per-session cookie (sticky routing)")
+    parser.add_argument("--replicas", type=int, default=0, help="start replicas behind nginx, load them")
+    parser.add_argument("--no-reference", dest="reference", action="store_false")
+    mixes = "explore: N change the Explorer's knobs; play: N press Play at once, N others explore; model: "
+    parser.add_argument("--mix", choices=("explore", "play", "model"), default="explore",
+                        help=mixes + "N on Inside a model")  # fmt: skip
+    parser.add_argument(
+        "--model", default="", help="model mix: the model's source (default: the bundled one)"
+    )
+    args = parser.parse_args(argv)
+    results = {}
+    if args.url:
+        warm(args.url, args=args)
+        pids = [int(p) for p in args.pids.split(",") if p]
+        results["Explorer"] = measure(args.url, pids, args, reference=False, cookies=args.cookies)
+    elif args.replicas:
+        from deploy.replicas import Replicas
+
+        with Replicas(args.replicas) as r:
+            url = r.url.replace("http://", "ws://")
+            for _ in range(args.replicas * 2):
+                warm(url, cookie=f"warm{_}")  # first runs of every replica import the app
+            name = f"Explorer, {args.replicas} replicas behind nginx"
+            results[name] = measure(url, r.pids, args, reference=False, cookies=True)
+    else:
+        page = {"explore": "Explorer", "play": "Watch it learn + Explorer", "model": "Inside a model"}
+        targets = [(page[args.mix], ROOT / "app.py", False)]
+        if args.reference:
+            targets.append(("reference page (one heatmap)", REFERENCE, True))
+        for name, script, reference in targets:
+            proc, url = serve(script)
+            try:
+                warm(url, args=None if reference else args)  # a fresh server's first runs import the app
+                results[name] = measure(url, [proc.pid], args, reference)
+            finally:
+                proc.terminate()
+                proc.wait(timeout=30)
+    threads = os.environ.get("ATTENTION_TORCH_THREADS", "1 (default)")
+    print(f"ATTENTION_TORCH_THREADS={threads}; {os.cpu_count()} cores; think time {args.think} s")
+    for name, r in results.items():
+        report(name, r)
+    explorer = next(iter(results.values()))
+    ok = not explorer["errors"] and explorer["consistent"]
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
