@@ -7,7 +7,7 @@ replica. Each replica is `streamlit run app.py` on a free port with the repo's
 .streamlit/config.toml; nginx uses deploy/nginx.conf (sticky by cookie) with the ports filled
 in. Needs /usr/sbin/nginx (apt-get install -y nginx). Load it with:
 
-    .venv/bin/python -m tests.load.classroom --url ws://127.0.0.1:8080 --cookies
+    .venv/bin/python -m benchmarks.classroom --url ws://127.0.0.1:8080 --cookies
 """
 
 from __future__ import annotations
