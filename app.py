@@ -12,9 +12,16 @@ PAGES = list(pages().values())
 # Our own links in the sidebar below (config.toml turns Streamlit's automatic menu off, which
 # would list the files in pages/ for a moment before st.navigation takes over).
 page = st.navigation(PAGES, position="hidden")
-# Once per server process: torch's thread pool is process-wide, one thread per computation lets
-# 30 students' reruns run side by side (attention.devices.configure_torch_threads).
-configure_torch_threads()
+
+
+@st.cache_resource
+def torch_threads() -> int:
+    """Once per server process (a cached resource): torch's thread pool is process-wide, and one
+    thread per computation lets 30 students' reruns run side by side."""
+    return configure_torch_threads()
+
+
+torch_threads()
 # A page keeps heavy per-session state (a model being trained) under "_held_<its url>": leaving
 # the page drops it, so a student wandering off frees the memory.
 for key in [k for k in st.session_state if k.startswith("_held_") and k != f"_held_{page.url_path}"]:

@@ -39,12 +39,13 @@ class Settings:
     model_path: str  # ATTENTION_MODEL_PATH: a folder the Model list offers ("" for none)
     listed_models_only: bool  # ATTENTION_LISTED_MODELS_ONLY: visitors open only listed models
     hub_offline: bool  # HF_HUB_OFFLINE (Hugging Face's own): never reach the hub
+    hub_endpoint: str  # HF_ENDPOINT (Hugging Face's own): the hub's address
 
 
 def current() -> Settings:
-    threads = os.environ.get("ATTENTION_TORCH_THREADS")
+    threads = number("ATTENTION_TORCH_THREADS", 0) if os.environ.get("ATTENTION_TORCH_THREADS") else 0
     return Settings(
-        torch_threads=number("ATTENTION_TORCH_THREADS", 1) if threads is not None else None,
+        torch_threads=threads or None,  # unset or not a number: None
         max_concurrent_runs=number("ATTENTION_MAX_CONCURRENT_RUNS", 4),
         training_slots=number("ATTENTION_TRAINING_SLOTS", 1),
         sweep_slots=number("ATTENTION_SWEEP_SLOTS", 1),
@@ -54,4 +55,5 @@ def current() -> Settings:
         model_path=os.environ.get("ATTENTION_MODEL_PATH", ""),
         listed_models_only=flag("ATTENTION_LISTED_MODELS_ONLY"),
         hub_offline=flag("HF_HUB_OFFLINE"),
+        hub_endpoint=os.environ.get("HF_ENDPOINT", "https://huggingface.co").rstrip("/"),
     )

@@ -73,9 +73,12 @@ class Session:
     async def __aenter__(self):
         headers = {"Cookie": f"stroute={self.cookie}"} if self.cookie else None
         self.ws = await websockets.connect(
-            f"{self.url}/_stcore/stream", subprotocols=["streamlit"], max_size=2**26,
-            additional_headers=headers, open_timeout=60,
-        )  # fmt: skip
+            f"{self.url}/_stcore/stream",
+            subprotocols=["streamlit"],
+            max_size=2**26,
+            additional_headers=headers,
+            open_timeout=60,
+        )
         replica = self.ws.response.headers.get("X-Replica")  # set by deploy/nginx.conf
         if replica:
             self.stats.replicas[replica] = self.stats.replicas.get(replica, 0) + 1
@@ -84,8 +87,9 @@ class Session:
     async def __aexit__(self, *exc):
         await self.ws.close()
 
-    async def rerun(self, query: str = "", changes: dict[str, object] | None = None, fragment: str = ""
-                    ) -> tuple[float, str]:  # fmt: skip
+    async def rerun(
+        self, query: str = "", changes: dict[str, object] | None = None, fragment: str = ""
+    ) -> tuple[float, str]:
         """One script run: the page load (query) or a widget change, of the whole page or of one
         fragment (its id). Returns (seconds, digest of the charts' data sent); self.drawn lists
         (element kind, fragment id) of what the run sent."""
@@ -102,8 +106,17 @@ class Session:
             widget_id, kind = self.widgets[name]
             state = msg.rerun_script.widget_states.widgets.add()
             state.id = widget_id
-            setattr(state, {"bool": "bool_value", "int": "int_value", "float": "double_value",
-                            "str": "string_value", "trigger": "trigger_value"}[kind], value)  # fmt: skip
+            setattr(
+                state,
+                {
+                    "bool": "bool_value",
+                    "int": "int_value",
+                    "float": "double_value",
+                    "str": "string_value",
+                    "trigger": "trigger_value",
+                }[kind],
+                value,
+            )
             if kind != "trigger":  # a click is sent once; a value stays
                 self.states[widget_id] = state
         for widget_id, state in self.states.items():  # the browser sends every widget's value
@@ -255,8 +268,13 @@ async def player(url: str, n: int, stats: Stats, players: list, cookie=None):
             if "finished" not in s.marks:
                 stats.errors.append(f"player {n}: no 'Finished' after Play")
                 return
-            players.append(Player(s.marks.get("training", float("nan")) - click, s.marks["finished"] - click,
-                                  "waiting" in s.marks))  # fmt: skip
+            players.append(
+                Player(
+                    s.marks.get("training", float("nan")) - click,
+                    s.marks["finished"] - click,
+                    "waiting" in s.marks,
+                )
+            )
     except Exception as error:
         stats.errors.append(f"player {n}: {type(error).__name__}: {error}")
 
@@ -349,11 +367,15 @@ def measure(url: str, pids: list[int], args, reference: bool, cookies: bool = Fa
         routes = [secrets.token_hex(16) for _ in range(args.sessions)]
         cookie = (lambda n: routes[n]) if cookies else (lambda n: None)
         if mix == "model":
-            runs = [model_viewer(url, n, args.reruns, stats, args.think, args.model, cookie(n))
-                    for n in range(args.sessions)]  # fmt: skip
+            runs = [
+                model_viewer(url, n, args.reruns, stats, args.think, args.model, cookie(n))
+                for n in range(args.sessions)
+            ]
         else:
-            runs = [student(url, n, args.reruns, stats, args.think, reference, cookie(n))
-                    for n in range(args.sessions)]  # fmt: skip
+            runs = [
+                student(url, n, args.reruns, stats, args.think, reference, cookie(n))
+                for n in range(args.sessions)
+            ]
         if mix == "play":  # as many again press Play at once
             runs += [player(url, n, stats, players, cookie(n)) for n in range(args.sessions)]
         await asyncio.gather(*runs)
@@ -365,18 +387,24 @@ def measure(url: str, pids: list[int], args, reference: bool, cookies: bool = Fa
     runs = len(stats.latencies) + len(stats.loads)
     lat = sorted(stats.latencies)
     return {
-        "sessions": args.sessions, "reruns": len(lat), "errors": stats.errors, "wall": wall,
+        "sessions": args.sessions,
+        "reruns": len(lat),
+        "errors": stats.errors,
+        "wall": wall,
         "p50": statistics.median(lat) if lat else float("nan"),
         "p95": _p95(lat),
         "load_p95": _p95(stats.loads),
         "cpu_per_rerun": (sum(map(cpu_seconds, pids)) - cpu_before) / runs if pids and runs else None,
-        "peak_rss": max(memory(pid) for pid in pids) if pids else None, "received": stats.received,
+        "peak_rss": max(memory(pid) for pid in pids) if pids else None,
+        "received": stats.received,
         "replicas": stats.replicas,
         "consistent": all(len(set(d)) == 1 for d in stats.numbers.values()),
         "shared_settings": sum(1 for d in stats.numbers.values() if len(d) > 1),
-        "browsers": shown, "players": players, "mix": mix,
+        "browsers": shown,
+        "players": players,
+        "mix": mix,
         "rss_before": rss_before,
-    }  # fmt: skip
+    }
 
 
 def _p95(values: list[float]) -> float:
@@ -390,26 +418,36 @@ def report(name: str, r: dict) -> None:
     print(f"== {name}: {r['sessions']} sessions, {r['reruns']} setting changes in {r['wall']:.1f} s")
     p50, p95, load = r["p50"], r["p95"], r["load_p95"]
     print(f"   change rerun latency p50 {p50:.2f} s, p95 {p95:.2f} s; first load p95 {load:.2f} s")
-    print(f"   errors {len(r['errors'])}; server CPU per rerun {cpu}; server peak RSS {rss}; "
-          f"{r['received'] / 2**20:.1f} MiB of ForwardMsgs")  # fmt: skip
+    print(
+        f"   errors {len(r['errors'])}; server CPU per rerun {cpu}; server peak RSS {rss}; "
+        f"{r['received'] / 2**20:.1f} MiB of ForwardMsgs"
+    )
     if r["replicas"]:
         print(f"   sessions per replica (nginx X-Replica): {r['replicas']}")
     if r["shared_settings"]:
-        print(f"   same settings, same numbers in every session: {r['consistent']} "
-              f"({r['shared_settings']} settings shared by several sessions)")  # fmt: skip
+        print(
+            f"   same settings, same numbers in every session: {r['consistent']} "
+            f"({r['shared_settings']} settings shared by several sessions)"
+        )
     if r["players"]:
         started, finished = [p.started for p in r["players"]], [p.finished for p in r["players"]]
         waited = sum(p.waited for p in r["players"])
-        print(f"   {len(r['players'])} Play clicks finished, {waited} waited in line first; Play to first "
-              f"step p50 {statistics.median(started):.1f} s, max {max(started):.1f} s; to finished p50 "
-              f"{statistics.median(finished):.1f} s, max {max(finished):.1f} s")  # fmt: skip
+        print(
+            f"   {len(r['players'])} Play clicks finished, {waited} waited in line first; Play to first "
+            f"step p50 {statistics.median(started):.1f} s, max {max(started):.1f} s; to finished p50 "
+            f"{statistics.median(finished):.1f} s, max {max(finished):.1f} s"
+        )
     if r["rss_before"] and r["peak_rss"]:
         before, peak = r["rss_before"] / 2**20, r["peak_rss"] / 2**20
-        print(f"   RSS before the load {before:.0f} MiB (warmed up), peak during it {peak:.0f} MiB: "
-              f"+{peak - before:.0f} MiB")  # fmt: skip
+        print(
+            f"   RSS before the load {before:.0f} MiB (warmed up), peak during it {peak:.0f} MiB: "
+            f"+{peak - before:.0f} MiB"
+        )
     for seconds, errors, dialogs in r["browsers"]:
-        print(f"   Chromium page during the load: first heatmap drawn after {seconds:.1f} s, "
-              f"{errors} error elements, dialogs {dialogs}")  # fmt: skip
+        print(
+            f"   Chromium page during the load: first heatmap drawn after {seconds:.1f} s, "
+            f"{errors} error elements, dialogs {dialogs}"
+        )
     for error in r["errors"][:5]:
         print(f"   ! {error}")
 
@@ -441,8 +479,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--replicas", type=int, default=0, help="start replicas behind nginx, load them")
     parser.add_argument("--no-reference", dest="reference", action="store_false")
     mixes = "explore: N change the Explorer's knobs; play: N press Play at once, N others explore; model: "
-    parser.add_argument("--mix", choices=("explore", "play", "model"), default="explore",
-                        help=mixes + "N on Inside a model")  # fmt: skip
+    parser.add_argument(
+        "--mix", choices=("explore", "play", "model"), default="explore", help=mixes + "N on Inside a model"
+    )
     parser.add_argument(
         "--model", default="", help="model mix: the model's source (default: the bundled one)"
     )

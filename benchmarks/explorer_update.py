@@ -7,7 +7,7 @@ app (benchmarks/reference_app.py: one T x T plotly heatmap), changes the seed co
 measures the time until the changed heatmap is drawn, and the bytes the server sent for that
 update: on the wire (a counting TCP proxy sits between browser and server, so websocket
 compression counts) and as decompressed websocket payload. Bytes per heatmap cell = wire bytes
-/ cells of every heatmap on the page. Targets (issue 3): Explorer <= 1.5x the reference's
+/ cells of every heatmap on the page. Targets: Explorer <= 1.5x the reference's
 update time at T = 8 and 64; <= 4 bytes per heatmap cell.
 """
 

@@ -54,8 +54,10 @@ def main(argv: list[str] | None = None) -> None:
         diff = (ours.trace(ids).logits - theirs(ids).logits).abs().max().item()
     reference = statistics.median(times["GPT2LMHeadModel(output_attentions)"])
     setup = f"T={args.tokens}, B=1, CPU ({torch.get_num_threads()} threads), torch {torch.__version__}"
-    print(f"# GPT-2-small-sized, random weights, {setup}, transformers {transformers.__version__}; "
-          f"median of {args.rounds}")  # fmt: skip
+    print(
+        f"# GPT-2-small-sized, random weights, {setup}, transformers {transformers.__version__}; "
+        f"median of {args.rounds}"
+    )
     for name, values in times.items():
         median = statistics.median(values)
         print(f"{name:38} {median * 1e3:8.1f} ms   {median / reference:5.2f} x transformers")

@@ -31,8 +31,19 @@ WATCH = """() => { window.__last = performance.now();
 
 def query(tokens: int, heads: int) -> str:
     words = " ".join(f"w{i}" for i in range(tokens))
-    return urlencode({"text": words, "embedding": "random", "d_in": 64, "d_out": 64, "heads": heads,
-                      "dropout": 0.1, "train": 1, "seed": 1, "variant": "mha"})  # fmt: skip
+    return urlencode(
+        {
+            "text": words,
+            "embedding": "random",
+            "d_in": 64,
+            "d_out": 64,
+            "heads": heads,
+            "dropout": 0.1,
+            "train": 1,
+            "seed": 1,
+            "variant": "mha",
+        }
+    )
 
 
 def settle(page, start: float, quiet: float = 800, limit: float = 90) -> float:

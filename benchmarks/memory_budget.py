@@ -32,9 +32,15 @@ CACHE_ENTRIES = 16  # ui/cache.py: _trace_for(max_entries=16)
 
 def worst_config(seed: int) -> ExplorerConfig:
     return ExplorerConfig(
-        text=" ".join(f"w{i}" for i in range(MAX_TOKENS)), embedding="random", d_in=MAX_D_IN,
-        d_out=MAX_D_OUT, heads=MAX_HEADS, dropout=0.5, train=True, seed=seed,
-    )  # fmt: skip
+        text=" ".join(f"w{i}" for i in range(MAX_TOKENS)),
+        embedding="random",
+        d_in=MAX_D_IN,
+        d_out=MAX_D_OUT,
+        heads=MAX_HEADS,
+        dropout=0.5,
+        train=True,
+        seed=seed,
+    )
 
 
 def rerun(seed: int) -> int:
@@ -88,8 +94,10 @@ def main(argv: list[str] | None = None) -> None:
     print(f"{args.sessions} concurrent reruns at the caps, peak:     {many / mib:7.1f} MiB")
     print(f"trace cache full of such traces ({CACHE_ENTRIES}):       {cache / mib:7.1f} MiB")
     total = baseline + cache + many
-    print(f"worst case, all together:                    {total / mib:7.0f} MiB of {CEILING / mib:.0f} MiB "
-          f"({'inside' if total < CEILING else 'OVER'} the ceiling)")  # fmt: skip
+    print(
+        f"worst case, all together:                    {total / mib:7.0f} MiB of {CEILING / mib:.0f} MiB "
+        f"({'inside' if total < CEILING else 'OVER'} the ceiling)"
+    )
 
 
 if __name__ == "__main__":

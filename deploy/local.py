@@ -59,10 +59,24 @@ def start_streamlit(
     port = port or free_port()
     log = tempfile.TemporaryFile()  # noqa: SIM115 (lives as long as the server; closed with it)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(script), "--server.headless", "true",
-         "--server.address", "127.0.0.1", "--server.port", str(port), *args],
-        cwd=cwd, stdout=log, stderr=subprocess.STDOUT,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            str(script),
+            "--server.headless",
+            "true",
+            "--server.address",
+            "127.0.0.1",
+            "--server.port",
+            str(port),
+            *args,
+        ],
+        cwd=cwd,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     proc.log = log
     url = f"http://127.0.0.1:{port}"
     try:

@@ -56,9 +56,11 @@ class Replicas:
             Path(self.prefix, "nginx.conf").write_text(nginx_conf(self.port, self.ports))
             self.log = tempfile.TemporaryFile() if self.capture else None  # noqa: SIM115 (closed by __exit__)
             self.nginx = subprocess.Popen(
-                [nginx, "-p", self.prefix + "/", "-c", "nginx.conf", "-g", "daemon off;"], cwd=self.prefix,
-                stdout=self.log, stderr=subprocess.STDOUT if self.log else None,
-            )  # fmt: skip
+                [nginx, "-p", self.prefix + "/", "-c", "nginx.conf", "-g", "daemon off;"],
+                cwd=self.prefix,
+                stdout=self.log,
+                stderr=subprocess.STDOUT if self.log else None,
+            )
             self.procs.append(self.nginx)
             wait_healthy(self.url, self.nginx)
         except BaseException:

@@ -1,9 +1,9 @@
-"""The numbers the source documents print (shared/seeds/), in one place. Every test that checks
-the app against the book imports them from here.
+"""The numbers the sources print, in one place. Every test that checks the app against the book
+imports them from here.
 
-Chapter 3 of "Build a Large Language Model (From Scratch)" (documents 000 and 002), Raschka's
-blog post "Understanding and coding self-attention" (document 001), and the "Hello shiny sun!"
-example worked by hand (document 000).
+Chapter 3 of "Build a Large Language Model (From Scratch)" (its notebook's printed tensors),
+Raschka's blog post "Understanding and coding self-attention", and the "Hello shiny sun!"
+example worked by hand in the chapter's lecture notes.
 """
 
 # The book's 6-token inputs, "Your journey starts with one step".
@@ -30,7 +30,7 @@ ALL_CONTEXT_VECTORS = [
     [0.4177, 0.6503, 0.5645],
 ]
 
-# --- "Hello shiny sun!" (document 000) ------------------------------------------------------------
+# --- "Hello shiny sun!", by hand -----------------------------------------------------------------
 HELLO_INPUTS = [[0.34, 0.22, 0.54], [0.53, 0.34, 0.98], [0.29, 0.54, 0.93]]
 HELLO_CONTEXT_PRINTED = [0.3992, 0.3858, 0.8610]  # hand-rounded terms
 HELLO_CONTEXT_EXACT = [0.3990, 0.3854, 0.8610]  # float32, what the app shows
@@ -58,8 +58,11 @@ V2_SEED_789_OUTPUT = [
 V2_SEED_789_WEIGHTS_1 = [0.1921, 0.1646, 0.1652, 0.1550, 0.1721, 0.1510]
 
 # --- 3.5 causal attention and dropout -------------------------------------------------------------
-CAUSAL_WEIGHTS_ROWS = {1: [0.5517, 0.4483], 2: [0.3800, 0.3097, 0.3103],
-                       5: [0.1935, 0.1663, 0.1666, 0.1542, 0.1666, 0.1529]}  # fmt: skip
+CAUSAL_WEIGHTS_ROWS = {
+    1: [0.5517, 0.4483],
+    2: [0.3800, 0.3097, 0.3103],
+    5: [0.1935, 0.1663, 0.1666, 0.1542, 0.1666, 0.1529],
+}
 DROPOUT_SEED_123_ONES = [  # torch.manual_seed(123); nn.Dropout(0.5)(torch.ones(6, 6))
     [2, 2, 0, 2, 2, 0],
     [0, 0, 0, 2, 0, 2],
@@ -98,13 +101,45 @@ MHA_OUTPUT = [
 ]
 GPT2_SMALL_MHA_PARAMETERS = 2_360_064  # exercise 3.3: d_in = d_out = 768, 12 heads, no qkv bias
 
-# --- the blog (document 001): "Life is short, eat dessert first", seed 123 --------------------------
+# --- the blog post: "Life is short, eat dessert first", seed 123 --------------------------
 BLOG_SENTENCE = "Life is short, eat dessert first"
 BLOG_VOCABULARY = {"Life": 0, "dessert": 1, "eat": 2, "first": 3, "is": 4, "short": 5}
 BLOG_IDS = [0, 4, 5, 2, 1, 3]
-BLOG_EMBEDDING_ROW_0 = [0.3374, -0.1778, -0.3035, -0.5880, 0.3486, 0.6603, -0.2196, -0.3792, 0.7671,
-                        -1.1925, 0.6984, -1.4097, 0.1794, 1.8951, 0.4954, 0.2692]  # fmt: skip
-BLOG_EMBEDDING_ROW_5 = [0.8768, 1.6221, -1.4779, 1.1331, -1.2203, 1.3139, 1.0533, 0.1388, 2.2473,
-                        -0.8036, -0.2808, 0.7697, -0.6596, -0.7979, 0.1838, 0.2293]  # fmt: skip
+BLOG_EMBEDDING_ROW_0 = [
+    0.3374,
+    -0.1778,
+    -0.3035,
+    -0.5880,
+    0.3486,
+    0.6603,
+    -0.2196,
+    -0.3792,
+    0.7671,
+    -1.1925,
+    0.6984,
+    -1.4097,
+    0.1794,
+    1.8951,
+    0.4954,
+    0.2692,
+]
+BLOG_EMBEDDING_ROW_5 = [
+    0.8768,
+    1.6221,
+    -1.4779,
+    1.1331,
+    -1.2203,
+    1.3139,
+    1.0533,
+    0.1388,
+    2.2473,
+    -0.8036,
+    -0.2808,
+    0.7697,
+    -0.6596,
+    -0.7979,
+    0.1838,
+    0.2293,
+]
 BLOG_OMEGA_2 = [8.5808, -7.6597, 3.2558, 1.0395, 11.1466, -0.4800]  # d_k = 24, d_v = 28
 BLOG_WEIGHTS_2 = [0.2912, 0.0106, 0.0982, 0.0625, 0.4917, 0.0458]

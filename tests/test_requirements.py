@@ -19,10 +19,25 @@ def resolved(tmp_path_factory) -> dict[str, str]:
     report = tmp_path_factory.mktemp("pip") / "report.json"
     env = {**os.environ, "PIP_RETRIES": os.environ.get("PIP_RETRIES", "1")}  # see tests/run.sh
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--quiet",
-         "--disable-pip-version-check", "--report", str(report), "-r", str(ROOT / "requirements.txt")],
-        check=True, env=env, timeout=900, capture_output=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--dry-run",
+            "--ignore-installed",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--report",
+            str(report),
+            "-r",
+            str(ROOT / "requirements.txt"),
+        ],
+        check=True,
+        env=env,
+        timeout=900,
+        capture_output=True,
+    )
     install = json.loads(report.read_text())["install"]
     return {item["metadata"]["name"].lower(): item["metadata"]["version"] for item in install}
 

@@ -1,8 +1,11 @@
 """A server's settings from the environment: a bad value falls back to the default."""
 
+import re
+from pathlib import Path
+
 import pytest
 
-from attention.settings import flag, number
+from attention.settings import current, flag, number
 
 
 @pytest.mark.parametrize("value, expected", [("3", 3), ("0", 1), ("lots", 1), ("2.5", 1), (None, 1)])
@@ -32,3 +35,31 @@ def test_a_yes_no_setting(monkeypatch, value, on):
     else:
         monkeypatch.setenv("ATTENTION_LISTED_MODELS_ONLY", value)
     assert flag("ATTENTION_LISTED_MODELS_ONLY") is on
+
+
+def test_every_setting_is_read_in_settings_py_alone():
+    root = Path(__file__).resolve().parents[1]
+    readers = [
+        str(path.relative_to(root))
+        for path in [*root.glob("attention/**/*.py"), *root.glob("ui/*.py"), *root.glob("pages/*.py")]
+        if path.name != "settings.py"
+        and re.search(r"os\.environ|getenv|\bnumber\(\"|\bflag\(", path.read_text())
+    ]
+    assert readers == []
+
+
+def test_settings_hold_every_attention_variable(monkeypatch):
+    for name, value in {
+        "ATTENTION_TORCH_THREADS": "3",
+        "ATTENTION_MAX_CONCURRENT_RUNS": "7",
+        "ATTENTION_MAX_MODEL_MB": "100",
+        "ATTENTION_HUB_TIMEOUT": "2.5",
+        "ATTENTION_MODEL_PATH": "/models/gpt2",
+        "ATTENTION_LISTED_MODELS_ONLY": "yes",
+    }.items():
+        monkeypatch.setenv(name, value)
+    s = current()
+    assert (s.torch_threads, s.max_concurrent_runs, s.max_model_mb) == (3, 7, 100)
+    assert (s.hub_timeout, s.model_path, s.listed_models_only) == (2.5, "/models/gpt2", True)
+    monkeypatch.setenv("ATTENTION_TORCH_THREADS", "lots")  # not a number: the app's own default
+    assert current().torch_threads is None

@@ -232,6 +232,10 @@ def load_gpt2(source: str | Path) -> GPTModel:
     downloaded to a folder first (hub.download). Weights are read with safetensors: no pickle is
     ever executed."""
     path = Path(source)
+    if not path.exists():
+        raise ConfigError(
+            f"{str(source)[:200]!r} does not exist: give a folder or a .safetensors file.", "source"
+        )
     weights_file = path if path.is_file() else path / "model.safetensors"
     config_file = (path.parent if path.is_file() else path) / "config.json"
     if weights_file.suffix != ".safetensors" or not weights_file.exists() or not config_file.exists():

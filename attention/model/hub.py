@@ -7,7 +7,6 @@ that says which file, how large, and how to place it by hand; it never hangs a p
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -74,7 +73,7 @@ def reachable(repo: str, timeout: float = TIMEOUT) -> None:
     import urllib.error
     import urllib.request
 
-    endpoint = os.environ.get("HF_ENDPOINT", "https://huggingface.co").rstrip("/")
+    endpoint = current().hub_endpoint
     if current().hub_offline:
         raise unavailable(repo, "HF_HUB_OFFLINE is set")
     request = urllib.request.Request(f"{endpoint}/{repo}/resolve/main/config.json", method="HEAD")

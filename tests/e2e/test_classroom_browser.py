@@ -7,11 +7,18 @@ from urllib.parse import urlencode
 from tests.e2e.conftest import wait_idle
 
 HOSTILE = [
-    ("text", '<img src=x onerror=alert(1)> <script>alert(2)</script> **bold** [x](javascript:alert(3)) $x$'),
-    ("tokenizer", "words_punct"), ("embedding", "random"), ("heads", "abc"), ("heads", "7"),
-    ("dropout", "nan"), ("variant", "<svg onload=alert(4)>"), ("device", "cuda<b>"), ("seed", "-1"),
-    ("d_out", "1e309"), ("<i>evil</i>", "1"),
-]  # fmt: skip
+    ("text", "<img src=x onerror=alert(1)> <script>alert(2)</script> **bold** [x](javascript:alert(3)) $x$"),
+    ("tokenizer", "words_punct"),
+    ("embedding", "random"),
+    ("heads", "abc"),
+    ("heads", "7"),
+    ("dropout", "nan"),
+    ("variant", "<svg onload=alert(4)>"),
+    ("device", "cuda<b>"),
+    ("seed", "-1"),
+    ("d_out", "1e309"),
+    ("<i>evil</i>", "1"),
+]
 
 
 def test_a_hostile_link_shows_notes_and_runs_nothing(server, page):

@@ -3,8 +3,8 @@ websocket protocol, as the browser does: the sentence and the knobs are not run 
 
 import asyncio
 
-from tests.e2e.conftest import in_thread
 from benchmarks.classroom import Session, Stats
+from tests.e2e.conftest import in_thread
 
 
 def test_a_view_control_reruns_only_the_view(server):

@@ -7,9 +7,9 @@ from types import SimpleNamespace
 
 import pytest
 
+from benchmarks import classroom
 from deploy.replicas import Replicas
 from tests.e2e.conftest import in_thread, wait_idle
-from benchmarks import classroom
 
 pytestmark = pytest.mark.skipif(
     not (shutil.which("nginx") or Path("/usr/sbin/nginx").exists()),
