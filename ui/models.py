@@ -12,7 +12,7 @@ import numpy as np
 import streamlit as st
 
 from attention.chapter3.trace import AttentionTrace
-from attention.model import catalog, hub, sentence
+from attention.model import catalog, sentence
 from attention.model.catalog import ModelInfo
 from attention.model.gpt import GPTModel
 from attention.model.roles import head_roles
@@ -46,7 +46,7 @@ def model(source: str) -> tuple[GPTModel, ModelInfo]:
     bar; a clear ConfigError without a network), then loaded once per process, in line for a
     model-load slot (attention.slots.MODEL_LOADS) with the line's length shown."""
     catalog.check_source(source)  # before any download
-    if hub.is_repo_id(source) and hub.cached(source) is None:
+    if catalog.needs_download(source):
         bar = st.progress(0.0, text=f"Downloading {source}…")
 
         def progress(done: int, total: int) -> None:
@@ -56,7 +56,7 @@ def model(source: str) -> tuple[GPTModel, ModelInfo]:
 
         try:
             with _downloading:
-                hub.download(source, progress=progress)
+                catalog.download(source, progress=progress)
         finally:
             bar.empty()
     if (loaded := _loaded.get(source)) is None:

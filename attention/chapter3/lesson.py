@@ -1,7 +1,7 @@
 """The chapter's computation written out step by step, for the Learn page. No Streamlit.
 
-Every number comes from the engine (run, modules, embeddings); this module only arranges the
-intermediate values the way the documents write them by hand.
+Every number comes from the engine (run, build_module, embeddings); this module only arranges the
+intermediate values the way the book's chapter 3 and Raschka's blog post write them by hand.
 """
 
 from __future__ import annotations
@@ -9,11 +9,34 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
+import numpy as np
 import torch
 
 from attention.chapter3.config import ExplorerConfig
-from attention.chapter3.engine import run
+from attention.chapter3.engine import build_module, run
 from attention.chapter3.modules import MultiHeadAttention, MultiHeadAttentionWrapper, reset_parameters
+
+MAX_TOKENS = 12  # the worked sums stay readable
+
+
+def sentence_config(text: str, seed: int, own: bool) -> ExplorerConfig:
+    """The lesson's module, SelfAttention_v1(d_in=3, d_out=2), on a book sentence with the book's
+    vectors, or on the learner's own sentence with a seeded random embedding; ConfigError for a
+    text that cannot be used."""
+    embedding = "random" if own else "book"
+    return ExplorerConfig(text=text, embedding=embedding, d_in=3, variant="v1", d_out=2, seed=seed)
+
+
+def first_tokens(config: ExplorerConfig, limit: int = MAX_TOKENS) -> ExplorerConfig:
+    """The config on its sentence's first `limit` tokens (the config itself when it has no more)."""
+    texts = config.tokens.texts
+    return config if len(texts) <= limit else replace(config, text=" ".join(texts[:limit]))
+
+
+def trainable_weights(config: ExplorerConfig) -> dict[str, np.ndarray]:
+    """Section 3.4's W_query, W_key, W_value, each (d_in, d_out), seeded as the engine seeds them."""
+    module, _ = build_module(config)
+    return {name: getattr(module, name).detach().numpy() for name in ("W_query", "W_key", "W_value")}
 
 
 def fmt(value: float, digits: int = 4) -> str:

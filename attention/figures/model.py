@@ -1,9 +1,14 @@
 """Inside a model's figures: every head as a thumbnail, the role scores, one token's lines to the
-tokens it attends to (BertViz's head view, drawn natively), the next-token bars."""
+tokens it attends to (BertViz's head view, drawn natively), the next-token bars; and its exports,
+every head's weights as JSON and one head's as CSV."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
+
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 
 from attention.figures.layout import (
@@ -46,9 +51,17 @@ def model_grid(weights: np.ndarray, chosen: tuple[int, int] | None = None) -> go
     data, layout = thumbnails(cells, shrunk, titles, title_size=11)
     if chosen is not None:  # frame the chosen head
         cell = cells[chosen[0] * heads + chosen[1]]
-        layout["shapes"] = [{"type": "rect", "xref": "paper", "yref": "paper", "x0": cell.x0 - 0.004,
-                             "x1": cell.x1 + 0.004, "y0": cell.y0 - 0.004, "y1": cell.y1 + 0.004,
-                             "line": {"color": "#d62728", "width": 3}}]  # fmt: skip
+        pad = 0.004
+        frame = {"x0": cell.x0 - pad, "x1": cell.x1 + pad, "y0": cell.y0 - pad, "y1": cell.y1 + pad}
+        layout["shapes"] = [
+            {
+                "type": "rect",
+                "xref": "paper",
+                "yref": "paper",
+                **frame,
+                "line": {"color": "#d62728", "width": 3},
+            }
+        ]
     size = max(60, min(110, 1100 // heads))
     return figure(
         data, layout | {"height": 30 + layers * (size + 18), "margin": {"l": 5, "r": 5, "t": 5, "b": 5}}
@@ -202,3 +215,21 @@ def next_token_bars(candidates: list[tuple[int, str, float]], temperature: float
             "margin": {"l": 10, "r": 40, "t": 50, "b": 10},
         },
     )
+
+
+def weights_json(source: str, tokens: Sequence[str], ids: Sequence[int], weights: np.ndarray) -> str:
+    """Every head's weights (L, H, T, T), rounded to 5 decimals, with the model, tokens and ids."""
+    grid = {
+        "model": source,
+        "tokens": list(tokens),
+        "ids": list(ids),
+        "layout": "weights[layer][head][query][key]",
+        "shape": list(weights.shape),
+    }
+    return json.dumps(grid | {"weights": weights.round(5).tolist()})
+
+
+def head_csv(weights: np.ndarray, tokens: Sequence[str], layer: int, head: int) -> str:
+    """One head's (T, T) weights as CSV: a row per query, a column per key, each named "i:token"."""
+    names = [f"{i}:{t}" for i, t in enumerate(tokens)]
+    return pd.DataFrame(weights[layer, head], index=names, columns=names).to_csv()

@@ -5,7 +5,7 @@ tokenizer, head roles, the catalogue of models a page can open, and one sentence
     checkpoint.py   load_gpt2 / save_gpt2: GPT-2's safetensors layout, config.json checked first
     tokenizer.py    GPT-2's BPE offline
     roles.py        head roles (previous-token, first-token, duplicate, induction) and their probes
-    hub.py          hub downloads, only when asked (catalog.load is the one caller)
+    hub.py          hub downloads, only when asked (catalog.download is the one caller)
     catalog.py      which models there are, what each is, loading one
     sentence.py     a sentence -> token ids, every head's weights, the next token
 """

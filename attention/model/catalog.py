@@ -1,5 +1,5 @@
 """The model catalogue: which models there are (bundled, the hub's, runs trained here), what each
-one is, and loading one. The one caller of hub.download.
+one is, and loading one. The one caller of hub.download (download, which load calls).
 
 A model is a folder in GPT-2's checkpoint layout (checkpoint.load_gpt2). Its config.json may carry an
 "attention_explorer" entry: a name, what it was trained on, and its tokenizer: GPT-2's BPE
@@ -13,6 +13,7 @@ import json
 import re
 import tempfile
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -104,7 +105,7 @@ def new_run() -> tuple[str, Path]:
 
 
 def resolve(source: str) -> Path | str:
-    """The path or repo id load_gpt2 takes for a picker source."""
+    """The folder (or file) load_gpt2 takes for a picker source that is no hub model."""
     if source == BUNDLED:
         return BUNDLED_PATH
     run = RUN.fullmatch(source)
@@ -126,11 +127,22 @@ def info(source: str, folder: Path | None) -> ModelInfo:
     return ModelInfo(source, name, extra.get("trained_on", ""), tuple(extra.get("vocab", ())), extra)
 
 
-def load(source: str, progress=None) -> tuple[GPTModel, ModelInfo]:
+def needs_download(source: str) -> bool:
+    """A hub model whose files are not on this machine yet (the local cache is asked, not the
+    network): opening it downloads them first."""
+    return hub.is_repo_id(source) and hub.cached(source) is None
+
+
+def download(source: str, progress: Callable[[int, int], None] | None = None) -> Path | None:
+    """A hub model's folder, its files downloaded first if they are not on disk yet (progress(done,
+    total) in bytes as the weights arrive); None for a source that is no hub model. Every hub
+    download of the app happens here."""
+    return hub.download(source, progress=progress) if hub.is_repo_id(source) else None
+
+
+def load(source: str, progress: Callable[[int, int], None] | None = None) -> tuple[GPTModel, ModelInfo]:
     """A model and what it is; ConfigError with a clear message for anything unusable."""
     check_source(source)
-    folder = None
-    if hub.is_repo_id(source):
-        folder = hub.download(source, progress=progress)
+    folder = download(source, progress)
     model = load_gpt2(folder or resolve(source))
     return model, info(source, folder)

@@ -24,8 +24,13 @@ from attention.settings import current
 # fits; GPT-2 large (3,342) needs this raised, on a machine that has the memory.
 MAX_MODEL_MB = current().max_model_mb
 # The sizes in gpt.CONFIG_KEYS, as config.json names them.
-HF_NAMES = {"vocab_size": "vocab_size", "context_length": "n_positions", "emb_dim": "n_embd",
-            "n_heads": "n_head", "n_layers": "n_layer"}  # fmt: skip
+HF_NAMES = {
+    "vocab_size": "vocab_size",
+    "context_length": "n_positions",
+    "emb_dim": "n_embd",
+    "n_heads": "n_head",
+    "n_layers": "n_layer",
+}
 
 
 def parameter_count(cfg: dict) -> int:
@@ -83,12 +88,22 @@ def read_config(path: str | Path) -> dict:
 
 def hf_config(cfg: dict, tied: bool, **extra) -> dict:
     """The book's config -> a config.json that transformers' GPT2LMHeadModel opens."""
-    return {"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"],
-            **{name: cfg[key] for key, name in HF_NAMES.items()}, "n_ctx": cfg["context_length"],
-            "n_inner": None,
-            "activation_function": "gelu_new", "layer_norm_epsilon": 1e-5, "resid_pdrop": 0.0,
-            "embd_pdrop": 0.0, "attn_pdrop": 0.0, "tie_word_embeddings": tied, "bos_token_id": None,
-            "eos_token_id": None, **extra}  # fmt: skip
+    return {
+        "model_type": "gpt2",
+        "architectures": ["GPT2LMHeadModel"],
+        **{name: cfg[key] for key, name in HF_NAMES.items()},
+        "n_ctx": cfg["context_length"],
+        "n_inner": None,
+        "activation_function": "gelu_new",
+        "layer_norm_epsilon": 1e-5,
+        "resid_pdrop": 0.0,
+        "embd_pdrop": 0.0,
+        "attn_pdrop": 0.0,
+        "tie_word_embeddings": tied,
+        "bos_token_id": None,
+        "eos_token_id": None,
+        **extra,
+    }
 
 
 def _blocks(cfg: dict):
@@ -179,8 +194,10 @@ def state_of(model: GPTModel) -> dict[str, torch.Tensor]:
         out[h + "attn.c_attn.weight"] = torch.cat(
             [att.W_query.weight, att.W_key.weight, att.W_value.weight]
         ).T
-        biases = [layer.bias if layer.bias is not None else torch.zeros(model.cfg["emb_dim"])
-                  for layer in (att.W_query, att.W_key, att.W_value)]  # fmt: skip
+        biases = [
+            layer.bias if layer.bias is not None else torch.zeros(model.cfg["emb_dim"])
+            for layer in (att.W_query, att.W_key, att.W_value)
+        ]
         out[h + "attn.c_attn.bias"] = torch.cat(biases)  # GPT-2 always has one: zeros for qkv_bias=False
         out[h + "attn.c_proj.weight"], out[h + "attn.c_proj.bias"] = att.out_proj.weight.T, att.out_proj.bias
         out[h + "mlp.c_fc.weight"], out[h + "mlp.c_fc.bias"] = (

@@ -35,8 +35,15 @@ class LayerNorm(nn.Module):
         norm_x = (x - mean) / torch.sqrt(var + self.eps)
         return self.scale * norm_x + self.shift
 
+    @torch.no_grad()
+    def reset_parameters(self, generator: torch.Generator | None = None) -> None:
+        """Ones and zeros, as the constructor makes them: no random draw (the generator goes
+        unused, so chapter3.modules.reset_parameters draws the rest of the model as torch would)."""
+        self.scale.fill_(1.0)
+        self.shift.zero_()
 
-class GELU(nn.Module):  # the tanh approximation GPT-2 was trained with
+
+class GELU(nn.Module):  # the tanh approximation GPT-2 was trained with, laid out as the book prints it
     def forward(self, x):
         return 0.5 * x * (1 + torch.tanh(
             torch.sqrt(torch.tensor(2.0 / torch.pi)) * (x + 0.044715 * torch.pow(x, 3))
@@ -150,8 +157,8 @@ class GPTModel(nn.Module):
             x = block.drop_shortcut(attention.output) + x
             x = block.drop_shortcut(block.ff(block.norm2(x))) + x
         logits = self.out_head(self.final_norm(x))  # (B, T, vocab_size)
-        return ModelTrace(ids=in_idx.cpu(), logits=logits.cpu(), layers=tuple(t.to("cpu") for t in layers),
-                          tokens=tokens)  # fmt: skip
+        layers = tuple(t.to("cpu") for t in layers)
+        return ModelTrace(ids=in_idx.cpu(), logits=logits.cpu(), layers=layers, tokens=tokens)
 
     @property
     def heads(self) -> int:

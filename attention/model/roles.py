@@ -88,8 +88,9 @@ class Probe:
     second_copy: slice  # positions of the repeated span
 
 
-def probes(vocab: range, start_token: int, seed: int = 0, draws: int = 2, lengths=LENGTHS,
-           prefixes=PREFIXES) -> list[Probe]:  # fmt: skip
+def probes(
+    vocab: range, start_token: int, seed: int = 0, draws: int = 2, lengths=LENGTHS, prefixes=PREFIXES
+) -> list[Probe]:
     """Start token + `prefix` random tokens + L random tokens + the same L again, for every L and
     prefix, `draws` times; tokens drawn without repeats inside a probe, from `vocab`."""
     generator = torch.Generator().manual_seed(seed)
@@ -106,8 +107,9 @@ def probes(vocab: range, start_token: int, seed: int = 0, draws: int = 2, length
 
 
 @torch.no_grad()
-def head_roles(model, vocab: range | None = None, start_token: int | None = None, seed: int = 0,
-               draws: int = 2) -> dict[str, np.ndarray]:  # fmt: skip
+def head_roles(
+    model, vocab: range | None = None, start_token: int | None = None, seed: int = 0, draws: int = 2
+) -> dict[str, np.ndarray]:
     """Each role's (layers, heads) scores for a GPTModel, averaged over the probes. By default
     probe tokens come from the whole vocabulary but its last id, which starts each probe (GPT-2's
     <|endoftext|>)."""
@@ -130,6 +132,13 @@ def ranked(scores: dict[str, np.ndarray], top: int = 5) -> list[dict]:
         order = np.argsort(grid, axis=None)[::-1][:top]
         for flat in order:
             layer, head = np.unravel_index(flat, grid.shape)
-            rows.append({"role": role, "head": f"{layer}.{head}", "layer": int(layer), "index": int(head),
-                         "score": float(grid[layer, head])})  # fmt: skip
+            rows.append(
+                {
+                    "role": role,
+                    "head": f"{layer}.{head}",
+                    "layer": int(layer),
+                    "index": int(head),
+                    "score": float(grid[layer, head]),
+                }
+            )
     return rows

@@ -22,8 +22,9 @@ SENTENCE = (
 )  # a repeated phrase: induction heads show on the second copy
 
 
-def encode(model_info: ModelInfo, text: str, context_length: int, appended: Sequence[int] = ()
-           ) -> tuple[list[int], tuple[str, ...]]:  # fmt: skip
+def encode(
+    model_info: ModelInfo, text: str, context_length: int, appended: Sequence[int] = ()
+) -> tuple[list[int], tuple[str, ...]]:
     """A sentence (and token ids appended after it) -> token ids and their display texts;
     ConfigError for what cannot be used."""
     if not text.strip():
@@ -50,8 +51,9 @@ def encode(model_info: ModelInfo, text: str, context_length: int, appended: Sequ
     )
     limit = min(MAX_TOKENS, context_length)
     if len(ids) > limit:
-        raise ConfigError(f"The text has {len(ids)} tokens; this page shows at most {limit}. Shorten it.",
-                          "tokens")  # fmt: skip
+        raise ConfigError(
+            f"The text has {len(ids)} tokens; this page shows at most {limit}. Shorten it.", "tokens"
+        )
     return ids, shown
 
 

@@ -30,9 +30,12 @@ def gpt2():
         encoder_json_hash=ENCODER_JSON_SHA256,
     )
     return tiktoken.Encoding(
-        name="gpt2", pat_str=r50k_pat_str, mergeable_ranks=ranks, special_tokens={ENDOFTEXT: 50256},
+        name="gpt2",
+        pat_str=r50k_pat_str,
+        mergeable_ranks=ranks,
+        special_tokens={ENDOFTEXT: 50256},
         explicit_n_vocab=50257,
-    )  # fmt: skip
+    )
 
 
 def encode(text: str) -> list[int]:

@@ -1,5 +1,5 @@
 """The Learn page under AppTest: the book's numbers, live sums, immediate feedback, and predict
-before you see (issue 12 items 16-18)."""
+before you see, and the view kept in the URL."""
 
 import pytest
 
@@ -70,10 +70,13 @@ def test_switching_the_query_changes_the_worked_sums(learn):
         ("check_scale", "goes toward 1", "goes toward 0"),
         ("check_mask", "0", "1 / T"),
         ("check_dropout", "0.4", "0.1"),
-        ("check_transpose", "(b, num_heads, num_tokens, head_dim) = (1, 3, 6, 4)",
-         "(b, num_tokens, head_dim, num_heads) = (1, 6, 4, 3)"),
+        (
+            "check_transpose",
+            "(b, num_heads, num_tokens, head_dim) = (1, 3, 6, 4)",
+            "(b, num_tokens, head_dim, num_heads) = (1, 6, 4, 3)",
+        ),
     ],
-)  # fmt: skip
+)
 def test_self_checks_give_immediate_feedback(learn, key, right, wrong):
     at = learn.run()
     assert not at.success and not at.error
@@ -107,16 +110,24 @@ def test_the_blogs_vocabulary_for_an_own_sentence(learn):
     assert len(at.latex) == 6  # a formula for every step
 
 
-# --- issue 12 ---------------------------------------------------------------------------------------
+# --- every matrix drawn, every question asked before its answer ---------------------------------
 
 
 def test_every_step_with_a_matrix_has_its_heatmap_with_numbers(learn):
-    """Item 16: scores, weights, the mask triangle, both masking methods, the dropout mask, each head."""
+    """Scores, weights, the mask triangle, both masking methods, the dropout mask, each head."""
     maps = heatmaps(everything(learn.run()))
-    titles = ["ω = x · xᵀ, every query", "α = softmax(ω), row by row", "ω = queries · keysᵀ",
-              "The mask: 1 where a query may not look (a later key)", "A: multiply by tril, renormalise",
-              "B: −inf before the softmax", "m: 1 = kept, 0 = dropped", "head 0", "head 1",
-              "head 2"]  # fmt: skip
+    titles = [
+        "ω = x · xᵀ, every query",
+        "α = softmax(ω), row by row",
+        "ω = queries · keysᵀ",
+        "The mask: 1 where a query may not look (a later key)",
+        "A: multiply by tril, renormalise",
+        "B: −inf before the softmax",
+        "m: 1 = kept, 0 = dropped",
+        "head 0",
+        "head 1",
+        "head 2",
+    ]
     for title in titles:
         assert title in maps, (title, list(maps))
         assert "texttemplate" in maps[title]["data"][0], title  # numbers in the cells
@@ -125,7 +136,7 @@ def test_every_step_with_a_matrix_has_its_heatmap_with_numbers(learn):
 
 
 def test_each_question_comes_before_what_answers_it(learn):
-    """Item 17: nothing that answers a question is on the page before the learner predicts."""
+    """Nothing that answers a question is on the page before the learner predicts."""
     at = learn.run()
     page = text_of(at)
     assert "**x** (1, 6, 3)" not in page and "α = exp(ω)/Σ" not in page
@@ -139,7 +150,7 @@ def test_each_question_comes_before_what_answers_it(learn):
 
 
 def test_options_differ_even_when_the_numbers_are_equal(learn):
-    """Item 17: "6 | 6 | 3" asked nothing; the transpose sizes are named."""
+    """A question of "6 | 6 | 3" asks nothing: the transpose sizes are named."""
     at = learn.run()
     ids = [o.replace("\\", "") for o in at.radio(key="check_ids").options]  # shown escaped
     assert len(set(ids)) == 3 and ids[0] == "6: one per token" and ids[1] == "6: one per vocabulary word"
@@ -150,7 +161,6 @@ def test_options_differ_even_when_the_numbers_are_equal(learn):
 
 
 def test_answers_reset_when_the_sentence_changes(learn):
-    """Item 17."""
     at = learn.run().radio(key="check_mask").set_value("0").run()
     assert at.success
     at = at.radio(key="learn_source").set_value("Hello shiny sun!").run()
@@ -158,7 +168,6 @@ def test_answers_reset_when_the_sentence_changes(learn):
 
 
 def test_the_pages_sentence_and_settings_are_in_its_url(learn):
-    """Item 17."""
     at = learn.run().radio(key="learn_source").set_value("my own sentence").run()
     at = at.text_input(key="learn_text").set_value("the cat saw the dog").run()
     at = at.number_input(key="learn_seed").set_value(7).run()
@@ -173,7 +182,7 @@ def test_the_pages_sentence_and_settings_are_in_its_url(learn):
 
 
 def test_dropout_shows_every_column(learn):
-    """Item 18: the dropout step's matrices are whole (heatmaps, all T columns)."""
+    """The dropout step's matrices are whole (heatmaps, all T columns)."""
     maps = heatmaps(everything(learn.run()))
     for title in ("m: 1 = kept, 0 = dropped", "train: α·m/(1−p), kept ×2", "eval: no dropout"):
         assert decode(maps[title]["data"][0]["z"]).shape == (6, 6)

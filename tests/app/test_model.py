@@ -170,7 +170,7 @@ def test_picking_a_hub_model_without_a_network_says_so_within_seconds(monkeypatc
     assert figures(at)  # the bundled model's view, still working
 
 
-# --- issue 15: model loads wait in line for a slot -------------------------------------------------
+# --- model loads wait in line for a slot ----------------------------------------------------------
 
 
 def test_a_model_load_waits_for_a_free_slot_then_loads_by_itself(monkeypatch):

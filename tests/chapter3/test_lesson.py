@@ -1,9 +1,10 @@
-"""The Learn page's worked values, straight from attention.lesson."""
+"""The Learn page's worked values, straight from attention.chapter3.lesson."""
 
 import pytest
 import torch
 
-from attention.chapter3 import ExplorerConfig, lesson
+from attention.chapter3 import ExplorerConfig, lesson, run
+from attention.errors import ConfigError
 from tests import book
 
 JOURNEY = ExplorerConfig(variant="v1")
@@ -54,3 +55,30 @@ def test_multihead_shapes_and_exercises():
     assert out.shape == (2, 6, 2)
     torch.testing.assert_close(out[0, 0], torch.tensor(book.EXERCISE_3_2_FIRST_ROW), atol=1e-4, rtol=0)
     assert lesson.parameter_count() == book.GPT2_SMALL_MHA_PARAMETERS
+
+
+def test_the_lessons_config_book_vectors_or_a_seeded_embedding():
+    book_config = lesson.sentence_config("Your journey starts with one step", 123, own=False)
+    assert (book_config.variant, book_config.d_in, book_config.d_out) == ("v1", 3, 2)
+    assert book_config.embedding == "book"
+    own = lesson.sentence_config("the cat saw the dog", 7, own=True)
+    assert own.embedding == "random" and own.seed == 7
+    with pytest.raises(ConfigError, match="empty"):
+        lesson.sentence_config("   ", 123, own=True)
+
+
+def test_a_long_sentence_is_cut_to_its_first_tokens_and_a_short_one_kept():
+    config = lesson.sentence_config(" ".join("abcdefghijklmnop"), 1, own=True)
+    short = lesson.first_tokens(config)
+    assert short.tokens.texts == tuple("abcdefghijkl") and len(short.tokens) == lesson.MAX_TOKENS
+    assert lesson.first_tokens(JOURNEY) is JOURNEY
+
+
+def test_trainable_weights_are_the_modules_that_made_the_trace():
+    weights = lesson.trainable_weights(JOURNEY)
+    assert list(weights) == ["W_query", "W_key", "W_value"]
+    assert all(w.shape == (3, 2) for w in weights.values())
+    x = torch.tensor(book.INPUTS)  # (6, 3)
+    trace = run(JOURNEY)
+    torch.testing.assert_close(x @ torch.from_numpy(weights["W_query"]), trace.queries[0, 0])
+    torch.testing.assert_close(x @ torch.from_numpy(weights["W_key"]), trace.keys[0, 0])

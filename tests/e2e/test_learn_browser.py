@@ -13,6 +13,8 @@ def test_learn_page_predicts_then_shows_and_screenshot(server, page):
     page.get_by_text("context = [0.4419, 0.6515, 0.5683]").wait_for(timeout=30_000)
     page.get_by_text("goes toward 1").click()
     page.get_by_text("Right: goes toward 1").wait_for(timeout=30_000)
+    script_done(page)  # the run that wrote "Right" draws the answer's table too
+    page.wait_for_timeout(500)  # the table is a canvas: it paints after the run
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "learn.png"))
     assert (ARTIFACTS / "learn.png").stat().st_size > 30_000

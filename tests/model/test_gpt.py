@@ -62,6 +62,7 @@ def test_a_saved_checkpoint_gives_the_same_logits_and_attention(tmp_path, config
         torch.testing.assert_close(layer.weights, theirs, atol=1e-5, rtol=1e-5)
 
 
+@pytest.mark.slow  # ~5 s: builds two 124 M-parameter models
 def test_gpt2_small_full_size_in_memory():
     """GPT-2 small's real shapes (124 M parameters), random weights: no download."""
     hf = hf_model(0, vocab_size=50257, n_positions=1024, n_embd=768, n_layer=12, n_head=12)
@@ -79,8 +80,17 @@ def test_gpt2_small_full_size_in_memory():
 
 def test_trace_is_forward_with_every_intermediate():
     torch.manual_seed(3)
-    model = GPTModel({"vocab_size": 40, "context_length": 12, "emb_dim": 16, "n_heads": 2, "n_layers": 2,
-                      "drop_rate": 0.0, "qkv_bias": False}).eval()  # fmt: skip
+    model = GPTModel(
+        {
+            "vocab_size": 40,
+            "context_length": 12,
+            "emb_dim": 16,
+            "n_heads": 2,
+            "n_layers": 2,
+            "drop_rate": 0.0,
+            "qkv_bias": False,
+        }
+    ).eval()
     ids = torch.randint(0, 40, (1, 10))
     trace = model.trace(ids, tokens=tuple("abcdefghij"))
     assert isinstance(trace, ModelTrace) and trace.tokens[0] == "a"
@@ -95,8 +105,17 @@ def test_trace_is_forward_with_every_intermediate():
 
 def test_save_gpt2_round_trips_and_transformers_opens_it(tmp_path):
     torch.manual_seed(4)
-    model = GPTModel({"vocab_size": 30, "context_length": 16, "emb_dim": 32, "n_heads": 4, "n_layers": 2,
-                      "drop_rate": 0.0, "qkv_bias": False}).eval()  # fmt: skip
+    model = GPTModel(
+        {
+            "vocab_size": 30,
+            "context_length": 16,
+            "emb_dim": 32,
+            "n_heads": 4,
+            "n_layers": 2,
+            "drop_rate": 0.0,
+            "qkv_bias": False,
+        }
+    ).eval()
     save_gpt2(model, tmp_path, attention_explorer={"trained_on": "a test"})
     config = json.loads((tmp_path / "config.json").read_text())
     assert config["tie_word_embeddings"] is False and config["attention_explorer"]["trained_on"] == "a test"
@@ -114,12 +133,24 @@ def test_save_gpt2_round_trips_and_transformers_opens_it(tmp_path):
     [
         (lambda p: None, "does not exist"),
         (lambda p: p.mkdir(), "is not a GPT-2 checkpoint"),
-        (lambda p: (p.mkdir(), (p / "config.json").write_text("{}"),
-                    (p / "model.safetensors").write_bytes(b"x")), "is not a GPT-2 config.json"),
-        (lambda p: (p.mkdir(), (p / "pytorch_model.bin").write_bytes(b"pickle"),
-                    (p / "config.json").write_text("{}")), "not opened"),
+        (
+            lambda p: (
+                p.mkdir(),
+                (p / "config.json").write_text("{}"),
+                (p / "model.safetensors").write_bytes(b"x"),
+            ),
+            "is not a GPT-2 config.json",
+        ),
+        (
+            lambda p: (
+                p.mkdir(),
+                (p / "pytorch_model.bin").write_bytes(b"pickle"),
+                (p / "config.json").write_text("{}"),
+            ),
+            "not opened",
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_path_that_is_not_a_checkpoint_is_a_clear_error(tmp_path, setup, message):
     path = tmp_path / "model"
     setup(path)
@@ -181,8 +212,15 @@ def test_a_local_generator_draws_the_same_model_as_manual_seed():
     """Training in a shared server must not touch torch's global RNG; the draw is the same."""
     from attention.chapter3.modules import reset_parameters
 
-    cfg = {"vocab_size": 30, "context_length": 16, "emb_dim": 32, "n_heads": 4, "n_layers": 2,
-           "drop_rate": 0.0, "qkv_bias": True}  # fmt: skip
+    cfg = {
+        "vocab_size": 30,
+        "context_length": 16,
+        "emb_dim": 32,
+        "n_heads": 4,
+        "n_layers": 2,
+        "drop_rate": 0.0,
+        "qkv_bias": True,
+    }
     torch.manual_seed(5)
     book = GPTModel(cfg)
     ours = reset_parameters(GPTModel(cfg), torch.Generator().manual_seed(5))

@@ -62,8 +62,17 @@ def test_probes_repeat_a_span_after_a_random_prefix():
 
 def test_untrained_heads_have_no_induction_or_previous_token_role():
     torch.manual_seed(0)
-    model = GPTModel({"vocab_size": 64, "context_length": 48, "emb_dim": 32, "n_heads": 4, "n_layers": 2,
-                      "drop_rate": 0.0, "qkv_bias": False}).eval()  # fmt: skip
+    model = GPTModel(
+        {
+            "vocab_size": 64,
+            "context_length": 48,
+            "emb_dim": 32,
+            "n_heads": 4,
+            "n_layers": 2,
+            "drop_rate": 0.0,
+            "qkv_bias": False,
+        }
+    ).eval()
     scores = roles.head_roles(model, draws=1)
     assert set(scores) == set(roles.ROLES) and scores["induction"].shape == (2, 4)
     assert scores["induction"].max() < 0.3 and scores["previous"].max() < 0.3

@@ -3,8 +3,28 @@
 from attention.model import tokenizer
 
 BOOK_TEXT = "Hello, do you like tea? <|endoftext|> In the sunlit terraces of someunknownPlace."
-BOOK_IDS = [15496, 11, 466, 345, 588, 8887, 30, 220, 50256, 554, 262, 4252, 18250, 8812, 2114, 286, 617,
-            34680, 27271, 13]  # fmt: skip
+BOOK_IDS = [
+    15496,
+    11,
+    466,
+    345,
+    588,
+    8887,
+    30,
+    220,
+    50256,
+    554,
+    262,
+    4252,
+    18250,
+    8812,
+    2114,
+    286,
+    617,
+    34680,
+    27271,
+    13,
+]
 
 
 def test_the_books_example_gives_the_books_ids(monkeypatch, tmp_path):

@@ -1,0 +1,25 @@
+"""Every command README names still starts: each `python -m MODULE` answers --help."""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+MODULES = sorted(set(re.findall(r"python -m ([a-z_.]+)", (ROOT / "README.md").read_text())) - {"pytest"})
+OLD = [["attention.bundled"], ["attention.training", "bundled"]]  # old invocations, still working
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", [[m] for m in MODULES] + [["attention.training", "copying"], *OLD])
+def test_a_readme_command_starts(command):
+    result = subprocess.run(
+        [sys.executable, "-m", *command, "--help"], capture_output=True, text=True, timeout=120, cwd=ROOT
+    )
+    assert result.returncode == 0 and "usage:" in result.stdout, result.stderr[-2000:]
+
+
+def test_readme_names_the_commands():
+    assert {"attention.bench", "attention.training", "benchmarks.classroom"} <= set(MODULES)

@@ -1,0 +1,154 @@
+"""The Learn page's controls and its address: which sentence, which seed, whether every answer
+shows; the whole view kept in the URL (sentence, text, seed, query, p, heads, d_out)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+from attention.chapter3 import AttentionTrace, ExplorerConfig, lesson
+from attention.chapter3.config import MAX_SEED
+from attention.chapter3.embeddings import presets
+from attention.chapter3.query_params import view_values
+from attention.errors import ConfigError
+from ui import url
+from ui.widgets import literal
+
+BOOK = [p for p in presets() if "vectors" in p]  # the book's sentences with their printed vectors
+OWN = "my own sentence"
+HEADS, D_OUTS, PS = [1, 2, 3, 4, 6], [12, 24, 48], [round(0.1 * i, 1) for i in range(10)]
+DEFAULTS = {
+    "learn_source": BOOK[0]["text"],
+    "learn_text": "The cat sat on the mat",
+    "learn_seed": 123,
+    "learn_query": 1,
+    "learn_p": 0.5,
+    "learn_heads": 3,
+    "learn_d_out": 12,
+}
+WIDGETS = list(DEFAULTS)  # kept across runs by url.sync, "learn_source" first
+PARAMS = ("seed", "query", "p", "heads", "d_out")  # each the value of widget learn_<name>
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """What every step draws from: the learner's sentence as a config, its trace, and whether
+    every answer shows without predicting."""
+
+    config: ExplorerConfig
+    trace: AttentionTrace
+    source: str  # the picked book sentence, or OWN
+    everything: bool
+
+    @property
+    def own(self) -> bool:
+        return self.source == OWN
+
+    @property
+    def tokens(self) -> tuple[str, ...]:
+        return self.config.tokens.texts
+
+    @property
+    def labels(self) -> list[str]:
+        return [f"{i}: {t}" for i, t in enumerate(self.tokens)]
+
+
+def reset_predictions() -> None:
+    """A new sentence or seed: every question is asked afresh."""
+    for key in [k for k in st.session_state if k.startswith("check_")]:
+        del st.session_state[key]
+
+
+def sentence_controls() -> tuple[str, str, int, bool]:
+    """The sentence picker, the learner's own sentence, the seed and the show-everything switch:
+    (the picked book sentence or OWN, the own sentence, seed, everything)."""
+    choice = st.radio(
+        "Sentence",
+        [p["text"] for p in BOOK] + [OWN],
+        key="learn_source",
+        horizontal=True,
+        on_change=reset_predictions,
+    )
+    left, right = st.columns([3, 1])
+    text = left.text_input(
+        "Your sentence", key="learn_text", disabled=choice != OWN, on_change=reset_predictions
+    )
+    seed = right.number_input(
+        "seed",
+        0,
+        MAX_SEED,
+        key="learn_seed",
+        on_change=reset_predictions,
+        help="Seeds the weights, and the embedding of your own sentence.",
+    )
+    everything = st.toggle(
+        "Show every answer without predicting",
+        key="learn_everything",
+        help="For a teacher preparing a lesson, or a second reading.",
+    )
+    return choice, text, int(seed), everything
+
+
+def lesson_config(choice: str, text: str, seed: int) -> ExplorerConfig:
+    """The lesson's config for the picked sentence; a sentence that cannot be used is said so and
+    the book's is shown, a long one is cut to its first lesson.MAX_TOKENS tokens."""
+    own = choice == OWN
+    try:
+        config = lesson.sentence_config(text if own else choice, seed, own)
+    except ConfigError as error:
+        st.error(literal(f"{error} Showing the book's sentence instead."))
+        config = lesson.sentence_config(BOOK[0]["text"], seed, own=False)
+    short = lesson.first_tokens(config)
+    if short is not config:
+        st.warning(
+            "Long sentences make the worked sums hard to read; "
+            f"the first {lesson.MAX_TOKENS} tokens are used."
+        )
+    return short
+
+
+def load_url(raw: dict[str, tuple[str, ...]]) -> None:
+    """The URL's view into the widgets (url.sync's `load`); what could not be used is noted."""
+    s = st.session_state
+    spec = {
+        "sentence": [str(i) for i in range(len(BOOK))] + ["own"],
+        "seed": range(MAX_SEED + 1),
+        "query": lesson.MAX_TOKENS,
+        "p": [str(p) for p in PS],
+        "heads": [str(h) for h in HEADS],
+        "d_out": [str(d) for d in D_OUTS],
+    }
+    view, notes = view_values(raw, spec)
+    s.update(DEFAULTS)
+    if "sentence" in view:
+        s["learn_source"] = OWN if view["sentence"] == "own" else BOOK[int(view["sentence"])]["text"]
+    if raw.get("text"):
+        s["learn_text"] = str(raw["text"][-1])[:500]
+    s.update({f"learn_{k}": view[k] for k in ("seed", "query") if k in view})
+    s.update(
+        {f"learn_{k}": type(DEFAULTS[f"learn_{k}"])(view[k]) for k in ("p", "heads", "d_out") if k in view}
+    )
+    s["_learn_notes"] = notes
+    reset_predictions()
+
+
+def url_params() -> dict[str, str]:
+    """The view as URL parameters: those at their defaults left out (the text always kept)."""
+    s = st.session_state
+    own = s["learn_source"] == OWN
+    params = {"sentence": "own" if own else str([b["text"] for b in BOOK].index(s["learn_source"]))}
+    params |= {"text": s["learn_text"]} if own else {}
+    params |= {k: str(s[f"learn_{k}"]) for k in PARAMS}
+    defaults = {"sentence": "0"} | {k: str(DEFAULTS[f"learn_{k}"]) for k in PARAMS}
+    return {k: v for k, v in params.items() if k == "text" or v != defaults[k]}
+
+
+def sync_url() -> None:
+    """At the top of the page: the widgets from the URL when it is not the page's own."""
+    url.sync("learn", WIDGETS, load_url)
+
+
+def keep_url() -> None:
+    """At the end of the page: the view into the URL."""
+    url.keep("learn", url_params())

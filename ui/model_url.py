@@ -1,0 +1,100 @@
+"""Inside a model's address: the model, sentence, view, layer, head, query token, temperature and
+the token ids appended one step at a time, parsed from the URL into the page's widgets and written
+back (none at the opening view: a bare URL)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from attention.chapter3.query_params import view_values
+from attention.model import catalog, sentence
+from ui import url
+
+VIEWS = {
+    "grid": "All heads",
+    "head": "One head",
+    "tokens": "Token view",
+    "roles": "Head roles",
+    "next": "Next token",
+    "share": "Share & export",
+}  # URL name -> the view's label
+TEMPERATURES = [0.5, 0.7, 1.0, 1.5, 2.0]
+WIDGETS = ["m_source", "m_text", "m_view", "m_layer", "m_head", "m_query", "m_temperature", "m_appended"]
+OPENING = {"model": catalog.BUNDLED, "text": sentence.SENTENCE, "view": "grid", "layer": "0", "head": "0"}
+
+
+def load_url(raw: dict[str, tuple[str, ...]]) -> None:
+    """The URL's view into the widgets (url.sync's `load`); what could not be used is noted."""
+    s = st.session_state
+    choices = catalog.choices()
+    spec = {
+        "model": list(choices) + [k for k in (raw.get("model") or ())[-1:] if k not in choices],
+        "view": list(VIEWS),
+        "layer": 64,
+        "head": 64,
+        "query": sentence.MAX_TOKENS,
+        "temperature": [str(t) for t in TEMPERATURES],
+    }
+    values, notes = view_values(raw, spec)
+    s["m_source"] = values.get("model", catalog.BUNDLED)
+    s["m_text"] = str(raw["text"][-1])[:2000] if raw.get("text") else sentence.SENTENCE
+    s["m_view"] = VIEWS[values.get("view", "grid")]
+    s.update(
+        m_layer=values.get("layer", 0),
+        m_head=values.get("head", 0),
+        m_query=values.get("query"),
+        m_temperature=float(values.get("temperature", 1.0)),
+    )
+    s["m_appended"] = token_ids(raw.get("next"), notes)
+    s["_model_notes"] = notes
+
+
+def token_ids(raw: tuple[str, ...] | None, notes: list[str]) -> list[int]:
+    """?next=1,2,3: the token ids appended one step at a time (kept as ids: re-encoding the decoded
+    text could merge them into other tokens)."""
+    if not raw:
+        return []
+    try:
+        return [int(v) for v in str(raw[-1]).split(",") if v.strip()][: sentence.MAX_TOKENS]
+    except ValueError:
+        notes.append(f"next={str(raw[-1])[:40]!r} is not a list of token ids; appended nothing.")
+        return []
+
+
+def view_name() -> str:
+    """The chosen view's URL name ("grid", "head", ...)."""
+    return next(k for k, v in VIEWS.items() if v == st.session_state["m_view"])
+
+
+def url_params(source: str, text: str) -> dict[str, str]:
+    """The view as URL parameters; none at the opening view."""
+    s = st.session_state
+    params = {
+        "model": source,
+        "text": text,
+        "view": view_name(),
+        "layer": str(s["m_layer"]),
+        "head": str(s["m_head"]),
+    }
+    if s["m_view"] == VIEWS["tokens"]:
+        params["query"] = str(s["m_query"])
+    if s["m_appended"]:
+        params["next"] = ",".join(map(str, s["m_appended"]))
+    if s["m_temperature"] != 1.0:
+        params["temperature"] = str(s["m_temperature"])
+    return {} if params == OPENING else params
+
+
+def share_link(source: str, text: str) -> str:
+    """A link that opens the model, sentence, layer and head on the heads (not on the Share tab)."""
+    return url.share_link({k: v for k, v in url_params(source, text).items() if k != "view"})
+
+
+def sync_url() -> None:
+    """At the top of the page: the widgets from the URL when it is not the page's own."""
+    url.sync("model", WIDGETS, load_url)
+
+
+def keep_url(source: str, text: str) -> None:
+    """At the end of the page: the view into the URL."""
+    url.keep("model", url_params(source, text))

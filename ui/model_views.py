@@ -1,0 +1,252 @@
+"""Inside a model's controls and views: the model picker, the sentence, which view and head, and
+one function per view (all heads, one head, token view, head roles, next token, share & export).
+The numbers come from ui.models' caches; the figures and exports from attention.figures.model."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from attention.errors import ConfigError
+from attention.figures import explorer as steps
+from attention.figures import model as figures
+from attention.figures.layout import token_labels
+from attention.model import catalog, sentence
+from attention.model.catalog import ModelInfo
+from attention.model.gpt import GPTModel
+from attention.model.roles import PUBLISHED, ROLES, ranked
+from attention.model.sentence import SentenceView
+from ui import models
+from ui.model_url import TEMPERATURES, VIEWS, share_link, view_name
+from ui.widgets import chart, chart_width, literal
+
+STEP_NAMES = ["scores", "scaled_scores", "masked_scores", "weights"]
+
+
+def model_picker() -> tuple[str, GPTModel, ModelInfo]:
+    """The model list (and, unless the server lists its models only, a folder box): the source
+    opened, its model and what it is. A source that cannot be opened is said so and the bundled
+    model is shown."""
+    s = st.session_state
+    choices = catalog.choices()
+    if s["m_source"] not in choices:  # a folder or repo from the URL or the box
+        try:
+            catalog.check_source(s["m_source"])
+            choices[s["m_source"]] = f"Local: {s['m_source']}"
+        except ConfigError as error:
+            st.error(literal(f"{error} Showing the bundled model instead."))
+            s["m_source"] = catalog.BUNDLED
+    listed_only = catalog.listed_only()  # a class server can turn the folder box off (README: A lecture hall)
+    left, right = (st, None) if listed_only else st.columns([3, 2])
+    left.selectbox(
+        "Model",
+        list(choices),
+        key="m_source",
+        format_func=choices.get,
+        help="The bundled model works offline. Hub models download once (Hugging Face's cache) when picked.",
+    )
+    path = ""
+    if not listed_only:
+        path = right.text_input(
+            "…or a folder on this server",
+            key="m_path",
+            placeholder="/path/with/config.json",
+            help="config.json + model.safetensors in GPT-2's layout (Hugging Face's save_pretrained).",
+        )
+    source = path.strip() or s["m_source"]
+    try:
+        model, info = models.model(source)
+    except ConfigError as error:
+        st.error(literal(f"{error} Showing the bundled model instead."))
+        source = catalog.BUNDLED
+        model, info = models.model(source)
+    cfg = model.cfg
+    st.caption(
+        f"**{literal(info.name)}**: {cfg['n_layers']} layers × {cfg['n_heads']} heads, d = {cfg['emb_dim']}, "
+        f"{sum(p.numel() for p in model.parameters()) / 1e6:.1f} M parameters, "
+        f"context {cfg['context_length']} tokens"
+        + (f". Trained on {literal(info.trained_on)}." if info.trained_on else ".")
+    )
+    return source, model, info
+
+
+def sentence_input(info: ModelInfo, context_length: int) -> tuple[str, list[int], tuple[str, ...]]:
+    """The sentence box: (the text, its token ids with the appended ones, their display texts).
+    A sentence that cannot be used is said so and the example sentence is shown."""
+    text = st.text_input(
+        "Sentence", key="m_text", help="Press Enter to apply. A repeated phrase shows induction heads."
+    )
+    try:
+        ids, tokens = sentence.encode(info, text, context_length, st.session_state["m_appended"])
+    except ConfigError as error:
+        st.session_state["m_appended"] = []
+        st.warning(literal(f"{error} Showing the example sentence instead."))
+        example = sentence.SENTENCE if not info.symbols else " ".join(info.symbols[:8])
+        ids, tokens = sentence.encode(info, example, context_length)
+    return text, ids, tokens
+
+
+def tokens_caption(tokens: tuple[str, ...]) -> None:
+    """The sentence as the model's tokens (the first 60)."""
+    st.caption(
+        "Tokens as the model sees them (· is a space): "
+        + literal(" ".join(tokens[:60]))
+        + (" …" if len(tokens) > 60 else "")
+    )
+
+
+def view_controls(cfg: dict, tokens: int) -> tuple[str, int, int]:
+    """The view's tabs, the layer and the head: (the view's URL name, layer, head), each kept
+    within the model; the query token kept within the sentence."""
+    s = st.session_state
+    s["m_layer"], s["m_head"] = min(s["m_layer"], cfg["n_layers"] - 1), min(s["m_head"], cfg["n_heads"] - 1)
+    if s["m_view"] is None:  # a click on the chosen view unselects it; set before the widget is drawn
+        s["m_view"] = VIEWS["grid"]
+    st.segmented_control("View", list(VIEWS.values()), key="m_view", label_visibility="collapsed")
+    c1, c2, _ = st.columns([1, 1, 3])
+    layer = c1.selectbox("Layer", range(cfg["n_layers"]), key="m_layer")
+    head = c2.selectbox("Head", range(cfg["n_heads"]), key="m_head")
+    if s["m_query"] is None or s["m_query"] >= tokens:
+        s["m_query"] = tokens - 1
+    return view_name(), layer, head
+
+
+def all_heads(view: SentenceView, layer: int, head: int) -> None:
+    """Every head's weights as thumbnails, the chosen head framed."""
+    st.caption(
+        "Every head's weights on your sentence (rows are queries, columns keys), head “layer.head” as the "
+        "literature names them; the chosen head is framed. Pick one above for its numbers."
+    )
+    chart(figures.model_grid(view.weights, (layer, head)), key="m_grid")
+
+
+def one_head(
+    source: str, model: GPTModel, ids: list[int], tokens: tuple[str, ...], layer: int, head: int
+) -> None:
+    """One head's steps (the one picked), then its queries, keys and values."""
+    trace = models.layer(source, model, ids, layer)
+    picked = st.segmented_control(
+        "Step", STEP_NAMES, key="m_step", default="weights", label_visibility="collapsed"
+    )
+    panel = steps.step_panels(trace, head, [picked or "weights"], head_name=f"{layer}.{head}")[0]
+    figure = steps.step_figure(list(tokens), panel, width_px=chart_width(960), fitted=len(tokens) > 24)
+    chart(figure, key="m_step_chart")
+    labels = token_labels(tokens)
+    for column, name in zip(st.columns(3), ("queries", "keys", "values"), strict=True):
+        with column:
+            title = f"{name}, head {layer}.{head} {steps.shape_text(trace, name)}"
+            chart(
+                steps.vectors_heatmap(getattr(trace, name)[0, head], labels, title, width_px=320),
+                key=f"m_{name}",
+            )
+
+
+def token_lines(view: SentenceView, tokens: tuple[str, ...], layer: int, head: int) -> None:
+    """Where one token looks, BertViz's head view: one head, or every head of the layer."""
+    labels = [f"{i}: {t}" for i, t in enumerate(tokens)]
+    q1, q2 = st.columns([2, 3])
+    query = q1.selectbox("Token", range(len(tokens)), key="m_query", format_func=labels.__getitem__)
+    every = q2.toggle("All heads of the layer", key="m_all_heads")
+    shown_heads = list(range(view.weights.shape[1])) if every else [head]
+    st.caption(
+        f"Layer {layer}: where “{literal(tokens[query])}” looks. Thicker, darker lines carry more weight."
+    )
+    chart(figures.token_view(list(tokens), view.weights[layer], query, shown_heads), key="m_token_view")
+
+
+def _open(layer: int, head: int, text: str) -> None:
+    """One click: the head, on a sentence where its role shows."""
+    st.session_state.update(
+        m_layer=layer, m_head=head, m_view=VIEWS["head"], m_text=text, m_query=None, m_appended=[]
+    )
+
+
+def head_roles(source: str, model: GPTModel, info: ModelInfo, text: str) -> None:
+    """Every head's role score, the top heads, what is published, and one click to each role's best."""
+    scores = models.roles(source, model, info)
+    st.markdown(
+        "Each head's role, measured on probe sequences (a start token, a random prefix, L random tokens, "
+        "the same L again; L and the prefix vary, so looking a fixed distance back does not pass as "
+        "induction). A score is the attention a head puts on the keys its role expects, averaged over the "
+        "queries: 1 = always exactly there."
+    )
+    for row in (list(ROLES)[:2], list(ROLES)[2:]):
+        for column, role in zip(st.columns(2), row, strict=True):
+            with column:
+                chart(figures.role_heatmap(scores[role], role, ROLES[role]), key=f"m_role_{role}")
+    top = pd.DataFrame(ranked(scores, top=3))
+    st.dataframe(
+        top[["role", "head", "score"]].style.format({"score": "{:.3f}"}), hide_index=True, width="content"
+    )
+    if info.is_gpt2_small:
+        st.info(
+            "Published for GPT-2 small: induction heads "
+            + ", ".join(PUBLISHED["induction"])
+            + "; previous-token heads "
+            + ", ".join(PUBLISHED["previous"])
+            + " (Olsson et al. 2022; Wang et al. 2022). Compare them with the measured tops above."
+        )
+    repeated = sentence.SENTENCE if not info.symbols else " ".join(info.symbols[:6] * 2)
+    for column, role in zip(st.columns(4), ROLES, strict=True):
+        best = next(r for r in ranked(scores, top=1) if r["role"] == role)
+        example = repeated if role in ("induction", "duplicate") else text
+        column.button(
+            f"Open the best {role} head ({best['head']})",
+            key=f"m_open_{role}",
+            on_click=_open,
+            args=(best["layer"], best["index"], example),
+        )
+
+
+def _append(token: int) -> None:
+    s = st.session_state
+    s["m_appended"], s["m_query"] = [*s["m_appended"], token], None
+
+
+def next_token(view: SentenceView, info: ModelInfo, tokens: tuple[str, ...]) -> None:
+    """The most likely next tokens at a temperature, and a button that appends the likeliest."""
+    s = st.session_state
+    temperature = st.select_slider(
+        "Temperature",
+        TEMPERATURES,
+        key="m_temperature",
+        help="Divides the logits before the softmax: below 1 sharpens, above 1 flattens.",
+    )
+    candidates = sentence.next_tokens(view.next_logits, info, temperature)
+    chart(figures.next_token_bars(candidates, temperature), key="m_next")
+    best_id, best_text, _ = candidates[0]
+    st.button(
+        f"Append “{literal(best_text)}” and step",
+        key="m_append",
+        on_click=_append,
+        args=(best_id,),
+        type="primary",
+        help="Adds the most likely token to the sentence: then see in Token view where the new token looks.",
+    )
+    if s["m_appended"]:
+        shown = " ".join(tokens[-len(s["m_appended"]) :])
+        st.caption(f"Appended so far: {literal(shown)}. Token view shows where the newest token looks.")
+        st.button(
+            "Clear the appended tokens", key="m_clear", on_click=lambda: s.update(m_appended=[], m_query=None)
+        )
+    st.caption("Generating token by token: each new token attends to everything before it (Token view).")
+
+
+def share(source: str, text: str, view: SentenceView, layer: int, head: int) -> None:
+    """The link to this view, every head's weights as JSON and the chosen head's as CSV."""
+    st.markdown("**Share.** This link opens the model, sentence, layer and head you are looking at:")
+    st.code(share_link(source, text), language=None, wrap_lines=True)
+    st.download_button(
+        "Every head's weights (JSON)",
+        lambda: figures.weights_json(source, view.tokens, view.ids, view.weights),
+        file_name="weights.json",
+        mime="application/json",
+        on_click="ignore",
+    )
+    st.download_button(
+        f"Head {layer}.{head}'s weights (CSV)",
+        lambda: figures.head_csv(view.weights, view.tokens, layer, head),
+        file_name=f"weights_{layer}.{head}.csv",
+        mime="text/csv",
+        on_click="ignore",
+    )
