@@ -1,11 +1,12 @@
 """The Explorer's controls: the sentence box, the sidebar knobs and the view (which step, head,
 token) <-> an ExplorerConfig and the URL.
 
-Knob state lives in widget keys "w_<param>", the view in "view", "step", "head", "query",
-"numbers", "fitted". Every knob change runs `_sync` before the page: it repairs the settings
+Knob state lives in widget keys "w_<param>", the view in keys named as its URL parameters
+(query_params.VIEW_PARAMS). Every knob change runs `_sync` before the page: it repairs the settings
 and writes back what will really be computed, so the sidebar and the page never disagree; the
 notes it leaves say what was wrong. The URL holds everything (ui/url.py): the Explorer reloads
-from a URL it did not write (Back, Forward, a shared link).
+from a URL it did not write (Back, Forward, a shared link). Another page starts from the
+Explorer's settings with explorer_settings(), which reads its link, never its widgets.
 """
 
 from __future__ import annotations
@@ -16,13 +17,19 @@ import streamlit as st
 from attention.chapter3 import ExplorerConfig
 from attention.chapter3.config import MAX_D_IN, MAX_D_OUT, MAX_HEADS, MAX_SEED
 from attention.chapter3.embeddings import format_matrix, has_book_vectors, presets
-from attention.chapter3.query_params import PARAMS, from_values, to_query_params, view_values
+from attention.chapter3.query_params import (
+    ALL_STEPS,
+    PARAMS,
+    VIEW_PARAMS,
+    explorer_view_values,
+    from_values,
+    to_query_params,
+)
 from attention.chapter3.text import SCHEME_LABELS, tokenize
 from attention.chapter3.trace import AttentionTrace
 from attention.chapter3.variants import KNOBS, VARIANTS
 from attention.devices import available_devices
 from attention.errors import ConfigError
-from attention.figures.explorer import STEPS, available_steps
 from ui import url
 from ui.cache import cached_trace
 from ui.widgets import narrow
@@ -30,9 +37,14 @@ from ui.widgets import narrow
 CUSTOM_PRESET = "— your own settings —"
 EMBEDDING_LABELS = {"book": "book vectors", "random": "nn.Embedding (seeded)", "custom": "my matrix"}
 MAX_DROPOUT_WIDGET = 1.0 - 2**-53  # the largest float below 1: any p the config accepts
-VIEWS = {"steps": "Steps", "heads": "All heads", "vectors": "Vectors", "query": "Query focus",
-         "tokens": "Tokens", "share": "Share, code & downloads"}  # fmt: skip
-ALL_STEPS = "all"
+VIEW_LABELS = {  # query_params.VIEWS -> the view's button
+    "steps": "Steps",
+    "heads": "All heads",
+    "vectors": "Vectors",
+    "query": "Query focus",
+    "tokens": "Tokens",
+    "share": "Share, code & downloads",
+}
 NUMBERS_UP_TO = 12  # tokens: numbers in the cells by default up to here, readable on a projector
 FIT_FROM = 64  # tokens: from here a weights colour scale fitted to the values by default
 MATRIX_PREFILL_MAX = 4096  # numbers: "my matrix" starts as the current x up to this size
@@ -41,7 +53,7 @@ FITTED_HELP = (
     "scale from the smallest to the 99th percentile (the largest 1% saturate) shows their differences."
 )
 WIDGETS = tuple(f"w_{name}" for name in PARAMS) + ("w_matrix", "w_preset")
-VIEW_KEYS = ("view", "step", "head", "query", "numbers", "fitted")
+VIEW_KEYS = VIEW_PARAMS  # widget keys named as their URL parameters
 
 
 # --- knobs: widget state <-> config ------------------------------------------------------------
@@ -120,16 +132,20 @@ def _load_url(raw: dict[str, tuple[str, ...]]) -> None:
     s = st.session_state
     config, notes = from_values({k: v for k, v in raw.items() if k not in VIEW_KEYS})
     _load(config)
-    spec = {"view": list(VIEWS), "step": [*STEPS, ALL_STEPS], "head": config.heads,
-            "query": len(config.tokens), "numbers": ["0", "1"], "fitted": ["0", "1"]}  # fmt: skip
-    view, view_notes = view_values(raw, spec)
-    s["view"] = VIEWS[view.get("view", "steps")]
+    view, view_notes = explorer_view_values(raw, config)
+    s["view"] = VIEW_LABELS[view.get("view", "steps")]
     s["head"], s["query"] = view.get("head", 0), view.get("query", min(1, len(config.tokens) - 1))
     for name in ("step", "numbers", "fitted"):
         s[f"_{name}_auto"] = name not in view
         if name in view:
             s[name] = view[name] if name == "step" else view[name] == "1"
     s["_url_notes"] = notes + view_notes
+
+
+def explorer_settings() -> ExplorerConfig:
+    """The Explorer's settings as its link carries them (the defaults before it has run): what
+    another page starts from. Read from the Explorer's URL, not from its widgets."""
+    return from_values(url.own_link(""))[0]
 
 
 def explorer_url(config: ExplorerConfig, shown: dict) -> dict[str, str]:
@@ -168,28 +184,35 @@ def explorer_controls() -> tuple[ExplorerConfig, list[str]]:
 
 
 def _sidebar(config: ExplorerConfig) -> None:
+    """The sidebar: an example, the module, the input (tokenizer, embedding, d_in), the knobs."""
     s = st.session_state
     variant = config.spec
-    used = config.effective_values()
-
-    def knob(widget, name: str, label: str, **options) -> None:
-        """The knob's widget; for a knob this module does not have, a disabled one showing the
-        value it computes with."""
-        if variant.has(name) or name == "d_in":
-            widget(label, key=f"w_{name}", on_change=_sync, args=(name,), **options)
-        else:
-            s[f"na_{name}"] = used[name]
-            options["help"] = f"{variant.cls.__name__} has no {label} knob: it computes as shown."
-            widget(label, key=f"na_{name}", disabled=True, **options)
-
     with st.sidebar:
         names = [CUSTOM_PRESET] + [p["name"] for p in presets()]
-        st.selectbox("Example", names, key="w_preset", on_change=_apply_preset,
-                     help="Sentences and settings from the book and Raschka's blog post.")  # fmt: skip
-        st.selectbox("Module", list(VARIANTS), key="w_variant", format_func=lambda v: VARIANTS[v].label,
-                     help=variant.help, on_change=_sync, args=("variant",))  # fmt: skip
-        st.selectbox("Tokenizer", list(SCHEME_LABELS), key="w_tokenizer", format_func=SCHEME_LABELS.get,
-                     on_change=_sync, args=("tokenizer",))  # fmt: skip
+        st.selectbox(
+            "Example",
+            names,
+            key="w_preset",
+            on_change=_apply_preset,
+            help="Sentences and settings from the book and Raschka's blog post.",
+        )
+        st.selectbox(
+            "Module",
+            list(VARIANTS),
+            key="w_variant",
+            format_func=lambda v: VARIANTS[v].label,
+            help=variant.help,
+            on_change=_sync,
+            args=("variant",),
+        )
+        st.selectbox(
+            "Tokenizer",
+            list(SCHEME_LABELS),
+            key="w_tokenizer",
+            format_func=SCHEME_LABELS.get,
+            on_change=_sync,
+            args=("tokenizer",),
+        )
         st.radio(
             "Embedding",
             ["book", "random", "custom"],
@@ -202,22 +225,67 @@ def _sidebar(config: ExplorerConfig) -> None:
             args=("embedding",),
         )
         if s["w_embedding"] == "custom":
-            st.text_area("Matrix: one row per token, numbers split by commas, rows by ';' or lines",
-                         key="w_matrix", height=100, on_change=_sync, args=("matrix",))  # fmt: skip
-        st.number_input("d_in (embedding width)", 1, MAX_D_IN, key="w_d_in", on_change=_sync, args=("d_in",),
-                        disabled=config.embedding != "random",
-                        help="Fixed vectors decide d_in; pick nn.Embedding to change it.")  # fmt: skip
+            st.text_area(
+                "Matrix: one row per token, numbers split by commas, rows by ';' or lines",
+                key="w_matrix",
+                height=100,
+                on_change=_sync,
+                args=("matrix",),
+            )
+        st.number_input(
+            "d_in (embedding width)",
+            1,
+            MAX_D_IN,
+            key="w_d_in",
+            on_change=_sync,
+            args=("d_in",),
+            disabled=config.embedding != "random",
+            help="Fixed vectors decide d_in; pick nn.Embedding to change it.",
+        )
+    _knobs(config)
+
+
+def _knobs(config: ExplorerConfig) -> None:
+    """The module's knobs, d_out to device; a knob the module lacks is shown disabled, at the
+    value it computes with."""
+    s = st.session_state
+    variant = config.spec
+    used = config.effective_values()
+
+    def knob(widget, name: str, label: str, **options) -> None:
+        if variant.has(name):
+            widget(label, key=f"w_{name}", on_change=_sync, args=(name,), **options)
+        else:
+            s[f"na_{name}"] = used[name]
+            options["help"] = f"{variant.cls.__name__} has no {label} knob: it computes as shown."
+            widget(label, key=f"na_{name}", disabled=True, **options)
+
+    with st.sidebar:
         knob(st.number_input, "d_out", variant.d_out_label, min_value=1, max_value=MAX_D_OUT)
         if variant.has("d_v"):
             knob(st.number_input, "d_v", "d_v (value width)", min_value=1, max_value=MAX_D_OUT)
         knob(st.number_input, "heads", "heads", min_value=1, max_value=MAX_HEADS)
-        knob(st.number_input, "dropout", "dropout p", min_value=0.0, max_value=MAX_DROPOUT_WIDGET, step=0.05,
-             format="%.2f")  # fmt: skip
+        knob(
+            st.number_input,
+            "dropout",
+            "dropout p",
+            min_value=0.0,
+            max_value=MAX_DROPOUT_WIDGET,
+            step=0.05,
+            format="%.2f",
+        )
         knob(st.checkbox, "causal", "causal mask")
         knob(st.checkbox, "bias", "qkv bias")
         knob(st.toggle, "train", "train mode (dropout on)")
-        st.number_input("seed", 0, MAX_SEED, key="w_seed", on_change=_sync, args=("seed",),
-                        help="Seeds the embedding, the weights and dropout.")  # fmt: skip
+        st.number_input(
+            "seed",
+            0,
+            MAX_SEED,
+            key="w_seed",
+            on_change=_sync,
+            args=("seed",),
+            help="Seeds the embedding, the weights and dropout.",
+        )
         devices = ["auto", *available_devices()]
         if s["w_device"] not in devices:
             devices.append(s["w_device"])  # asked for by a link; resolve_device explains the fallback
@@ -229,41 +297,81 @@ def explorer_view(trace: AttentionTrace) -> dict:
     fitted colours. Returns the values that differ from the defaults (for the URL) under
     "shown", and all of them."""
     s = st.session_state
-    n, heads = trace.num_tokens, trace.num_heads
-    steps = available_steps(trace)
+    _view_defaults(trace)
+    st.segmented_control("View", list(VIEW_LABELS.values()), key="view", label_visibility="collapsed")
+    view = next(k for k, v in VIEW_LABELS.items() if v == s["view"])
+    if view == "steps":
+        st.segmented_control(
+            "Step",
+            [*trace.step_names(), ALL_STEPS],
+            key="step",
+            label_visibility="collapsed",
+            format_func=lambda step: "all steps side by side" if step == ALL_STEPS else step,
+            on_change=lambda: s.update(_step_auto=s.get("step") is None),
+        )
+    pick_head, numbers, fitted = st.columns([2, 2, 2], vertical_alignment="center")
+    if view in ("steps", "vectors", "query") and trace.num_heads > 1:
+        pick_head.radio(
+            "Head",
+            range(trace.num_heads),
+            key="head",
+            horizontal=True,
+            format_func=lambda h: f"head {h}",
+            label_visibility="collapsed",
+        )
+    if view == "steps":
+        numbers.toggle(
+            "Numbers in the cells",
+            key="numbers",
+            on_change=lambda: s.update(_numbers_auto=False),
+            help=f"On by default up to {NUMBERS_UP_TO} tokens; hover shows any cell.",
+        )
+        fitted.toggle(
+            "Fit the colours to the values",
+            key="fitted",
+            on_change=lambda: s.update(_fitted_auto=False),
+            help=FITTED_HELP,
+        )
+    if view == "query":
+        labels = [f"{i}: {t}" for i, t in enumerate(trace.tokens.texts)]
+        st.selectbox("Query token", range(trace.num_tokens), key="query", format_func=labels.__getitem__)
+    return _shown(view)
+
+
+def _view_defaults(trace: AttentionTrace) -> None:
+    """Fill in the view's values this trace needs: a step it went through (by default its last,
+    what the context sums), a head and a query it has, numbers and fitted colours for its size."""
+    s = st.session_state
+    n, steps = trace.num_tokens, trace.step_names()
     # (a click on the chosen step unselects it, None: back to the default step)
     if s.get("_step_auto", True) or s.get("step") not in [*steps, ALL_STEPS]:
-        s["step"] = "dropped_weights" if "dropped_weights" in steps else "weights"
+        s["step"] = steps[-1]
     for name, default in (("numbers", n <= NUMBERS_UP_TO and not narrow()), ("fitted", n >= FIT_FROM)):
         if s.get(f"_{name}_auto", True) or name not in s:
             s[name] = default
-    s["head"] = min(s.get("head", 0), heads - 1)
+    s["head"] = min(s.get("head", 0), trace.num_heads - 1)
     s["query"] = min(s.get("query", min(1, n - 1)), n - 1)
-    if s.get("view") not in VIEWS.values():
-        s["view"] = VIEWS["steps"]
-    st.segmented_control("View", list(VIEWS.values()), key="view", label_visibility="collapsed")
-    view = next(k for k, v in VIEWS.items() if v == s["view"])
-    if view == "steps":
-        st.segmented_control("Step", [*steps, ALL_STEPS], key="step", label_visibility="collapsed",
-                             format_func=lambda step: "all steps side by side" if step == ALL_STEPS else step,
-                             on_change=lambda: s.update(_step_auto=s.get("step") is None))  # fmt: skip
-    pick_head, numbers, fitted = st.columns([2, 2, 2], vertical_alignment="center")
-    if view in ("steps", "vectors", "query") and heads > 1:
-        pick_head.radio("Head", range(heads), key="head", horizontal=True, format_func=lambda h: f"head {h}",
-                        label_visibility="collapsed")  # fmt: skip
-    if view == "steps":
-        numbers.toggle("Numbers in the cells", key="numbers", on_change=lambda: s.update(_numbers_auto=False),
-                       help=f"On by default up to {NUMBERS_UP_TO} tokens; hover shows any cell.")  # fmt: skip
-        fitted.toggle("Fit the colours to the values", key="fitted",
-                      on_change=lambda: s.update(_fitted_auto=False), help=FITTED_HELP)  # fmt: skip
-    if view == "query":
-        labels = [f"{i}: {t}" for i, t in enumerate(trace.tokens.texts)]
-        st.selectbox("Query token", range(n), key="query", format_func=labels.__getitem__)
-    values = {"view": view, "step": s["step"], "head": s["head"], "query": s["query"],
-              "numbers": bool(s["numbers"]), "fitted": bool(s["fitted"])}  # fmt: skip
-    shown = {"view": view if view != "steps" else None,
-             "step": None if s.get("_step_auto", True) else s["step"],
-             "head": s["head"] or None, "query": None if view != "query" else s["query"],
-             "numbers": None if s.get("_numbers_auto", True) else int(values["numbers"]),
-             "fitted": None if s.get("_fitted_auto", True) else int(values["fitted"])}  # fmt: skip
+    if s.get("view") not in VIEW_LABELS.values():
+        s["view"] = VIEW_LABELS["steps"]
+
+
+def _shown(view: str) -> dict:
+    """Every view value, and under "shown" those a learner chose (None: the default, not in the URL)."""
+    s = st.session_state
+    values = {
+        "view": view,
+        "step": s["step"],
+        "head": s["head"],
+        "query": s["query"],
+        "numbers": bool(s["numbers"]),
+        "fitted": bool(s["fitted"]),
+    }
+    shown = {
+        "view": view if view != "steps" else None,
+        "step": None if s.get("_step_auto", True) else s["step"],
+        "head": s["head"] or None,
+        "query": None if view != "query" else s["query"],
+        "numbers": None if s.get("_numbers_auto", True) else int(values["numbers"]),
+        "fitted": None if s.get("_fitted_auto", True) else int(values["fitted"]),
+    }
     return values | {"shown": shown}

@@ -77,8 +77,12 @@ def predict(key: str, question: str, options: list[str], answer: str, why: str, 
     picked = self_check(key, question, options, answer, why)
     if picked is not None or everything or st.session_state.get(f"{key}_seen"):
         return True
-    st.button("Show me without predicting", key=f"{key}_show", type="secondary",
-              on_click=lambda: st.session_state.update({f"{key}_seen": True}))  # fmt: skip
+    st.button(
+        "Show me without predicting",
+        key=f"{key}_show",
+        type="secondary",
+        on_click=lambda: st.session_state.update({f"{key}_seen": True}),
+    )
     return False
 
 

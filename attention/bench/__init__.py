@@ -1,8 +1,10 @@
 """Compare and measure: every variant against the math, and how cost grows with the token count.
 
-equivalence.py  every implementation loaded with one draw of weights, against a float64 reference
+equivalence.py  every implementation loaded with one draw of weights, against a float64 reference;
+                the table of implementations (the book's variants and torch's two), read by field
 measure.py      timing (torch.utils.benchmark) and peak memory (CUDA allocator, Linux RSS)
 sweep.py        time and memory as T doubles; the command line (python -m attention.bench)
+process.py      a sweep in a child process, as the Scaling page runs one (and stops it)
 """
 
 from attention.bench.equivalence import (
@@ -13,12 +15,13 @@ from attention.bench.equivalence import (
     equivalence_table,
     load,
     reference,
+    sentence_table,
 )
 from attention.bench.measure import peak_bytes, prepare_cpu_memory_measurement, time_call
+from attention.bench.process import SweepProcess, allowed_tokens, attention_limit, command
 from attention.bench.sweep import (
     DEFAULT_SCALING_VARIANTS,
     SCALING_COLUMNS,
-    command,
     main,
     overhead,
     scaling_points,
@@ -27,8 +30,26 @@ from attention.bench.sweep import (
 )
 
 __all__ = [
-    "DEFAULT_SCALING_VARIANTS", "IMPLEMENTATIONS", "SCALING_COLUMNS", "Weights", "applicable", "command",
-    "embedding_input", "equivalence_table", "load", "main", "overhead", "peak_bytes",
-    "prepare_cpu_memory_measurement", "reference", "scaling_points", "scaling_rows", "scaling_summary",
+    "DEFAULT_SCALING_VARIANTS",
+    "IMPLEMENTATIONS",
+    "SCALING_COLUMNS",
+    "SweepProcess",
+    "Weights",
+    "allowed_tokens",
+    "applicable",
+    "attention_limit",
+    "command",
+    "embedding_input",
+    "equivalence_table",
+    "load",
+    "main",
+    "overhead",
+    "peak_bytes",
+    "prepare_cpu_memory_measurement",
+    "reference",
+    "scaling_points",
+    "scaling_rows",
+    "scaling_summary",
+    "sentence_table",
     "time_call",
-]  # fmt: skip
+]

@@ -20,6 +20,8 @@ import torch.nn.functional as F
 
 from attention.bench.measure import time_call
 from attention.chapter3 import blog_modules, modules
+from attention.chapter3.embeddings import embed
+from attention.chapter3.text import tokenize
 from attention.chapter3.variants import VARIANTS
 from attention.devices import available_devices
 
@@ -68,49 +70,191 @@ def reference(x, wq, wk, wv, heads: int, causal: bool, wo=None, bo=None, scale=N
 
 
 @dataclass(frozen=True)
+class Built:
+    """What an implementation's loader makes from the shared weights."""
+
+    module: nn.Module  # on the device, with the shared weights (for sdpa: the MultiHeadAttention it uses)
+    expected: Callable[[torch.Tensor], torch.Tensor]  # the reference with the same weights
+    forward: Callable[[torch.Tensor], torch.Tensor] | None = None  # (B, T, d_in) ->; None: the module's
+
+
+# (weights, heads, causal, context_length, device) -> Built
+Loader = Callable[[Weights, int, bool, int, str], Built]
+
+
+@dataclass(frozen=True)
 class Implementation:
     key: str
     label: str
     computes: str  # in words: heads, mask, out_proj
     batched: bool  # forward takes (B, T, d_in); otherwise (T, d_in)
     causal_knob: bool  # follows the causal setting (otherwise never masks)
-    needs_square: bool = False  # needs d_in == d_out (nn.MultiheadAttention's query width)
-    short: str = ""  # the class or function name, for a chip
+    multi_head: bool  # computes `heads` heads; otherwise one (H = 1)
+    short: str  # the class or function name, for a chip
+    loader: Loader
+    traces: bool = True  # has the explorer's .trace (the book's classes do, torch's do not)
+    square_only: str = ""  # why it needs d_in == d_out, where it does
+    function: bool = False  # a function, no module of its own: its parameters are counted elsewhere
+    note: str = ""  # said in its row of the table
 
 
-def _variant(key: str, computes: str, needs_square: bool = False) -> Implementation:
+def _variant(key: str, computes: str, loader: Loader, square_only: str = "") -> Implementation:
     v = VARIANTS[key]
-    return Implementation(key, v.label, computes, v.batched, v.has("causal"), needs_square, v.cls.__name__)
+    return Implementation(
+        key=key,
+        label=v.label,
+        computes=computes,
+        batched=v.batched,
+        causal_knob=v.has("causal"),
+        multi_head=v.has("heads"),
+        short=v.cls.__name__,
+        loader=loader,
+        square_only=square_only,
+    )
+
+
+def _linear(layer: nn.Linear, weight: torch.Tensor, bias: torch.Tensor | None = None) -> None:
+    layer.weight.copy_(weight)
+    if bias is not None:
+        layer.bias.copy_(bias)
+
+
+def _one_head(w: Weights, causal: bool) -> Callable[[torch.Tensor], torch.Tensor]:
+    return lambda x: reference(x, w.wq, w.wk, w.wv, 1, causal)
+
+
+def _heads(w: Weights, heads: int, causal: bool) -> Callable[[torch.Tensor], torch.Tensor]:
+    return lambda x: reference(x, w.wq, w.wk, w.wv, heads, causal)
+
+
+def _head_rows(w: Weights, heads: int) -> list[slice]:
+    """The rows of W_query, W_key, W_value that make head h: h * head_dim to (h + 1) * head_dim."""
+    head_dim = w.wq.shape[0] // heads
+    return [slice(h * head_dim, (h + 1) * head_dim) for h in range(heads)]
+
+
+def _simplified(w: Weights, heads: int, causal: bool, t: int, device: str) -> Built:
+    eye = torch.eye(w.wq.shape[1])  # no weights: queries = keys = values = x, not scaled
+    expected = lambda x: reference(x, eye, eye, eye, 1, False, scale=1.0)  # noqa: E731
+    return Built(modules.SimplifiedSelfAttention().to(device), expected)
+
+
+def _v1(w: Weights, heads: int, causal: bool, t: int, device: str) -> Built:
+    module = modules.SelfAttention_v1(w.wq.shape[1], w.wq.shape[0])  # nn.Parameter (d_in, d_out)
+    module.W_query.copy_(w.wq.T), module.W_key.copy_(w.wk.T), module.W_value.copy_(w.wv.T)
+    return Built(module.to(device), _one_head(w, causal))
+
+
+def _v2(w: Weights, heads: int, causal: bool, t: int, device: str) -> Built:
+    module = modules.SelfAttention_v2(w.wq.shape[1], w.wq.shape[0])
+    _linear(module.W_query, w.wq), _linear(module.W_key, w.wk), _linear(module.W_value, w.wv)
+    return Built(module.to(device), _one_head(w, causal))
+
+
+def _separate_dv(w: Weights, heads: int, causal: bool, t: int, device: str) -> Built:
+    d_out, d_in = w.wq.shape
+    module = blog_modules.SelfAttentionQKV(d_in, d_out, d_out)  # weights (d, d_in), applied as W·x
+    module.W_query.copy_(w.wq), module.W_key.copy_(w.wk), module.W_value.copy_(w.wv)
+    return Built(module.to(device), _one_head(w, causal))
+
+
+def _causal(w: Weights, heads: int, causal: bool, t: int, device: str) -> Built:
+    module = modules.CausalAttention(w.wq.shape[1], w.wq.shape[0], t, 0.0, causal=causal)
+    _linear(module.W_query, w.wq), _linear(module.W_key, w.wk), _linear(module.W_value, w.wv)
+    return Built(module.to(device), _one_head(w, causal))
+
+
+def _stacked_heads(w: Weights, heads: int, causal: bool, t: int, device: str) -> Built:
+    d_out, d_in = w.wq.shape
+    module = blog_modules.MultiHeadSelfAttentionQKV(d_in, d_out // heads, d_out // heads, heads)
+    for h, rows in enumerate(_head_rows(w, heads)):
+        module.multihead_W_query[h].copy_(w.wq[rows])
+        module.multihead_W_key[h].copy_(w.wk[rows])
+        module.multihead_W_value[h].copy_(w.wv[rows])
+    return Built(module.to(device), _heads(w, heads, False))
+
+
+def _wrapper(w: Weights, heads: int, causal: bool, t: int, device: str) -> Built:
+    d_out, d_in = w.wq.shape
+    module = modules.MultiHeadAttentionWrapper(d_in, d_out // heads, t, 0.0, heads, causal=causal)
+    for head, rows in zip(module.heads, _head_rows(w, heads), strict=True):
+        _linear(head.W_query, w.wq[rows]), _linear(head.W_key, w.wk[rows]), _linear(head.W_value, w.wv[rows])
+    return Built(module.to(device), _heads(w, heads, causal))
+
+
+def _full(w: Weights, heads: int, causal: bool) -> Callable[[torch.Tensor], torch.Tensor]:
+    """The book's MultiHeadAttention in float64: heads, mask, out_proj."""
+    return lambda x: reference(x, w.wq, w.wk, w.wv, heads, causal, w.wo, w.bo)
+
+
+def _mha(w: Weights, heads: int, causal: bool, t: int, device: str) -> Built:
+    d_out, d_in = w.wq.shape
+    module = modules.MultiHeadAttention(d_in, d_out, t, 0.0, heads, causal=causal)
+    _linear(module.W_query, w.wq), _linear(module.W_key, w.wk), _linear(module.W_value, w.wv)
+    _linear(module.out_proj, w.wo, w.bo)
+    return Built(module.to(device), _full(w, heads, causal))
+
+
+def _torch_mha(w: Weights, heads: int, causal: bool, t: int, device: str) -> Built:
+    module = nn.MultiheadAttention(w.wq.shape[0], heads, batch_first=True)
+    module.in_proj_weight.copy_(torch.cat([w.wq, w.wk, w.wv]))
+    module.in_proj_bias.zero_()  # the book's qkv_bias=False
+    _linear(module.out_proj, w.wo, w.bo)
+    module = module.to(device)
+    mask = torch.triu(torch.ones(t, t, dtype=torch.bool, device=device), 1) if causal else None  # (T, T)
+    forward = lambda x: module(x, x, x, need_weights=False, attn_mask=mask)[0]  # noqa: E731
+    return Built(module, _full(w, heads, causal), forward)
+
+
+def _sdpa(w: Weights, heads: int, causal: bool, t: int, device: str) -> Built:
+    mha = _mha(w, heads, causal, t, device).module
+
+    def forward(x):  # (B, T, d_in) -> (B, T, d_out), the same projections as MultiHeadAttention
+        B, T, _ = x.shape
+        q, k, v = (
+            layer(x).view(B, T, heads, -1).transpose(1, 2) for layer in (mha.W_query, mha.W_key, mha.W_value)
+        )  # (B, H, T, head_dim) each
+        context = F.scaled_dot_product_attention(q, k, v, is_causal=causal)  # (B, H, T, head_dim)
+        return mha.out_proj(context.transpose(1, 2).reshape(B, T, -1))  # (B, T, d_out)
+
+    return Built(mha, _full(w, heads, causal), forward)
 
 
 IMPLEMENTATIONS = {
     i.key: i
     for i in (
-        _variant("simplified", "1 head, no weights, no scaling, no mask", needs_square=True),
-        _variant("v1", "1 head, no mask"),
-        _variant("v2", "1 head, no mask"),
-        _variant("separate_dv", "1 head, no mask"),
-        _variant("stacked_heads", "H heads concatenated, no mask"),
-        _variant("causal", "1 head, mask"),
-        _variant("wrapper", "H heads concatenated, mask"),
-        _variant("mha", "H heads, mask, out_proj"),
+        _variant("simplified", "1 head, no weights, no scaling, no mask", _simplified, "it has no weights"),
+        _variant("v1", "1 head, no mask", _v1),
+        _variant("v2", "1 head, no mask", _v2),
+        _variant("separate_dv", "1 head, no mask", _separate_dv),
+        _variant("stacked_heads", "H heads concatenated, no mask", _stacked_heads),
+        _variant("causal", "1 head, mask", _causal),
+        _variant("wrapper", "H heads concatenated, mask", _wrapper),
+        _variant("mha", "H heads, mask, out_proj", _mha),
         Implementation(
-            "torch_mha",
-            "torch.nn.MultiheadAttention",
-            "H heads, mask, out_proj",
-            True,
-            True,
-            True,
-            "nn.MultiheadAttention",
+            key="torch_mha",
+            label="torch.nn.MultiheadAttention",
+            computes="H heads, mask, out_proj",
+            batched=True,
+            causal_knob=True,
+            multi_head=True,
+            short="nn.MultiheadAttention",
+            loader=_torch_mha,
+            traces=False,
+            square_only="its query width is embed_dim",
         ),
         Implementation(
-            "sdpa",
-            "F.scaled_dot_product_attention",
-            "H heads, mask, out_proj",
-            True,
-            True,
-            False,
-            "F.scaled_dot_product_attention",
+            key="sdpa",
+            label="F.scaled_dot_product_attention",
+            computes="H heads, mask, out_proj",
+            batched=True,
+            causal_knob=True,
+            multi_head=True,
+            short="F.scaled_dot_product_attention",
+            loader=_sdpa,
+            traces=False,
+            function=True,
+            note="uses MultiHeadAttention's weights",
         ),
     )
 }
@@ -128,102 +272,33 @@ class Loaded:
     module: nn.Module  # the loaded module (for sdpa: the MultiHeadAttention whose weights it uses)
 
 
-def _linear(layer: nn.Linear, weight: torch.Tensor, bias: torch.Tensor | None = None) -> None:
-    layer.weight.copy_(weight)
-    if bias is not None:
-        layer.bias.copy_(bias)
-
-
 @torch.no_grad()
 def load(key: str, w: Weights, heads: int, causal: bool, context_length: int, device: str = "cpu") -> Loaded:
     """Variant `key` with the shared weights `w`, in eval mode, on `device`."""
     variant = IMPLEMENTATIONS[key]
-    d_out, d_in = w.wq.shape
-    head_dim = d_out // heads
-    causal = causal and variant.causal_knob
-    rows = [slice(h * head_dim, (h + 1) * head_dim) for h in range(heads)]
-    module: nn.Module | None = None
-    if key == "simplified":
-        module = modules.SimplifiedSelfAttention()
-        eye = torch.eye(d_in)
-        expected = lambda x: reference(x, eye, eye, eye, 1, False, scale=1.0)  # noqa: E731
-    elif key in ("v1", "v2", "separate_dv", "causal"):
-        if key == "v1":
-            module = modules.SelfAttention_v1(d_in, d_out)
-            module.W_query.copy_(w.wq.T), module.W_key.copy_(w.wk.T), module.W_value.copy_(w.wv.T)
-        elif key == "separate_dv":
-            module = blog_modules.SelfAttentionQKV(d_in, d_out, d_out)
-            module.W_query.copy_(w.wq), module.W_key.copy_(w.wk), module.W_value.copy_(w.wv)
-        else:
-            module = (
-                modules.SelfAttention_v2(d_in, d_out)
-                if key == "v2"
-                else modules.CausalAttention(d_in, d_out, context_length, 0.0, causal=causal)
-            )
-            _linear(module.W_query, w.wq), _linear(module.W_key, w.wk), _linear(module.W_value, w.wv)
-        expected = lambda x: reference(x, w.wq, w.wk, w.wv, 1, causal)  # noqa: E731
-    elif key == "stacked_heads":
-        module = blog_modules.MultiHeadSelfAttentionQKV(d_in, head_dim, head_dim, heads)
-        for h, r in enumerate(rows):
-            module.multihead_W_query[h].copy_(w.wq[r])
-            module.multihead_W_key[h].copy_(w.wk[r])
-            module.multihead_W_value[h].copy_(w.wv[r])
-        expected = lambda x: reference(x, w.wq, w.wk, w.wv, heads, False)  # noqa: E731
-    elif key == "wrapper":
-        module = modules.MultiHeadAttentionWrapper(d_in, head_dim, context_length, 0.0, heads, causal=causal)
-        for head, r in zip(module.heads, rows, strict=True):
-            _linear(head.W_query, w.wq[r]), _linear(head.W_key, w.wk[r]), _linear(head.W_value, w.wv[r])
-        expected = lambda x: reference(x, w.wq, w.wk, w.wv, heads, causal)  # noqa: E731
-    else:  # mha, torch_mha and sdpa all compute the book's MultiHeadAttention
-        expected = lambda x: reference(x, w.wq, w.wk, w.wv, heads, causal, w.wo, w.bo)  # noqa: E731
-        if key == "torch_mha":
-            module = nn.MultiheadAttention(d_out, heads, batch_first=True)
-            module.in_proj_weight.copy_(torch.cat([w.wq, w.wk, w.wv]))
-            module.in_proj_bias.zero_()  # the book's qkv_bias=False
-            _linear(module.out_proj, w.wo, w.bo)
-        else:
-            module = modules.MultiHeadAttention(d_in, d_out, context_length, 0.0, heads, causal=causal)
-            for name, weight in (("W_query", w.wq), ("W_key", w.wk), ("W_value", w.wv)):
-                _linear(getattr(module, name), weight)
-            _linear(module.out_proj, w.wo, w.bo)
-    module = module.to(device).eval()
-    parameters = sum(p.numel() for p in module.parameters())
-    if key == "sdpa":
-        parameters = 0  # a function: it uses the MultiHeadAttention weights above, counted there
-        forward = _sdpa_forward(module, heads, causal)
-        trace = None
-    elif key == "torch_mha":
-        mask = torch.triu(torch.ones(context_length, context_length, dtype=torch.bool, device=device), 1)
-        forward = lambda x: module(x, x, x, need_weights=False, attn_mask=mask if causal else None)[0]  # noqa: E731
-        trace = None
-    elif variant.batched:
-        forward, trace = module, module.trace
+    built = variant.loader(w, heads, causal and variant.causal_knob, context_length, device)
+    module = built.module.eval()
+    parameters = 0 if variant.function else sum(p.numel() for p in module.parameters())
+    if variant.batched:
+        forward = built.forward or module
+        trace = module.trace if variant.traces else None
     else:  # the (T, d_in) variants run on each batch row
         forward = lambda x: module(x[0]).unsqueeze(0)  # noqa: E731
         trace = lambda x: module.trace(x[0])  # noqa: E731
     return Loaded(
-        variant, torch.no_grad()(forward), trace and torch.no_grad()(trace), parameters, expected, module
+        variant,
+        torch.no_grad()(forward),
+        trace and torch.no_grad()(trace),
+        parameters,
+        built.expected,
+        module,
     )
-
-
-def _sdpa_forward(mha: modules.MultiHeadAttention, heads: int, causal: bool):
-    def forward(x):  # (B, T, d_in) -> (B, T, d_out), the same projections as MultiHeadAttention
-        B, T, _ = x.shape
-        q, k, v = (
-            layer(x).view(B, T, heads, -1).transpose(1, 2) for layer in (mha.W_query, mha.W_key, mha.W_value)
-        )  # (B, H, T, head_dim) each
-        context = F.scaled_dot_product_attention(q, k, v, is_causal=causal)  # (B, H, T, head_dim)
-        return mha.out_proj(context.transpose(1, 2).reshape(B, T, -1))  # (B, T, d_out)
-
-    return forward
 
 
 def applicable(key: str, d_in: int, d_out: int) -> str | None:
     """Why variant `key` cannot run at these widths, or None."""
-    if IMPLEMENTATIONS[key].needs_square and d_in != d_out:
-        what = "it has no weights" if key == "simplified" else "its query width is embed_dim"
-        return f"needs d_in = d_out ({what})"
-    return None
+    why = IMPLEMENTATIONS[key].square_only
+    return f"needs d_in = d_out ({why})" if why and d_in != d_out else None
 
 
 def embedding_input(tokens: int, d_in: int, seed: int = 1) -> torch.Tensor:
@@ -257,13 +332,22 @@ def equivalence_table(
             "output shape": str(tuple(output.shape)),
             "max |diff|": (output.double() - loaded.expected(x)).abs().max().item(),
             "parameters": loaded.parameters,
-            "note": "" if key != "sdpa" else "uses MultiHeadAttention's weights",
+            "note": variant.note,
         }
         for device in devices:
             call = bound_call(load(key, w, heads, causal, x.shape[1], device), "forward", x.to(device))
             row[f"ms ({device})"] = time_call(call, device, min_seconds) * 1e3
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def sentence_table(
+    text: str, tokenizer: str, d: int, heads: int, causal: bool, seed: int, devices: list[str] | None = None
+) -> pd.DataFrame:
+    """equivalence_table on a sentence: its tokens through a seeded nn.Embedding of width
+    d = d_in = d_out (the Explorer's random embedding), weights drawn with the same seed."""
+    x = embed(tokenize(text, tokenizer), "random", d, seed, None).unsqueeze(0)  # (1, T, d)
+    return equivalence_table(x, d, heads, causal, seed, devices=devices)
 
 
 def bound_call(loaded: Loaded, mode: str, x: torch.Tensor) -> Callable[[], object]:

@@ -6,8 +6,8 @@
     python -m attention.bench overhead             # what MultiHeadAttention.trace costs over forward
     add --csv (a table) or --jsonl (one row per line, as it is measured) to any of them
 
-The Scaling page runs `scaling --jsonl` in a child process (command() builds its arguments), so
-that peak memory is measured in a process of its own and a stopped sweep is a killed process.
+The Scaling page runs `scaling --jsonl` in a child process (process.py), so that peak memory is
+measured in a process of its own and a stopped sweep is a killed process.
 """
 
 from __future__ import annotations
@@ -34,8 +34,18 @@ from attention.bench.measure import peak_bytes, prepare_cpu_memory_measurement, 
 from attention.devices import available_devices, device_name
 
 DEFAULT_SCALING_VARIANTS = ("mha", "torch_mha", "sdpa")
-SCALING_COLUMNS = ["variant", "module", "mode", "device", "tokens", "heads", "d", "ms", "peak_bytes",
-                   "attention_bytes"]  # fmt: skip
+SCALING_COLUMNS = [
+    "variant",
+    "module",
+    "mode",
+    "device",
+    "tokens",
+    "heads",
+    "d",
+    "ms",
+    "peak_bytes",
+    "attention_bytes",
+]
 
 
 def scaling_points(tokens, variants, devices, modes=("forward", "trace")) -> list[tuple]:
@@ -47,7 +57,7 @@ def scaling_points(tokens, variants, devices, modes=("forward", "trace")) -> lis
         for device in devices
         for key in variants
         for mode in modes
-        if mode == "forward" or key not in ("torch_mha", "sdpa")  # only the book's classes trace
+        if mode == "forward" or IMPLEMENTATIONS[key].traces  # only the book's classes trace
     ]
 
 
@@ -70,7 +80,7 @@ def scaling_rows(
     for t, device, key, mode in scaling_points(tokens, variants, devices, modes):
         fn = bound_call(load(key, w, heads, causal, t, device), mode, embedding_input(t, d).to(device))
         variant = IMPLEMENTATIONS[key]
-        h = 1 if variant.computes.startswith("1 head") else heads
+        h = heads if variant.multi_head else 1
         yield {
             "variant": key,
             "module": variant.label,
@@ -124,18 +134,6 @@ def overhead(tokens: int = 256, d: int = 768, heads: int = 12, min_seconds: floa
 # --- command line ----------------------------------------------------------------------------------
 
 
-def command(params: dict) -> list[str]:
-    """The child process the Scaling page runs for a sweep: `params` has tokens, variants, modes,
-    devices, d, heads and causal. It runs with the server's torch thread count (one, by default):
-    a sweep shares the machine with a class."""
-    return [
-        sys.executable, "-m", "attention.bench", "scaling", "--jsonl",
-        "--tokens", ",".join(map(str, params["tokens"])), "--variants", ",".join(params["variants"]),
-        "--modes", ",".join(params["modes"]), "--devices", ",".join(params["devices"]),
-        "--d", str(params["d"]), "--heads", str(params["heads"]), "--threads", str(torch.get_num_threads()),
-    ] + ([] if params["causal"] else ["--no-causal"])  # fmt: skip
-
-
 def _ints(text: str) -> list[int]:
     return [int(v) for v in text.split(",") if v.strip()]
 
@@ -185,17 +183,24 @@ def main(argv: list[str] | None = None) -> None:
         print(
             f"MultiHeadAttention, T={(args.tokens or [256])[0]}, d=768, 12 heads, causal; {_header(['cpu'])}"
         )
-        for label, key in [("forward (book)", "forward"), ("trace (all intermediates)", "trace"),
-                           ("nn.MultiheadAttention(weights)", "torch_mha")]:  # fmt: skip
+        for label, key in [
+            ("forward (book)", "forward"),
+            ("trace (all intermediates)", "trace"),
+            ("nn.MultiheadAttention(weights)", "torch_mha"),
+        ]:
             print(f"{label:32}{r[key] * 1e3:9.2f} ms{r[key] / r['torch_mha']:8.2f}x torch")
         peak = (r["trace_peak_bytes"] or 0) / 2**20
-        print(f"trace holds {r['trace_bytes'] / 2**20:.1f} MiB; peak memory of one trace {peak:.1f} MiB; "
-              f"max |diff| {r['max_abs_diff']:.2e}")  # fmt: skip
+        print(
+            f"trace holds {r['trace_bytes'] / 2**20:.1f} MiB; peak memory of one trace {peak:.1f} MiB; "
+            f"max |diff| {r['max_abs_diff']:.2e}"
+        )
         return
     if args.what in ("all", "equivalence"):
         t = (args.tokens or [64])[0] if args.what == "equivalence" else 64
-        print(f"# Equivalence: every variant vs the float64 reference, T={t}, d_in=d_out={args.d}, "
-              f"heads={args.heads}, causal={args.causal}; {_header(devices)}")  # fmt: skip
+        print(
+            f"# Equivalence: every variant vs the float64 reference, T={t}, d_in=d_out={args.d}, "
+            f"heads={args.heads}, causal={args.causal}; {_header(devices)}"
+        )
         x = embedding_input(t, args.d)
         frame = equivalence_table(
             x, args.d, args.heads, args.causal, devices=devices, min_seconds=args.min_seconds
@@ -204,8 +209,17 @@ def main(argv: list[str] | None = None) -> None:
     if args.what in ("all", "scaling"):
         tokens = args.tokens or [8, 16, 32, 64, 128, 256, 512, 1024, 2048]
         measure_memory = prepare_cpu_memory_measurement() or "cpu" not in devices
-        rows = scaling_rows(tokens, _split(args.variants), devices, args.d, args.heads, args.causal,
-                            tuple(_split(args.modes)), args.min_seconds, memory=measure_memory)  # fmt: skip
+        rows = scaling_rows(
+            tokens,
+            _split(args.variants),
+            devices,
+            args.d,
+            args.heads,
+            args.causal,
+            tuple(_split(args.modes)),
+            args.min_seconds,
+            memory=measure_memory,
+        )
         if args.jsonl:
             for row in rows:
                 print(json.dumps(row), flush=True)
@@ -230,5 +244,16 @@ def scaling_summary(frame: pd.DataFrame) -> pd.DataFrame:
     out["time exponent"] = (out["ms"] / previous["ms"]).map(math.log) / (
         out["tokens"] / previous["tokens"]
     ).map(math.log)
-    return out[["device", "variant", "mode", "tokens", "ms", "time exponent", "peak MiB", "attention MiB",
-                "peak / attention"]]  # fmt: skip
+    return out[
+        [
+            "device",
+            "variant",
+            "mode",
+            "tokens",
+            "ms",
+            "time exponent",
+            "peak MiB",
+            "attention MiB",
+            "peak / attention",
+        ]
+    ]

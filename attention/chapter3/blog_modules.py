@@ -1,7 +1,7 @@
-"""Two variants from Raschka's blog post "Understanding and coding self-attention" (the notebook
-in the seed documents follows it): values of their own width d_v, and heads stacked into one
-weight tensor applied with torch.bmm. Weights are drawn with torch.rand and applied as W @ x, as
-the post does, so after torch.manual_seed(123) they print the post's numbers.
+"""Two variants from Raschka's blog post "Understanding and coding self-attention": values of
+their own width d_v, and heads stacked into one weight tensor applied with torch.bmm. Weights are
+drawn with torch.rand and applied as W @ x, as the post does, so after torch.manual_seed(123) they
+print the post's numbers.
 """
 
 from __future__ import annotations

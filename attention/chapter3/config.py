@@ -31,8 +31,13 @@ MAX_HEADS = 16
 MAX_ATTENTION_CELLS = 2**20  # H * T * T of each attention matrix (16 heads at 256 tokens)
 MAX_SEED = 2**32 - 1
 DEVICES = ("auto", "cpu", "cuda", "mps")
-RANGES = {"d_in": (1, MAX_D_IN), "d_out": (1, MAX_D_OUT), "d_v": (1, MAX_D_OUT), "heads": (1, MAX_HEADS),
-          "seed": (0, MAX_SEED)}  # fmt: skip
+RANGES = {
+    "d_in": (1, MAX_D_IN),
+    "d_out": (1, MAX_D_OUT),
+    "d_v": (1, MAX_D_OUT),
+    "heads": (1, MAX_HEADS),
+    "seed": (0, MAX_SEED),
+}
 
 
 @dataclass(frozen=True)
@@ -134,8 +139,15 @@ class ExplorerConfig:
         values = {f.name: getattr(self, f.name) for f in fields(self)}
         values["d_in"] = self.input_width
         d_out = self.d_out if self.has("d_out") else values["d_in"]
-        neutral = {"d_out": d_out, "d_v": d_out, "heads": 1, "dropout": 0.0, "causal": False, "bias": False,
-                   "train": False}  # fmt: skip
+        neutral = {
+            "d_out": d_out,
+            "d_v": d_out,
+            "heads": 1,
+            "dropout": 0.0,
+            "causal": False,
+            "bias": False,
+            "train": False,
+        }
         values |= {knob: neutral[knob] for knob in KNOBS if not self.has(knob)}
         values["dropout"] = float(values["dropout"])
         matrix = self.matrix if self.embedding == "custom" else None
@@ -153,7 +165,7 @@ class ExplorerConfig:
 def _check_combination(config: ExplorerConfig) -> None:
     """Settings that are valid one by one but not together."""
     c = config.effective_values()
-    if config.variant == "mha" and c["d_out"] % c["heads"]:
+    if config.spec.splits_d_out and c["d_out"] % c["heads"]:
         divisors = [h for h in range(1, min(c["d_out"], MAX_HEADS) + 1) if c["d_out"] % h == 0]
         options = nearest(divisors, c["heads"])
         multiple = -(-c["d_out"] // c["heads"]) * c["heads"]

@@ -1,7 +1,7 @@
 """Tokens -> x of shape (T, d_in).
 
 Sources:
-  random  a seeded nn.Embedding(vocab_size, d_in) looked up by token id (document 001)
+  random  a seeded nn.Embedding(vocab_size, d_in) looked up by token id (as in Raschka's blog post)
   book    the book's fixed vectors for its example sentences (assets/presets.json)
   custom  a matrix the user typed, one row per token
 """

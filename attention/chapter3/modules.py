@@ -55,7 +55,7 @@ def attend(
     keys: torch.Tensor,
     values: torch.Tensor,
     *,
-    divisor: float = 1.0,
+    divisor: float | None = None,
     causal: bool = False,
     dropout: float = 0.0,
     training: bool = False,
@@ -64,10 +64,13 @@ def attend(
     """Scaled dot-product attention over (B, H, T, d) tensors, keeping every intermediate.
 
     `divisor` is what the scores are divided by: sqrt(d_k) as the book computes it
-    (d_k ** 0.5), or 1.0 for none. The ops mirror the book's forward (matmul, divide by
-    sqrt(d_k), -inf mask, softmax, dropout) so that a trace and a forward of the same module agree.
+    (d_k ** 0.5), or None for no scaling at all (section 3.3). The ops mirror the book's forward
+    (matmul, divide by sqrt(d_k), -inf mask, softmax, dropout) so that a trace and a forward of the
+    same module agree.
     """
     scores = attention_scores(queries, keys)  # (B, H, T, T)
+    scaled = divisor is not None
+    divisor = 1.0 if divisor is None else divisor
     scaled_scores = scores if divisor == 1.0 else scores / divisor  # (B, H, T, T)
     mask = causal_mask(scores.shape[-1], scores.device) if causal else None  # (T, T)
     masked_scores = scaled_scores if mask is None else apply_causal_mask(scaled_scores, mask)
@@ -77,9 +80,21 @@ def attend(
         dropped_weights, dropout_mask = apply_dropout(weights, dropout, generator)  # (B, H, T, T)
     context = dropped_weights @ values  # (B, H, T, d_v)
     return AttentionSteps(
-        queries, keys, values, scores, scaled_scores, mask, masked_scores, weights, dropout_mask,
-        dropped_weights, context, divisor, dropout if dropout_mask is not None else 0.0,
-    )  # fmt: skip
+        queries=queries,
+        keys=keys,
+        values=values,
+        scores=scores,
+        scaled_scores=scaled_scores,
+        mask=mask,
+        masked_scores=masked_scores,
+        weights=weights,
+        dropout_mask=dropout_mask,
+        dropped_weights=dropped_weights,
+        context=context,
+        divisor=divisor,
+        dropout=dropout if dropout_mask is not None else 0.0,
+        scaled=scaled,
+    )
 
 
 def lift(t: torch.Tensor, dims: int) -> torch.Tensor:
@@ -99,8 +114,9 @@ def assemble_trace(
         if getattr(steps, name) is getattr(steps, same):
             lifted[name] = lifted[same]
     steps = AttentionSteps(**{**steps.__dict__, **lifted})
-    return AttentionTrace.of(steps, x=lift(x, 3), output=lift(output, 3), module=type(module).__name__,
-                             device=str(x.device))  # fmt: skip
+    return AttentionTrace.of(
+        steps, x=lift(x, 3), output=lift(output, 3), module=type(module).__name__, device=str(x.device)
+    )
 
 
 # --- 3.3 Simplified self-attention: no trainable weights -------------------------------------
@@ -203,8 +219,16 @@ class CausalAttention(nn.Module):
         keys = self.W_key(x).unsqueeze(1)  # (B, 1, T, d_out)
         queries = self.W_query(x).unsqueeze(1)  # (B, 1, T, d_out)
         values = self.W_value(x).unsqueeze(1)  # (B, 1, T, d_out)
-        steps = attend(queries, keys, values, divisor=keys.shape[-1] ** 0.5, causal=self.causal,
-                       dropout=self.dropout.p, training=self.training, generator=generator)  # fmt: skip
+        steps = attend(
+            queries,
+            keys,
+            values,
+            divisor=keys.shape[-1] ** 0.5,
+            causal=self.causal,
+            dropout=self.dropout.p,
+            training=self.training,
+            generator=generator,
+        )
         return assemble_trace(self, x, steps, steps.context[:, 0])
 
 
@@ -233,8 +257,13 @@ class MultiHeadAttentionWrapper(nn.Module):
             parts = [getattr(t, name) for t in per_head]
             return None if parts[0] is None else torch.cat(parts, dim=1)
 
-        steps = AttentionSteps(**{name: stack(name) for name in PER_HEAD}, mask=first.mask,
-                               divisor=first.divisor, dropout=first.dropout)  # fmt: skip
+        steps = AttentionSteps(
+            **{name: stack(name) for name in PER_HEAD},
+            mask=first.mask,
+            divisor=first.divisor,
+            dropout=first.dropout,
+            scaled=first.scaled,
+        )
         output = torch.cat([t.output for t in per_head], dim=-1)  # (B, T, H * d_out)
         return assemble_trace(self, x, steps, output)
 
@@ -279,8 +308,16 @@ class MultiHeadAttention(nn.Module):
         keys = self._split_heads(self.W_key(x), b, num_tokens)  # (B, H, T, head_dim)
         queries = self._split_heads(self.W_query(x), b, num_tokens)  # (B, H, T, head_dim)
         values = self._split_heads(self.W_value(x), b, num_tokens)  # (B, H, T, head_dim)
-        steps = attend(queries, keys, values, divisor=keys.shape[-1] ** 0.5, causal=self.causal,
-                       dropout=self.dropout.p, training=self.training, generator=generator)  # fmt: skip
+        steps = attend(
+            queries,
+            keys,
+            values,
+            divisor=keys.shape[-1] ** 0.5,
+            causal=self.causal,
+            dropout=self.dropout.p,
+            training=self.training,
+            generator=generator,
+        )
         context_vec = steps.context.transpose(1, 2)  # (B, T, H, head_dim)
         context_vec = context_vec.contiguous().view(b, num_tokens, self.d_out)  # (B, T, d_out)
         return assemble_trace(self, x, steps, self.out_proj(context_vec))
@@ -295,13 +332,13 @@ def reset_parameters(module: nn.Module, generator: torch.Generator) -> nn.Module
 
     Walks submodules in registration order (the order the constructor drew them in):
     nn.Linear gets its default init (kaiming_uniform_ weight, then uniform bias), nn.Embedding
-    normal_, a bare nn.Parameter made with torch.rand gets rand; the book's LayerNorm (ones and
-    zeros) draws nothing. With `generator` seeded s, the result equals construction right after
-    torch.manual_seed(s), and no other thread's RNG use can interfere.
+    normal_; a module that defines its own `reset_parameters(generator)` resets its own
+    parameters with it (the GPT model's LayerNorm: ones and zeros, no draw); any other bare
+    nn.Parameter was made with torch.rand and gets rand. With `generator` seeded s, the result
+    equals construction right after torch.manual_seed(s), and no other thread's RNG use can
+    interfere.
     """
     for sub in module.modules():
-        if type(sub).__name__ == "LayerNorm":
-            continue  # scale = ones, shift = zeros: no random draw
         if isinstance(sub, nn.Embedding):
             nn.init.normal_(sub.weight, generator=generator)
         elif isinstance(sub, nn.Linear):
@@ -310,6 +347,8 @@ def reset_parameters(module: nn.Module, generator: torch.Generator) -> nn.Module
                 fan_in = sub.weight.shape[1]
                 bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
                 nn.init.uniform_(sub.bias, -bound, bound, generator=generator)
+        elif hasattr(sub, "reset_parameters"):
+            sub.reset_parameters(generator=generator)
         else:
             for p in sub.parameters(recurse=False):
                 p.uniform_(0, 1, generator=generator)  # torch.rand's draw

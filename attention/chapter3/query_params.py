@@ -4,6 +4,7 @@
     from_values(raw) -> (config, notes)        lenient: parses, clamps, repairs, never raises;
                                                notes say in plain English what was changed
     view_values(raw, spec) -> (values, notes)  what a page shows (a view, a head, a token), same way
+    explorer_view_values(raw, config)          the Explorer's view (view, step, head, query, ...)
 
 from_values(to_query_params(c)) == c.normalised(), with no notes. Parameters neither knows are
 ignored without a note: learning platforms add their own (utm_source, ...).
@@ -28,12 +29,32 @@ from attention.chapter3.config import (
 )
 from attention.chapter3.embeddings import EMBEDDINGS, format_matrix, has_book_vectors, parse_matrix
 from attention.chapter3.text import SCHEMES, tokenize
+from attention.chapter3.trace import STEPS
 from attention.chapter3.variants import FORMER_KEYS, KNOBS, VARIANTS
 from attention.errors import ConfigError
 
 # URL query parameter names, in the order they are written.
-PARAMS = ("text", "tokenizer", "embedding", "variant", "d_in", "d_out", "d_v", "heads", "dropout", "causal",
-          "bias", "seed", "train", "device")  # fmt: skip
+PARAMS = (
+    "text",
+    "tokenizer",
+    "embedding",
+    "variant",
+    "d_in",
+    "d_out",
+    "d_v",
+    "heads",
+    "dropout",
+    "causal",
+    "bias",
+    "seed",
+    "train",
+    "device",
+)
+# The Explorer's view, written after the knobs: which view, which step (of STEPS, or all of them
+# side by side), head and query token, and whether numbers are in the cells and colours fitted.
+VIEWS = ("steps", "heads", "vectors", "query", "tokens", "share")
+ALL_STEPS = "all"
+VIEW_PARAMS = ("view", "step", "head", "query", "numbers", "fitted")
 _TRUE = {"1", "true", "yes", "on", "t", "y"}
 _FALSE = {"0", "false", "no", "off", "f", "n", ""}
 
@@ -125,6 +146,20 @@ def view_values(
         else:
             notes.append(f"{name}={_show(value)} is not one of {', '.join(allowed)}; showed the default.")
     return values, notes
+
+
+def explorer_view_values(raw: Mapping[str, object], config: ExplorerConfig) -> tuple[dict, list[str]]:
+    """The Explorer's view (VIEW_PARAMS) from untrusted values, as view_values reads them: a head
+    and a query token that `config` has; numbers and fitted as "0" or "1"."""
+    spec = {
+        "view": VIEWS,
+        "step": [*STEPS, ALL_STEPS],
+        "head": config.heads,
+        "query": len(config.tokens),
+        "numbers": ["0", "1"],
+        "fitted": ["0", "1"],
+    }
+    return view_values(raw, spec)
 
 
 def _last(key: str, value: object, notes: list[str]) -> object | None:

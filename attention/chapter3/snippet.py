@@ -7,7 +7,6 @@ from functools import cache
 
 import numpy as np
 
-from attention.chapter3 import modules
 from attention.chapter3.config import ExplorerConfig
 from attention.chapter3.embeddings import embed
 
@@ -24,9 +23,7 @@ def pytorch_script(config: ExplorerConfig) -> str:
     """Runnable code: the class as the book writes it, the same input x, the same seeds."""
     c = config.normalised()
     tokens = c.tokens
-    classes = [c.spec.cls]
-    if c.variant == "wrapper":
-        classes.insert(0, modules.CausalAttention)
+    classes = [*c.spec.builds_on, c.spec.cls]
     lines = ["import torch", "import torch.nn as nn", "", ""]
     lines += ["\n\n".join(_class_source(cls) for cls in classes), ""]
     lines.append(f"tokens = {list(tokens.texts)!r}  # tokenizer: {c.tokenizer}")

@@ -1,7 +1,7 @@
 """Sentence -> Tokens (texts, ids, vocabulary).
 
 Schemes:
-  words        document 001's: punctuation dropped, vocabulary = sorted unique words
+  words        Raschka's blog post's: punctuation dropped, vocabulary = sorted unique words
   words_punct  words, with each punctuation mark a token of its own
   chars        one token per visible character (grapheme cluster); spaces are tokens too
 

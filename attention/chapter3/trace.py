@@ -1,12 +1,18 @@
-"""The containers of one forward pass, named as in design.md. Data only: the math is in modules.py.
+"""The containers of one forward pass and the one table of its named steps. Data only: the math
+is in modules.py. The names are the vocabulary every layer uses (code, UI labels, CSV headers).
 
 Shape legend: B batch, H heads (1 for single-head variants), T tokens, d_k query/key width per
 head, d_v value width per head.
+
+    TENSORS    every tensor a trace holds, x to output, in the order the computation makes them
+    STEPS      the (T, T) steps (scores ... dropped_weights): title, kind, words, when a pass has one
+    PER_HEAD   the tensors shaped (B, H, T, ...): one slice per head
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
 
 import torch
@@ -15,9 +21,79 @@ if TYPE_CHECKING:
     from attention.chapter3.text import Tokens
 
 
-# The steps shaped (B, H, T, ...): one slice per head.
-PER_HEAD = ("queries", "keys", "values", "scores", "scaled_scores", "masked_scores", "weights",
-            "dropout_mask", "dropped_weights", "context")  # fmt: skip
+@dataclass(frozen=True)
+class Step:
+    """One (T, T) step of attention: rows are queries (the token that looks), columns are keys
+    (the token looked at). `name` is the trace's field that holds it, (B, H, T, T)."""
+
+    name: str
+    title: str  # how it is computed, as a chart's title
+    kind: str  # "scores": any real number, −inf where masked; "weights": 0..1, each row sums to 1
+    words: str  # what it is, in a few plain words
+    arrow: str  # the operation that makes it from the step before ("softmax")
+    masked: bool  # the causal mask's cells are drawn hatched on it (the mask applies from here on)
+    taken: Callable[[AttentionSteps], bool] = lambda steps: True  # whether a pass went through it
+
+
+STEPS: dict[str, Step] = {
+    step.name: step
+    for step in (
+        Step("scores", "scores = queries @ keysᵀ", "scores", "queries · keysᵀ", "scores", False),
+        Step(
+            "scaled_scores",
+            "scaled_scores = scores / √d_k",
+            "scores",
+            "scores / √d_k",
+            "÷ √d_k",
+            False,
+            lambda steps: steps.scaled,  # section 3.3's simplified attention does not scale
+        ),
+        Step(
+            "masked_scores",
+            "masked_scores (−inf above the diagonal)",
+            "scores",
+            "scaled_scores, −inf where a query may not look",
+            "mask",
+            True,
+            lambda steps: steps.mask is not None,
+        ),
+        Step(
+            "weights",
+            "weights = softmax(masked_scores)",
+            "weights",
+            "softmax output, rows sum to 1",
+            "softmax",
+            True,
+        ),
+        Step(
+            "dropped_weights",
+            "dropped_weights = weights · keep / (1 − p)",
+            "weights",
+            "weights after dropout",
+            "dropout",
+            True,
+            lambda steps: steps.dropout_mask is not None,
+        ),
+    )
+}
+
+# The vocabulary: every tensor of a trace, in the order the computation makes them.
+TENSORS = (
+    "x",  # (B, T, d_in) token embeddings, the module input
+    "queries",  # (B, H, T, d_k)
+    "keys",  # (B, H, T, d_k)
+    "values",  # (B, H, T, d_v)
+    "scores",  # (B, H, T, T)
+    "scaled_scores",  # (B, H, T, T)
+    "mask",  # (T, T) bool
+    "masked_scores",  # (B, H, T, T)
+    "weights",  # (B, H, T, T)
+    "dropout_mask",  # (B, H, T, T) bool
+    "dropped_weights",  # (B, H, T, T)
+    "context",  # (B, H, T, d_v)
+    "output",  # (B, T, d_out)
+)
+PER_HEAD = tuple(name for name in TENSORS if name not in ("x", "mask", "output"))
 
 
 @dataclass(frozen=True, eq=False)
@@ -37,6 +113,13 @@ class AttentionSteps:
     context: torch.Tensor  # (B, H, T, d_v) dropped_weights @ values
     divisor: float  # what scores were divided by: sqrt(d_k), or 1.0 when not scaled (section 3.3)
     dropout: float  # p of the dropout that was applied (0.0 when off)
+    scaled: bool = field(kw_only=True)  # whether scores were divided at all (not in section 3.3)
+
+    def step_names(self) -> list[str]:
+        """The steps (keys of STEPS) this pass went through, in order: no scaled_scores where the
+        scores were not scaled, no masked_scores without a mask, no dropped_weights without
+        dropout. The last one is what the context sums."""
+        return [step.name for step in STEPS.values() if step.taken(self)]
 
 
 @dataclass(frozen=True, eq=False)
@@ -52,21 +135,7 @@ class AttentionTrace(AttentionSteps):
     tokens: Tokens | None = None
     config: Any = None  # the ExplorerConfig that produced it, when engine.run() made it
 
-    TENSORS = (
-        "x",
-        "queries",
-        "keys",
-        "values",
-        "scores",
-        "scaled_scores",
-        "mask",
-        "masked_scores",
-        "weights",
-        "dropout_mask",
-        "dropped_weights",
-        "context",
-        "output",
-    )
+    TENSORS = TENSORS
 
     @classmethod
     def of(cls, steps: AttentionSteps, **rest) -> AttentionTrace:
@@ -83,14 +152,14 @@ class AttentionTrace(AttentionSteps):
 
     def shapes(self) -> dict[str, tuple[int, ...] | None]:
         """{name: shape} for every tensor in the trace (None where absent)."""
-        return {n: None if (t := getattr(self, n)) is None else tuple(t.shape) for n in self.TENSORS}
+        return {n: None if (t := getattr(self, n)) is None else tuple(t.shape) for n in TENSORS}
 
     def nbytes(self) -> int:
         """Bytes held by distinct tensors (aliases such as masked_scores is scaled_scores count once)."""
-        seen = {id(t): t for n in self.TENSORS if (t := getattr(self, n)) is not None}
+        seen = {id(t): t for n in TENSORS if (t := getattr(self, n)) is not None}
         return sum(t.element_size() * t.nelement() for t in seen.values())
 
     def to(self, device: str | torch.device) -> AttentionTrace:
         """A copy with every tensor moved to `device`."""
-        moved = {n: t.to(device) for n in self.TENSORS if (t := getattr(self, n)) is not None}
+        moved = {n: t.to(device) for n in TENSORS if (t := getattr(self, n)) is not None}
         return replace(self, **moved)

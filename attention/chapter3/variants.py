@@ -1,8 +1,9 @@
 """The one table of attention variants: what each computes, which knobs it has, how to build it.
 
-Everything that depends on the variant reads this table: the config (which knobs apply), the
-engine (the constructor call and the input's shape), the code snippet (the same constructor
-call, as text) and the sidebar (labels and knobs).
+Everything that depends on the variant reads this table, by field name: the config (which knobs
+apply, which combinations it refuses), the engine (the constructor call and the input's shape),
+the code snippet (the same constructor call, as text, and the classes it needs), the sidebar
+(labels and knobs) and the bench (the book's classes beside torch's).
 
     variant      class                        from                               knobs
     simplified   SimplifiedSelfAttention      book 3.3, no weights               -
@@ -42,6 +43,9 @@ class Variant:
     head_dim: Callable[[Any], int]  # query/key width per head
     output_width: Callable[[Any], int]  # last axis of the output
     d_out_label: str = "d_out"
+    trainable: bool = True  # has trainable weights (W_query, W_key, W_value); 3.3's has none
+    splits_d_out: bool = False  # d_out is split into `heads` heads of d_out / heads: heads divides d_out
+    builds_on: tuple[type[nn.Module], ...] = ()  # classes its source needs first (the wrapper's head)
 
     def build(self, config, context_length: int) -> nn.Module:
         return self.cls(**self.arguments(config, context_length))
@@ -59,53 +63,122 @@ def _causal(c) -> dict:
     return {} if c.causal else {"causal": False}  # the book's default is causal=True
 
 
+def _batched(c, t: int, **heads) -> dict:
+    """The keywords of the batched classes (3.5 on), in the book's order."""
+    return {
+        "d_in": c.d_in,
+        "d_out": c.d_out,
+        "context_length": t,
+        "dropout": c.dropout,
+        **heads,
+        "qkv_bias": c.bias,
+        **_causal(c),
+    }
+
+
 _MASKED = frozenset({"d_out", "dropout", "causal", "bias", "train"})
 VARIANTS: dict[str, Variant] = {
     v.key: v
     for v in (
-        Variant("simplified", modules.SimplifiedSelfAttention, "Simplified: no weights (3.3)",
-                "Section 3.3: scores = x·xᵀ, softmax, weighted sum of the inputs. No trainable weights, "
-                "no scaling, no mask, one head.", frozenset(), False,
-                lambda c, t: {}, lambda c: c.d_in, lambda c: c.d_in),
-        Variant("v1", modules.SelfAttention_v1, "SelfAttention_v1: nn.Parameter (3.4)",
-                "Section 3.4: trainable W_query, W_key, W_value as nn.Parameter (torch.rand); one head, "
-                "no mask.", frozenset({"d_out"}), False,
-                lambda c, t: {"d_in": c.d_in, "d_out": c.d_out}, lambda c: c.d_out, lambda c: c.d_out),
-        Variant("v2", modules.SelfAttention_v2, "SelfAttention_v2: nn.Linear (3.4)",
-                "Section 3.4: the weights as nn.Linear layers (optionally with a bias); one head, no mask.",
-                frozenset({"d_out", "bias"}), False,
-                lambda c, t: {"d_in": c.d_in, "d_out": c.d_out, "qkv_bias": c.bias},
-                lambda c: c.d_out, lambda c: c.d_out),
-        Variant("causal", modules.CausalAttention, "CausalAttention (3.5)",
-                "Section 3.5: one head with the causal mask (−inf above the diagonal) and dropout on the "
-                "weights; batched input.", _MASKED, True,
-                lambda c, t: {"d_in": c.d_in, "d_out": c.d_out, "context_length": t, "dropout": c.dropout,
-                              "qkv_bias": c.bias, **_causal(c)},
-                lambda c: c.d_out, lambda c: c.d_out),
-        Variant("wrapper", modules.MultiHeadAttentionWrapper, "MultiHeadAttentionWrapper (3.6.1)",
-                "Section 3.6.1: H separate CausalAttention heads, outputs concatenated (width H × d_out).",
-                _MASKED | {"heads"}, True,
-                lambda c, t: {"d_in": c.d_in, "d_out": c.d_out, "context_length": t, "dropout": c.dropout,
-                              "num_heads": c.heads, "qkv_bias": c.bias, **_causal(c)},
-                lambda c: c.d_out, lambda c: c.heads * c.d_out, "d_out per head"),
-        Variant("mha", modules.MultiHeadAttention, "MultiHeadAttention (3.6.2)",
-                "Section 3.6.2: one projection of width d_out split into H heads of d_out / H, causal "
-                "mask, dropout, then out_proj. The chapter's final class, used in GPT.",
-                _MASKED | {"heads"}, True,
-                lambda c, t: {"d_in": c.d_in, "d_out": c.d_out, "context_length": t, "dropout": c.dropout,
-                              "num_heads": c.heads, "qkv_bias": c.bias, **_causal(c)},
-                lambda c: c.d_out // c.heads, lambda c: c.d_out),
-        Variant("separate_dv", blog_modules.SelfAttentionQKV, "Separate d_k and d_v (blog)",
-                "From Raschka's blog post 'Understanding and coding self-attention': values may have a "
-                "width d_v other than d_q = d_k; weights applied as W·x.", frozenset({"d_out", "d_v"}),
-                False, lambda c, t: {"d_in": c.d_in, "d_k": c.d_out, "d_v": c.d_v},
-                lambda c: c.d_out, lambda c: c.d_v, "d_q = d_k"),
-        Variant("stacked_heads", blog_modules.MultiHeadSelfAttentionQKV,
-                "Stacked heads, batched matmul (blog)",
-                "From Raschka's blog post: H heads' weights stacked into one (H, d, d_in) tensor and "
-                "applied with torch.bmm; heads concatenated, no mask.",
-                frozenset({"d_out", "d_v", "heads"}), False,
-                lambda c, t: {"d_in": c.d_in, "d_k": c.d_out, "d_v": c.d_v, "num_heads": c.heads},
-                lambda c: c.d_out, lambda c: c.heads * c.d_v, "d_q = d_k per head"),
+        Variant(
+            key="simplified",
+            cls=modules.SimplifiedSelfAttention,
+            label="Simplified: no weights (3.3)",
+            help="Section 3.3: scores = x·xᵀ, softmax, weighted sum of the inputs. No trainable weights, "
+            "no scaling, no mask, one head.",
+            knobs=frozenset(),
+            batched=False,
+            arguments=lambda c, t: {},
+            head_dim=lambda c: c.d_in,
+            output_width=lambda c: c.d_in,
+            trainable=False,
+        ),
+        Variant(
+            key="v1",
+            cls=modules.SelfAttention_v1,
+            label="SelfAttention_v1: nn.Parameter (3.4)",
+            help="Section 3.4: trainable W_query, W_key, W_value as nn.Parameter (torch.rand); one head, "
+            "no mask.",
+            knobs=frozenset({"d_out"}),
+            batched=False,
+            arguments=lambda c, t: {"d_in": c.d_in, "d_out": c.d_out},
+            head_dim=lambda c: c.d_out,
+            output_width=lambda c: c.d_out,
+        ),
+        Variant(
+            key="v2",
+            cls=modules.SelfAttention_v2,
+            label="SelfAttention_v2: nn.Linear (3.4)",
+            help="Section 3.4: the weights as nn.Linear layers (optionally with a bias); one head, no mask.",
+            knobs=frozenset({"d_out", "bias"}),
+            batched=False,
+            arguments=lambda c, t: {"d_in": c.d_in, "d_out": c.d_out, "qkv_bias": c.bias},
+            head_dim=lambda c: c.d_out,
+            output_width=lambda c: c.d_out,
+        ),
+        Variant(
+            key="causal",
+            cls=modules.CausalAttention,
+            label="CausalAttention (3.5)",
+            help="Section 3.5: one head with the causal mask (−inf above the diagonal) and dropout on the "
+            "weights; batched input.",
+            knobs=_MASKED,
+            batched=True,
+            arguments=lambda c, t: _batched(c, t),
+            head_dim=lambda c: c.d_out,
+            output_width=lambda c: c.d_out,
+        ),
+        Variant(
+            key="wrapper",
+            cls=modules.MultiHeadAttentionWrapper,
+            label="MultiHeadAttentionWrapper (3.6.1)",
+            help="Section 3.6.1: H separate CausalAttention heads, outputs concatenated (width H × d_out).",
+            knobs=_MASKED | {"heads"},
+            batched=True,
+            arguments=lambda c, t: _batched(c, t, num_heads=c.heads),
+            head_dim=lambda c: c.d_out,
+            output_width=lambda c: c.heads * c.d_out,
+            d_out_label="d_out per head",
+            builds_on=(modules.CausalAttention,),
+        ),
+        Variant(
+            key="mha",
+            cls=modules.MultiHeadAttention,
+            label="MultiHeadAttention (3.6.2)",
+            help="Section 3.6.2: one projection of width d_out split into H heads of d_out / H, causal "
+            "mask, dropout, then out_proj. The chapter's final class, used in GPT.",
+            knobs=_MASKED | {"heads"},
+            batched=True,
+            arguments=lambda c, t: _batched(c, t, num_heads=c.heads),
+            head_dim=lambda c: c.d_out // c.heads,
+            output_width=lambda c: c.d_out,
+            splits_d_out=True,
+        ),
+        Variant(
+            key="separate_dv",
+            cls=blog_modules.SelfAttentionQKV,
+            label="Separate d_k and d_v (blog)",
+            help="From Raschka's blog post 'Understanding and coding self-attention': values may have a "
+            "width d_v other than d_q = d_k; weights applied as W·x.",
+            knobs=frozenset({"d_out", "d_v"}),
+            batched=False,
+            arguments=lambda c, t: {"d_in": c.d_in, "d_k": c.d_out, "d_v": c.d_v},
+            head_dim=lambda c: c.d_out,
+            output_width=lambda c: c.d_v,
+            d_out_label="d_q = d_k",
+        ),
+        Variant(
+            key="stacked_heads",
+            cls=blog_modules.MultiHeadSelfAttentionQKV,
+            label="Stacked heads, batched matmul (blog)",
+            help="From Raschka's blog post: H heads' weights stacked into one (H, d, d_in) tensor and "
+            "applied with torch.bmm; heads concatenated, no mask.",
+            knobs=frozenset({"d_out", "d_v", "heads"}),
+            batched=False,
+            arguments=lambda c, t: {"d_in": c.d_in, "d_k": c.d_out, "d_v": c.d_v, "num_heads": c.heads},
+            head_dim=lambda c: c.d_out,
+            output_width=lambda c: c.heads * c.d_v,
+            d_out_label="d_q = d_k per head",
+        ),
     )
-}  # fmt: skip
+}

@@ -8,19 +8,17 @@ import html
 import numpy as np
 import plotly.graph_objects as go
 
-from attention.chapter3.trace import AttentionTrace
-from attention.figures.explorer import StepPanel, step_figure, vectors_heatmap
-from attention.figures.layout import DIVERGING, SEQUENTIAL, f32, token_labels
+from attention.chapter3.trace import STEPS, AttentionTrace
+from attention.figures.explorer import SCALES, StepPanel, step_figure, vectors_heatmap
+from attention.figures.layout import DIVERGING, f32, token_labels
 
-COMPARABLE = {  # trace field -> what it is, in words (per head, except output)
-    "weights": "softmax output, rows sum to 1",
-    "scaled_scores": "scores / √d_k",
-    "scores": "queries · keysᵀ",
-    "dropped_weights": "weights after dropout",
+# What Compare offers, trace field -> what it is in words: the steps (masked_scores aside:
+# scaled_scores is drawn with the masked cells hatched), the context per head, the output.
+COMPARABLE = {
+    **{name: step.words for name, step in STEPS.items() if name != "masked_scores"},
     "context": "weights · values, per head",
     "output": "the module's output",
 }
-SQUARE = ("weights", "scaled_scores", "scores", "dropped_weights")  # (T, T): queries x keys
 
 
 def comparison_matrices(a: AttentionTrace, b: AttentionTrace, name: str, head_a: int = 0, head_b: int = 0):
@@ -42,6 +40,13 @@ def difference(za: np.ndarray, zb: np.ndarray) -> np.ndarray:
     return diff
 
 
+def difference_summary(za: np.ndarray, zb: np.ndarray) -> tuple[float, float]:
+    """max |A − B| and mean |A − B| over the cells finite on both sides (0.0 when none is)."""
+    finite = np.isfinite(za) & np.isfinite(zb)
+    diff = np.abs(za - zb)[finite]
+    return (float(diff.max()), float(diff.mean())) if diff.size else (0.0, 0.0)
+
+
 def comparison_figures(
     tokens: list[str],
     za: np.ndarray,
@@ -56,10 +61,12 @@ def comparison_figures(
     0 and, with `fixed_difference`, spans the same range as A and B (a difference of 0.0024 then
     looks small); otherwise it is fitted to the largest difference. Masked cells are hatched."""
     both = np.concatenate([za[np.isfinite(za)], zb[np.isfinite(zb)]])
-    sequential = name in ("weights", "dropped_weights")
-    bound = float(max(1.0, both.max())) if sequential else float(np.abs(both).max()) if both.size else 1.0
-    panels = [(za, titles[0], masks[0], SEQUENTIAL if sequential else DIVERGING, name),
-              (zb, titles[1], masks[1], SEQUENTIAL if sequential else DIVERGING, name)]  # fmt: skip
+    kind = STEPS[name].kind if name in STEPS else "scores"  # vectors diverge around 0, as scores do
+    if kind == "weights":
+        bound = float(max(1.0, both.max()))
+    else:
+        bound = float(np.abs(both).max()) if both.size else 1.0
+    panels = [(za, titles[0], masks[0], SCALES[kind], name), (zb, titles[1], masks[1], SCALES[kind], name)]
     if za.shape == zb.shape:
         diff = difference(za, zb)
         largest = float(np.nanmax(np.abs(diff))) if np.isfinite(diff).any() else 0.0
@@ -74,7 +81,7 @@ def comparison_figures(
         if is_diff:
             subtitle = f"white = no change · ±{shown:.3g}, {scale_text}"
         limit = shown if is_diff else bound
-        if name in SQUARE:
+        if name in STEPS:
             panel = StepPanel(value, z, html.escape(title), subtitle, mask=mask, scale=scale)
             fig = step_figure(tokens, panel, width_px=width_px, bound=limit)
         else:

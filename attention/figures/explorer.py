@@ -1,6 +1,7 @@
 """The Explorer's figures: one head's steps as heatmaps, every head as thumbnails, vectors, one
 query's weights. The builders take plain data (token texts and arrays), as bertviz and
-CircuitsVis do; `steps_figure` and `available_steps` read them off an AttentionTrace."""
+CircuitsVis do; `step_panels` and `steps_figure` read them off an AttentionTrace. Every step's
+title and colour come from the one step table, chapter3.trace.STEPS."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
-from attention.chapter3.trace import AttentionTrace
+from attention.chapter3.trace import STEPS, AttentionTrace
 from attention.figures.layout import (
     DIVERGING,
     MASK_GREY,
@@ -30,29 +31,13 @@ from attention.figures.layout import (
     token_labels,
 )
 
-STEPS = {  # trace field -> (title, what a cell is, colour scale)
-    "scores": ("scores = queries @ keysᵀ", "score", DIVERGING),
-    "scaled_scores": ("scaled_scores = scores / √d_k", "scaled score", DIVERGING),
-    "masked_scores": ("masked_scores (−inf above the diagonal)", "masked score", DIVERGING),
-    "weights": ("weights = softmax(masked_scores)", "weight", SEQUENTIAL),
-    "dropped_weights": ("dropped_weights = weights · keep / (1 − p)", "weight after dropout", SEQUENTIAL),
-}
+# The colour scale of each kind of step (STEPS[name].kind): scores diverge around 0, weights run 0..1.
+SCALES = {"scores": DIVERGING, "weights": SEQUENTIAL}
 
 
 def shape_text(trace: AttentionTrace, name: str) -> str:
     shape = trace.shapes()[name]
     return "—" if shape is None else "(" + ", ".join(map(str, shape)) + ")"
-
-
-def available_steps(trace: AttentionTrace) -> list[str]:
-    """The steps this trace went through: no scaling in 3.3's simplified attention, no
-    masked_scores without a mask, no dropped_weights without dropout."""
-    skip = {
-        "masked_scores": trace.mask is None,
-        "dropped_weights": trace.dropout_mask is None,
-        "scaled_scores": trace.module == "SimplifiedSelfAttention",
-    }
-    return [name for name in STEPS if not skip.get(name, False)]
 
 
 # --- one head's steps ------------------------------------------------------------------------
@@ -79,31 +64,57 @@ def _step_traces(panel: StepPanel, n: int, heatmap: dict, numbers: bool = False)
     z = f32(panel.z).copy()
     z[np.isneginf(z)] = np.nan
     data = [
-        {"type": "heatmap", "z": z, "hoverongaps": False, "name": panel.name, "colorbar": {"thickness": 12},
-         "hovertemplate": f"query %{{y}}<br>key %{{x}}<br>{panel.name} %{{z:.4f}}<extra></extra>", **heatmap}
-    ]  # fmt: skip
+        {
+            "type": "heatmap",
+            "z": z,
+            "hoverongaps": False,
+            "name": panel.name,
+            "colorbar": {"thickness": 12},
+            "hovertemplate": f"query %{{y}}<br>key %{{x}}<br>{panel.name} %{{z:.4f}}<extra></extra>",
+            **heatmap,
+        }
+    ]
     if panel.mask is not None and n > 1:
         xs, ys = _mask_polygon(n)
         pattern = {"shape": "/", "bgcolor": MASK_GREY, "fgcolor": "white", "size": 8, "solidity": 0.3}
         data.append(
-            {"type": "scatter", "x": xs, "y": ys, "fill": "toself", "mode": "lines", "line": {"width": 0},
-             "fillcolor": MASK_GREY, "fillpattern": pattern, "hoveron": "fills", "hoverinfo": "text",
-             "text": "masked (−inf): a query may not look at later keys", "name": "masked",
-             "showlegend": False}
-        )  # fmt: skip
+            {
+                "type": "scatter",
+                "x": xs,
+                "y": ys,
+                "fill": "toself",
+                "mode": "lines",
+                "line": {"width": 0},
+                "fillcolor": MASK_GREY,
+                "fillpattern": pattern,
+                "hoveron": "fills",
+                "hoverinfo": "text",
+                "text": "masked (−inf): a query may not look at later keys",
+                "name": "masked",
+                "showlegend": False,
+            }
+        )
     if panel.dropout_mask is not None and n <= MAX_DROP_MARKS:
         dropped = np.argwhere(~np.asarray(panel.dropout_mask, dtype=bool))  # (k, 2): row, col
         if panel.mask is not None:
             dropped = dropped[dropped[:, 1] <= dropped[:, 0]]  # masked cells are 0 already
         corner = (0.33, -0.3) if numbers else (0, 0)  # with numbers, the ✕ goes in the top corner
         data.append(
-            {"type": "scatter", "x": (dropped[:, 1] + corner[0]).astype(np.float32),
-             "y": (dropped[:, 0] + corner[1]).astype(np.float32),
-             "mode": "markers", "name": "dropped", "showlegend": False,
-             "marker": {"symbol": "x-thin", "size": max(4, min(8 if numbers else 14, 360 // n)),
-                        "line": {"width": 2, "color": "#d62728"}},
-             "hovertemplate": f"dropped (p = {panel.dropout:g})<extra></extra>"}
-        )  # fmt: skip
+            {
+                "type": "scatter",
+                "x": (dropped[:, 1] + corner[0]).astype(np.float32),
+                "y": (dropped[:, 0] + corner[1]).astype(np.float32),
+                "mode": "markers",
+                "name": "dropped",
+                "showlegend": False,
+                "marker": {
+                    "symbol": "x-thin",
+                    "size": max(4, min(8 if numbers else 14, 360 // n)),
+                    "line": {"width": 2, "color": "#d62728"},
+                },
+                "hovertemplate": f"dropped (p = {panel.dropout:g})<extra></extra>",
+            }
+        )
     return data
 
 
@@ -121,15 +132,22 @@ def _mask_polygon(num_tokens: int) -> tuple[list[float], list[float]]:
     return xs, ys
 
 
-def step_figure(tokens: list[str], panel: StepPanel, *, numbers: bool = False, fitted: bool = False,
-                width_px: int = 600, bound: float | None = None) -> go.Figure:  # fmt: skip
+def step_figure(
+    tokens: list[str],
+    panel: StepPanel,
+    *,
+    numbers: bool = False,
+    fitted: bool = False,
+    width_px: int = 600,
+    bound: float | None = None,
+) -> go.Figure:
     """One (T, T) matrix as a heatmap: rows are queries, columns keys, the keys' axis on top.
     `numbers` prints the values in the cells; `fitted` fits a weights scale to the values; `bound`
     sets the range (±bound, or 0..bound for weights) to share one scale between charts;
     `width_px` is the width it will be drawn at (for the number format and the labels' angle)."""
     labels = token_labels(tokens)
     n = len(labels)
-    scale = panel.scale or STEPS[panel.name][2]
+    scale = panel.scale or SCALES[STEPS[panel.name].kind]
     heatmap = colour(scale, f32(panel.z), fitted=fitted, bound=bound)
     plot_px = width_px - 130  # the query labels and the colour bar take the rest
     if numbers:
@@ -155,7 +173,7 @@ def step_figure(tokens: list[str], panel: StepPanel, *, numbers: bool = False, f
         "height": height + TITLE_PX + ticks_px + 20,
         "margin": {"l": 10, "r": 40, "t": TITLE_PX + ticks_px + 20, "b": 10},
         "modebar": VERTICAL_TOOLBAR,
-    }  # fmt: skip
+    }
     return figure(_step_traces(panel, n, heatmap, numbers), layout)
 
 
@@ -171,10 +189,10 @@ def step_panels(
     mask = None if trace.mask is None else trace.mask.numpy()
     panels = []
     heads = f", head {head_name or head}" if trace.num_heads > 1 else ""
-    done = available_steps(trace)
-    before_softmax = [n for n in ("masked_scores", "scaled_scores", "scores") if n in done][0]
+    done = trace.step_names()
+    before_softmax = [n for n in done if STEPS[n].kind == "scores"][-1]
     for name in steps or done:
-        step_title = STEPS[name][0].replace("softmax(masked_scores)", f"softmax({before_softmax})")
+        step_title = STEPS[name].title.replace("softmax(masked_scores)", f"softmax({before_softmax})")
         subtitle = f"{name} {shape_text(trace, name)}{heads}"
         if name == "scaled_scores":
             subtitle += f" · d_k = {trace.queries.shape[-1]}, √d_k ≈ {trace.divisor:.4g}"
@@ -182,11 +200,16 @@ def step_panels(
             subtitle += f" · kept × 1/(1 − {trace.dropout:g}) = ×{1 / (1 - trace.dropout):.4g} · ✕ dropped"
         dropped = name == "dropped_weights"
         panels.append(
-            StepPanel(name, getattr(trace, name)[batch, head].numpy(), step_title, subtitle,
-                      mask=mask if name in ("masked_scores", "weights", "dropped_weights") else None,
-                      dropout_mask=trace.dropout_mask[batch, head].numpy() if dropped else None,
-                      dropout=trace.dropout)
-        )  # fmt: skip
+            StepPanel(
+                name,
+                getattr(trace, name)[batch, head].numpy(),
+                step_title,
+                subtitle,
+                mask=mask if STEPS[name].masked else None,
+                dropout_mask=trace.dropout_mask[batch, head].numpy() if dropped else None,
+                dropout=trace.dropout,
+            )
+        )
     return panels
 
 
@@ -229,10 +252,15 @@ def vectors_heatmap(
         title_text += f" · first {MAX_VECTOR_COLUMNS} of {z.shape[1]} dimensions (CSV has all)"
         z = np.ascontiguousarray(z[:, :MAX_VECTOR_COLUMNS])
     data = [
-        {"type": "heatmap", "z": z, "colorbar": {"thickness": 10}, **colour(DIVERGING, z, bound=bound),
-         "hovertemplate": "token %{y}<br>dimension %{x}<br>value %{z:.4f}<extra></extra>",
-         **(cell_numbers(z.shape[1], width_px - 150) if numbers else {})}
-    ]  # fmt: skip
+        {
+            "type": "heatmap",
+            "z": z,
+            "colorbar": {"thickness": 10},
+            **colour(DIVERGING, z, bound=bound),
+            "hovertemplate": "token %{y}<br>dimension %{x}<br>value %{z:.4f}<extra></extra>",
+            **(cell_numbers(z.shape[1], width_px - 150) if numbers else {}),
+        }
+    ]
     return figure(
         data,
         {
@@ -253,17 +281,22 @@ def vectors_heatmap(
     )
 
 
-def query_bar(tokens: list[str], weights: np.ndarray, masked: np.ndarray | None, query: int,
-              after_dropout: bool = False) -> go.Figure:  # fmt: skip
+def query_bar(
+    tokens: list[str], weights: np.ndarray, masked: np.ndarray | None, query: int, after_dropout: bool = False
+) -> go.Figure:
     """How one query spreads its weight (T,) over the keys; masked keys in grey. With
     `after_dropout`, the weights are the dropped_weights (what the context sums)."""
     labels = token_labels(tokens)
     masked = np.zeros(len(labels), bool) if masked is None else np.asarray(masked, dtype=bool)
     data = [
-        {"type": "bar", "x": np.arange(len(labels), dtype=np.int16), "y": f32(weights),
-         "marker": {"color": np.where(masked, "#bbbbbb", "#1f5fbf").tolist()},
-         "hovertemplate": "key %{x}<br>weight %{y:.4f}<extra></extra>"}
-    ]  # fmt: skip
+        {
+            "type": "bar",
+            "x": np.arange(len(labels), dtype=np.int16),
+            "y": f32(weights),
+            "marker": {"color": np.where(masked, "#bbbbbb", "#1f5fbf").tolist()},
+            "hovertemplate": "key %{x}<br>weight %{y:.4f}<extra></extra>",
+        }
+    ]
     return figure(
         data,
         {

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from attention.chapter3.query_params import to_query_params
-from attention.chapter3.trace import AttentionTrace
+from attention.chapter3.trace import STEPS, AttentionTrace
 
 
 def weighted_sum_frame(trace: AttentionTrace, head: int, query: int, batch: int = 0) -> pd.DataFrame:
@@ -25,19 +25,24 @@ def weighted_sum_frame(trace: AttentionTrace, head: int, query: int, batch: int 
     return frame
 
 
+# The (T, T) tensors: rows are queries, columns keys. Every other tensor has a row per token and
+# a column per dimension.
+QUERIES_BY_KEYS = (*STEPS, "mask", "dropout_mask")
+
+
 def matrix_frame(trace: AttentionTrace, name: str, batch: int = 0, head: int | None = None) -> pd.DataFrame:
     """A matrix of the trace as a DataFrame labelled with tokens (for tables and CSV)."""
     tensor = getattr(trace, name)
     rows = [f"{i}:{t}" for i, t in enumerate(trace.tokens.texts)]
-    if name == "mask":
+    if name == "mask":  # (T, T): one for every head
         return pd.DataFrame(tensor.numpy(), index=rows, columns=rows)
-    data = tensor[batch] if head is None else tensor[batch, head]
-    data = data.numpy()
-    columns = rows if data.shape[-1] == len(rows) and name not in ("x", "output") else None
-    frame = pd.DataFrame(data, index=rows, columns=columns)
-    if columns is None:
-        frame.columns = [f"dim {j}" for j in range(data.shape[1])]
-    frame.index.name = "query \\ key" if columns else "token"
+    data = (tensor[batch] if head is None else tensor[batch, head]).numpy()
+    if name in QUERIES_BY_KEYS:
+        frame = pd.DataFrame(data, index=rows, columns=rows)
+        frame.index.name = "query \\ key"
+    else:
+        frame = pd.DataFrame(data, index=rows, columns=[f"dim {j}" for j in range(data.shape[1])])
+        frame.index.name = "token"
     return frame
 
 

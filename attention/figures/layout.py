@@ -1,6 +1,6 @@
 """What every figure shares: colour scales, token labels, axes, the panel grid, projector text.
 
-Payload rules (design.md): exact numbers travel as float32 typed arrays; thumbnails, which only
+Payload rules: exact numbers travel as float32 typed arrays; thumbnails, which only
 show colour, travel as uint8; axes are integer positions with tickvals/ticktext, so repeated
 tokens keep their own rows, and plotly's hover then shows the tick text (the token). Every
 token is HTML-escaped before it reaches a figure, since plotly renders some HTML in labels.
@@ -101,8 +101,17 @@ def chart_title(text: str, subtitle: str | None = None, size: int = 15) -> dict:
     """A chart's title at its top left; the caller leaves margin["t"] >= TITLE_PX for it and sets
     VERTICAL_TOOLBAR, so that the toolbar stands at the right edge instead of over the title (on a
     phone a title reaches across the chart). User text must be escaped by the caller."""
-    out = {"text": f"<b>{text}</b>", "font": {"size": size}, "x": 0, "xanchor": "left", "xref": "container",
-           "y": 1, "yanchor": "top", "yref": "container", "pad": {"t": 6, "l": 8}}  # fmt: skip
+    out = {
+        "text": f"<b>{text}</b>",
+        "font": {"size": size},
+        "x": 0,
+        "xanchor": "left",
+        "xref": "container",
+        "y": 1,
+        "yanchor": "top",
+        "yref": "container",
+        "pad": {"t": 6, "l": 8},
+    }
     if subtitle:
         out["subtitle"] = {"text": subtitle, "font": {"size": 12}}
     return out
@@ -162,8 +171,9 @@ class Cell:
         return {"xaxis": f"x{self.suffix}", "yaxis": f"y{self.suffix}"}
 
 
-def grid(count: int, cols: int, *, gap_x: float = 0.05, head: float = 0.0, foot: float = 0.0,
-         right: float = 0.0) -> list[Cell]:  # fmt: skip
+def grid(
+    count: int, cols: int, *, gap_x: float = 0.05, head: float = 0.0, foot: float = 0.0, right: float = 0.0
+) -> list[Cell]:
     """`count` panels in rows of `cols`. Each row is an equal share of the height: the top `head`
     of it holds the panel's title, the bottom `foot` is a gap; `right` (paper units) at the right
     of each column is left free for a colour bar."""
@@ -187,9 +197,18 @@ def panel_title(text: str, cell: Cell, size: int = 14, subtitle: str | None = No
         "" if subtitle is None else f"<br><span style='font-size:12px'>{subtitle}</span>"
     )
     inside = cell.top > cell.y1
-    return {"text": body, "showarrow": False, "xref": "paper", "yref": "paper", "x": cell.x0,
-            "xanchor": "left", "y": cell.top, "yanchor": "top" if inside else "bottom", "align": "left",
-            "font": {"size": size}}  # fmt: skip
+    return {
+        "text": body,
+        "showarrow": False,
+        "xref": "paper",
+        "yref": "paper",
+        "x": cell.x0,
+        "xanchor": "left",
+        "y": cell.top,
+        "yanchor": "top" if inside else "bottom",
+        "align": "left",
+        "font": {"size": size},
+    }
 
 
 # --- projector mode ---------------------------------------------------------------------------
@@ -239,12 +258,24 @@ def thumbnails(cells: list[Cell], matrices, titles: list[str], title_size: int) 
     for cell, matrix, text in zip(cells, matrices, titles, strict=True):
         z = np.clip(np.nan_to_num(np.asarray(matrix, dtype=np.float32), neginf=0.0), 0.0, 1.0)
         data.append(
-            {"type": "heatmap", "z": np.round(z * 255).astype(np.uint8), "zmin": 0, "zmax": 255,
-             "colorscale": SEQUENTIAL, "showscale": False, "hoverinfo": "skip", **cell.axes}
-        )  # fmt: skip
+            {
+                "type": "heatmap",
+                "z": np.round(z * 255).astype(np.uint8),
+                "zmin": 0,
+                "zmax": 255,
+                "colorscale": SEQUENTIAL,
+                "showscale": False,
+                "hoverinfo": "skip",
+                **cell.axes,
+            }
+        )
         layout[f"xaxis{cell.suffix}"] = {**hidden, "domain": [cell.x0, cell.x1], "anchor": f"y{cell.suffix}"}
-        layout[f"yaxis{cell.suffix}"] = {**hidden, "domain": [cell.y0, cell.y1], "anchor": f"x{cell.suffix}",
-                                         "autorange": "reversed"}  # fmt: skip
+        layout[f"yaxis{cell.suffix}"] = {
+            **hidden,
+            "domain": [cell.y0, cell.y1],
+            "anchor": f"x{cell.suffix}",
+            "autorange": "reversed",
+        }
         centred = {"x": (cell.x0 + cell.x1) / 2, "xanchor": "center"}
         layout["annotations"].append(panel_title(text, cell, size=title_size) | centred)
     return data, layout

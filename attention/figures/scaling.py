@@ -23,27 +23,45 @@ def scaling_figure(frame: pd.DataFrame, measure: str = "ms") -> go.Figure:
         part = part.sort_values("tokens")
         y = part[measure] / (2**20 if memory else 1)
         data.append(
-            {"type": "scatter", "mode": "lines+markers", "name": f"{module} · {mode} · {device}",
-             "x": part["tokens"].to_numpy(np.int32), "y": f32(y),
-             "hovertemplate": f"T = %{{x}}<br>%{{y:.4g}} {unit}<extra>{mode}, {device}</extra>"}
-        )  # fmt: skip
+            {
+                "type": "scatter",
+                "mode": "lines+markers",
+                "name": f"{module} · {mode} · {device}",
+                "x": part["tokens"].to_numpy(np.int32),
+                "y": f32(y),
+                "hovertemplate": f"T = %{{x}}<br>%{{y:.4g}} {unit}<extra>{mode}, {device}</extra>",
+            }
+        )
     if len(frame):
         tokens = np.array(sorted(frame["tokens"].unique()), dtype=float)
         top = frame.loc[frame["tokens"] == tokens.max()]
         anchor = float(top[measure].max()) / (2**20 if memory else 1)
         reference = anchor * (tokens / tokens.max()) ** 2
         data.append(
-            {"type": "scatter", "mode": "lines", "name": "O(T²) reference slope", "x": tokens, "y": reference,
-             "line": {"dash": "dash", "color": "#555555"}, "hoverinfo": "skip"}
-        )  # fmt: skip
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "name": "O(T²) reference slope",
+                "x": tokens,
+                "y": reference,
+                "line": {"dash": "dash", "color": "#555555"},
+                "hoverinfo": "skip",
+            }
+        )
         if memory:
             one = frame.drop_duplicates("tokens").sort_values("tokens")
             heads = frame["heads"].max()
             data.append(
-                {"type": "scatter", "mode": "lines", "name": f"attention matrix B·H·T²·4 (H = {heads})",
-                 "x": one["tokens"].to_numpy(np.int32), "y": f32(heads * one["tokens"] ** 2 * 4 / 2**20),
-                 "line": {"dash": "dot", "color": "#000000"}, "hoverinfo": "skip"}
-            )  # fmt: skip
+                {
+                    "type": "scatter",
+                    "mode": "lines",
+                    "name": f"attention matrix B·H·T²·4 (H = {heads})",
+                    "x": one["tokens"].to_numpy(np.int32),
+                    "y": f32(heads * one["tokens"] ** 2 * 4 / 2**20),
+                    "line": {"dash": "dot", "color": "#000000"},
+                    "hoverinfo": "skip",
+                }
+            )
     heading = "Peak memory of one call" if memory else "Time per call (median)"
     return figure(
         data,

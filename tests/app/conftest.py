@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from attention.figures.explorer import STEPS
+from attention.chapter3.trace import STEPS
 from tests.specs import decode
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")

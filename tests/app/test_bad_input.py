@@ -20,8 +20,11 @@ RAW = ["<script", "<img", "](javascript:", "**bold**", "$x^2$", ":red[", "<b>"]
 def markup(at) -> list[str]:
     """Every text Streamlit renders as markdown: markdown, captions, alerts, widget labels, and
     the options of radios (which render markdown too)."""
-    texts = [e.value for kind in ("markdown", "caption", "success", "info", "warning", "error")
-             for e in getattr(at, kind)]  # fmt: skip
+    texts = [
+        e.value
+        for kind in ("markdown", "caption", "success", "info", "warning", "error")
+        for e in getattr(at, kind)
+    ]
     texts += [
         w.label for w in at.get("radio") + at.get("selectbox") + at.get("text_area") + at.get("text_input")
     ]
@@ -65,7 +68,7 @@ def healthy(at) -> str:
         ("w " * 300, "the limit is 256"),
         ("\u200b\u200b\u2066", "only punctuation or invisible characters"),
     ],
-)  # fmt: skip
+)
 def test_text_that_cannot_be_used_as_is_gets_a_note(text, note):
     assert note in healthy(url_run({"text": text, "embedding": "random"}))
 
@@ -80,7 +83,7 @@ def test_text_that_cannot_be_used_as_is_gets_a_note(text, note):
         ("zero\u200bwidth \x07bell\x00", ["zerowidth", "bell"]),
         ("\u202eevil\u202c text", ["evil", "text"]),
     ],
-)  # fmt: skip
+)
 def test_unicode_is_tokenised_whole_and_drawn_safely(text, tokens):
     at = url_run({"text": text, "embedding": "random"})
     healthy(at)
@@ -114,7 +117,7 @@ def test_html_and_markdown_stay_literal_on_learn_and_compare():
     assert_literal(at)
 
 
-# --- numbers and names in the URL: the whole matrix is in tests/test_query_params.py; here a few
+# --- numbers and names in the URL: the whole matrix is in tests/chapter3/test_query_params.py; here a few
 # cases show that the page says so and renders nothing as markup ------------------------------
 
 

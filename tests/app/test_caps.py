@@ -6,8 +6,15 @@ from attention.chapter3.config import MAX_D_IN, MAX_D_OUT, MAX_HEADS, MAX_TOKENS
 from tests.app.conftest import session, show
 
 MAX_CHART_BYTES = 2_500_000  # plotly JSON per rerun, the biggest view at the caps (~2.1 MB)
-CAPS = {"text": " ".join(f"w{i}" for i in range(MAX_TOKENS)), "embedding": "random", "d_in": str(MAX_D_IN),
-        "d_out": str(MAX_D_OUT), "heads": str(MAX_HEADS), "dropout": "0.5", "train": "1"}  # fmt: skip
+CAPS = {
+    "text": " ".join(f"w{i}" for i in range(MAX_TOKENS)),
+    "embedding": "random",
+    "d_in": str(MAX_D_IN),
+    "d_out": str(MAX_D_OUT),
+    "heads": str(MAX_HEADS),
+    "dropout": "0.5",
+    "train": "1",
+}
 
 
 @pytest.fixture(scope="module")

@@ -104,7 +104,7 @@ def test_variant_table_every_row_matches(compare):
     assert not at.exception and "Every variant matches" in at.success[0].value
 
 
-# --- issue 12 item 19 ---------------------------------------------------------------------------
+# --- one colour scale, hatched masks, labels said once --------------------------------------------
 
 
 def test_a_and_b_share_one_colour_scale(compare):

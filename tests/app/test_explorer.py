@@ -1,5 +1,5 @@
 """The Explorer page under Streamlit's AppTest: defaults, every knob, bad settings, the URL, and
-the first minute of a class (issue 12: own text, notes, numbers in cells, labels, the link)."""
+the first minute of a class (own text, notes, numbers in cells, labels, the link)."""
 
 import numpy as np
 import pytest
@@ -7,6 +7,7 @@ import pytest
 from attention.chapter3 import ExplorerConfig
 from attention.chapter3.config import MAX_TOKENS
 from attention.chapter3.query_params import to_query_params
+from attention.chapter3.trace import STEPS
 from tests.app.conftest import (
     figure,
     figures,
@@ -54,7 +55,7 @@ def test_defaults_render_the_books_example(app):
     at = app.run()
     assert not at.exception
     assert at.text_input(key="w_text").value == "Your journey starts with one step"
-    assert step_names(at) == ["scores", "scaled_scores", "masked_scores", "weights"]
+    assert step_names(at) == [name for name in STEPS if name != "dropped_weights"]  # no dropout by default
     assert all(d["z"]["dtype"] == "f4" for f in step_figures(at) for d in f["data"] if d["type"] == "heatmap")
     assert steps_figure(at)["layout"]["yaxis"]["ticktext"] == [
         "Your",
@@ -164,18 +165,27 @@ def test_simplified_shows_hello_shiny_sun(app):
 @pytest.mark.parametrize(
     "changes, message, shown",
     [
-        ({"w_d_out": 10, "w_heads": 3}, "d_out=10 is not divisible by num_heads=3; try 2 or 5 heads",
-         {"w_heads": 2}),
+        (
+            {"w_d_out": 10, "w_heads": 3},
+            "d_out=10 is not divisible by num_heads=3; try 2 or 5 heads",
+            {"w_heads": 2},
+        ),
         ({"w_text": "   "}, "The text is empty", {"w_text": "Your journey starts with one step"}),
         ({"w_embedding": "random", "w_text": " ".join(["w"] * (MAX_TOKENS + 50))}, "the limit is 256", {}),
-        ({"w_text": "my own words", "w_embedding": "book"}, "exist only for its example sentences",
-         {"w_embedding": "random"}),
-        ({"w_embedding": "custom", "w_matrix": "1, 2; x"}, "is neither random, book nor a matrix",
-         {"w_embedding": "book"}),
+        (
+            {"w_text": "my own words", "w_embedding": "book"},
+            "exist only for its example sentences",
+            {"w_embedding": "random"},
+        ),
+        (
+            {"w_embedding": "custom", "w_matrix": "1, 2; x"},
+            "is neither random, book nor a matrix",
+            {"w_embedding": "book"},
+        ),
     ],
-)  # fmt: skip
+)
 def test_invalid_settings_show_the_message_and_the_value_used(app, changes, message, shown):
-    """Issue 12 item 6: the sidebar shows what is computed, and the note says why."""
+    """The sidebar shows what is computed, and the note says why."""
     at = app.run()
     for key, value in changes.items():
         at = set_value(at, key, value)
@@ -189,16 +199,25 @@ def test_invalid_settings_show_the_message_and_the_value_used(app, changes, mess
 
 def test_query_params_round_trip(app):
     config = ExplorerConfig(
-        text="the cat saw the dog", embedding="random", d_in=5, variant="wrapper", d_out=3, heads=3,
-        dropout=0.25, train=True, bias=True, seed=42, causal=False,
-    )  # fmt: skip
+        text="the cat saw the dog",
+        embedding="random",
+        d_in=5,
+        variant="wrapper",
+        d_out=3,
+        heads=3,
+        dropout=0.25,
+        train=True,
+        bias=True,
+        seed=42,
+        causal=False,
+    )
     for key, value in to_query_params(config).items():
         app.query_params[key] = value
     at = app.run()
     assert not at.exception
     params = url_params(at)
     assert {k: params[k] for k in to_query_params(config)} == to_query_params(config)
-    assert params["step"] == "all"  # and the view (issue 12 item 8)
+    assert params["step"] == "all"  # and the view
     assert steps_figure(at)["layout"]["yaxis"]["ticktext"] == ["the", "cat", "saw", "the", "dog"]  # repeats
     assert len(at.radio(key="head").options) == 3
     assert not messages(at)
@@ -285,14 +304,14 @@ def test_settings_survive_a_visit_to_the_learn_page(app):
     at = at.run()
     assert not at.exception
     assert at.number_input(key="w_heads").value == 4 and len(at.radio(key="head").options) == 4
-    assert at.session_state["view"] == "Vectors"  # issue 12 item 8: the view too
+    assert at.session_state["view"] == "Vectors"  # the view too
 
 
-# --- the first minute of a class (issue 12) ----------------------------------------------------------
+# --- the first minute of a class ---------------------------------------------------------------------
 
 
 def test_typing_your_own_sentence_does_not_warn():
-    """Item 1: the main action switches to the seeded embedding quietly, and the sidebar says so."""
+    """The main action switches to the seeded embedding quietly, and the sidebar says so."""
     at = session().run()
     at = set_value(at, "w_text", "the cat sat on the mat")
     assert not at.exception and not at.warning
@@ -308,7 +327,7 @@ def test_a_link_with_own_text_uses_the_seeded_embedding_quietly():
 
 
 def test_the_page_says_the_weights_are_untrained_and_links_to_trained_ones():
-    """Item 2."""
+    """A learner must not read meaning into random weights, and finds trained ones."""
     at = session().run()
     captions = " ".join(c.value for c in at.caption)
     assert "random (seed 123), not trained" in captions and "For trained heads, see" in captions
@@ -316,7 +335,7 @@ def test_the_page_says_the_weights_are_untrained_and_links_to_trained_ones():
 
 
 def test_numbers_in_cells_while_small_and_a_toggle_otherwise():
-    """Item 3."""
+    """The book prints 4 decimals: so do small views; a large one draws colour only, on request."""
     at = session().run()
     fig = steps_figure(at)
     assert fig["data"][0]["texttemplate"] == "%{z:.4f}"  # the book's 4 decimals
@@ -327,7 +346,7 @@ def test_numbers_in_cells_while_small_and_a_toggle_otherwise():
 
 
 def test_the_summary_is_in_words_with_the_jargon_in_its_tooltip():
-    """Item 4."""
+    """Plain words for a learner, the shapes for the teacher."""
     at = session().run()
     summary = next(m for m in at.markdown if "tokens" in m.value and "output" in m.value)
     assert "6 tokens · 2 heads · output 6 × 2" in summary.value
@@ -335,7 +354,7 @@ def test_the_summary_is_in_words_with_the_jargon_in_its_tooltip():
 
 
 def test_dropout_shows_the_dropped_weights_by_default():
-    """Item 5."""
+    """With dropout on, the step that feeds the context is the one shown first."""
     at = session().run()
     at = set_value(at, "w_dropout", 0.5)
     at = set_value(at, "w_train", True)
@@ -343,7 +362,7 @@ def test_dropout_shows_the_dropped_weights_by_default():
 
 
 def test_a_head_count_that_does_not_divide_is_shown_as_used_with_correct_plurals():
-    """Item 6: "try 1 head", not "1 heads"."""
+    """The note says "try 1 head", not "1 heads"."""
     at = session().run()
     at = set_value(at, "w_embedding", "random")
     at = set_value(at, "w_d_out", 1)
@@ -355,7 +374,7 @@ def test_a_head_count_that_does_not_divide_is_shown_as_used_with_correct_plurals
 
 
 def test_simplified_attention_says_nothing_it_does_not_do():
-    """Item 7: no scaling, mask, heads; the causal box it shows is unticked."""
+    """No scaling, mask, heads; the causal box it shows is unticked."""
     at = session().run()
     at = at.selectbox(key="w_preset").select("Hello shiny sun! (worked by hand, no weights)").run()
     at = at.segmented_control(key="step").set_value("all").run()
@@ -370,17 +389,25 @@ def test_simplified_attention_says_nothing_it_does_not_do():
 
 
 def test_scaled_scores_do_not_read_as_an_equation(app):
-    """Item 7: "scores / √2 = 1.414" read as if the scores were 1.414."""
+    """The title "scores / √2 = 1.414" read as if the scores were 1.414."""
     titles = step_titles(app.run())
     assert "scaled_scores = scores / √d_k" in titles and "d_k = 1, √d_k ≈ 1" in titles
     assert "√1 = 1" not in titles
 
 
 def test_query_focus_labels_dropped_weights_and_prints_no_negative_zero():
-    """Item 7."""
+    """After dropout the bar shows dropped_weights, named so; the table never prints −0."""
     at = session()
-    config = ExplorerConfig(text="a b c d e f g h i j k l m n", embedding="random", d_in=4, d_out=4, heads=2,
-                            dropout=0.5, train=True, seed=3)  # fmt: skip
+    config = ExplorerConfig(
+        text="a b c d e f g h i j k l m n",
+        embedding="random",
+        d_in=4,
+        d_out=4,
+        heads=2,
+        dropout=0.5,
+        train=True,
+        seed=3,
+    )
     for key, value in to_query_params(config).items():
         at.query_params[key] = value
     at.query_params.update({"view": "query", "query": "13"})
@@ -393,7 +420,7 @@ def test_query_focus_labels_dropped_weights_and_prints_no_negative_zero():
 
 
 def test_unknown_parameters_are_ignored_silently():
-    """Item 8: a learning platform's utm_source is no error."""
+    """A learning platform's utm_source is no error."""
     at = session()
     at.query_params.update({"utm_source": "moodle", "utm_medium": "course", "seed": "5"})
     at = at.run()
@@ -410,7 +437,7 @@ def test_a_click_on_the_chosen_step_goes_back_to_the_default_and_a_bare_url():
 
 
 def test_the_link_holds_the_view_and_a_link_restores_it():
-    """Item 8: view, step, head and query in the URL."""
+    """View, step, head and query are in the URL."""
     at = session().run()
     at = set_value(at, "w_d_out", 4)
     at = at.radio(key="head").set_value(1).run()
@@ -425,13 +452,13 @@ def test_the_link_holds_the_view_and_a_link_restores_it():
 
 
 def test_the_opening_view_leaves_the_url_bare():
-    """Item 13: no history entry of our own on arrival; Back leaves the site."""
+    """No history entry of our own on arrival; Back leaves the site."""
     at = session().run()
     assert url_params(at) == {}
 
 
 def test_a_url_the_page_did_not_write_is_loaded_back_then_is_undone():
-    """Item 13: Back restores the previous settings (the browser reruns with the older URL)."""
+    """Back restores the previous settings (the browser reruns with the older URL)."""
     at = session().run()
     at = set_value(at, "w_seed", 9)
     assert url_params(at)["seed"] == "9"
@@ -441,7 +468,7 @@ def test_a_url_the_page_did_not_write_is_loaded_back_then_is_undone():
 
 
 def test_editing_the_sentence_returns_the_example_box_to_your_own_settings():
-    """Item 10."""
+    """The example box says when the settings are no longer the example's."""
     at = session().run()
     assert at.selectbox(key="w_preset").value.startswith("Your journey starts")
     at = set_value(at, "w_text", "Your journey starts with two steps")
@@ -449,7 +476,7 @@ def test_editing_the_sentence_returns_the_example_box_to_your_own_settings():
 
 
 def test_my_matrix_starts_as_the_current_x_without_a_warning():
-    """Item 10."""
+    """Switching to "my matrix" keeps the numbers: it starts as the x on the page."""
     at = session().run()
     before = step(at, "weights")
     at = set_value(at, "w_embedding", "custom")
@@ -459,12 +486,12 @@ def test_my_matrix_starts_as_the_current_x_without_a_warning():
 
 
 def test_the_sentence_is_one_line_that_enter_applies():
-    """Item 11: a text input (Enter submits), not a text area (Enter adds a line)."""
+    """A text input (Enter submits), not a text area (Enter adds a line)."""
     at = session().run()
     assert at.text_input(key="w_text") and not [t for t in at.text_area if t.key == "w_text"]
 
 
-# --- issue 15: a view control reruns only the view (an st.fragment) -------------------------------
+# --- a view control reruns only the view (an st.fragment) ----------------------------------------
 
 
 def test_a_view_control_reruns_only_the_view_fragment(monkeypatch):
@@ -491,3 +518,10 @@ def test_a_view_control_reruns_only_the_view_fragment(monkeypatch):
     without_numbers = steps_figure(at)  # the view did run, with the new setting
     assert "texttemplate" not in without_numbers["data"][0]
     assert without_numbers["data"][0]["z"] == with_numbers["data"][0]["z"]  # the same trace
+
+
+def test_every_view_the_url_names_has_a_button():
+    from attention.chapter3.query_params import VIEWS
+    from ui.controls import VIEW_LABELS
+
+    assert list(VIEW_LABELS) == list(VIEWS)

@@ -14,7 +14,7 @@ def test_projector_mode_enlarges_charts_and_styles_the_page():
     assert "font-size: 20px" in style.proto.body and "#000000" in style.proto.body
     after = figures(at)[0]
     assert after["layout"]["font"]["size"] == 20  # 14 x 1.4
-    for axis in ("xaxis", "yaxis"):  # issue 12 item 15: tick labels and the axis titles
+    for axis in ("xaxis", "yaxis"):  # tick labels and the axis titles
         assert after["layout"][axis]["tickfont"]["size"] > before["layout"][axis]["tickfont"]["size"]
         assert after["layout"][axis]["title"]["font"]["size"] >= 19
     assert (

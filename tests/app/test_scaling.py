@@ -33,6 +33,7 @@ def test_longest_length_is_capped_by_memory(scaling):
     assert 16 * options[-1] ** 2 * 4 <= 64 * 2**20 < 16 * (2 * options[-1]) ** 2 * 4  # CPU: 64 MiB a matrix
 
 
+@pytest.mark.slow  # a real sweep in a child process: ~5 s
 def test_a_short_sweep_draws_log_log_charts_and_is_kept(scaling):
     at = short(scaling, variants=("mha", "sdpa", "v2"))
     at = at.button(key="scaling_run").click().run()
@@ -48,18 +49,34 @@ def test_a_short_sweep_draws_log_log_charts_and_is_kept(scaling):
     assert set(table["tokens"]) == {8, 16, 32} and len(table) == 15 * len(devices)
     # kept for every session: a new visitor with the same settings sees it without running
     other = short(open_page("pages/scaling.py"), variants=("mha", "sdpa", "v2"))
-    assert "Your sweep" in at.main.caption[0].value  # issue 12 item 20: "earlier" is for others' runs
+    assert "Your sweep" in at.main.caption[0].value  # "earlier" is for others' runs
     assert "by another session" in other.main.caption[0].value and other.button(key="scaling_run").disabled
     assert len(figures(other)) == 2
 
 
 def test_a_stopped_sweep_shows_what_finished(scaling):
     at = short(scaling, longest=16)
-    params = {"tokens": [8, 16], "variants": ["mha", "sdpa"], "devices": available_devices(),
-              "modes": ["forward", "trace"], "d": 16, "heads": 4, "causal": True}  # fmt: skip
-    row = {"variant": "mha", "module": "MultiHeadAttention (3.6.2)", "mode": "forward", "device": "cpu",
-           "tokens": 8, "heads": 4, "d": 16, "ms": 0.1, "peak_bytes": 4096,
-           "attention_bytes": 1024}  # fmt: skip
+    params = {
+        "tokens": [8, 16],
+        "variants": ["mha", "sdpa"],
+        "devices": available_devices(),
+        "modes": ["forward", "trace"],
+        "d": 16,
+        "heads": 4,
+        "causal": True,
+    }
+    row = {
+        "variant": "mha",
+        "module": "MultiHeadAttention (3.6.2)",
+        "mode": "forward",
+        "device": "cpu",
+        "tokens": 8,
+        "heads": 4,
+        "d": 16,
+        "ms": 0.1,
+        "peak_bytes": 4096,
+        "attention_bytes": 1024,
+    }
     at.session_state["scaling_partial"] = (json.dumps(params, sort_keys=True), [row])
     at = at.run()
     assert "Stopped after 1 measurement;" in at.warning[0].value
@@ -79,13 +96,30 @@ def shown_table(at):
 
 
 def test_missing_numbers_are_dashes_and_exponents_are_explained(scaling):
-    """Issue 12 item 20: never "None"; exponents above 2 explained; no Stop while nothing runs."""
+    """Never "None"; exponents above 2 explained; no Stop while nothing runs."""
     at = short(scaling, longest=16)
     assert "scaling_stop" not in [b.key for b in at.button]
-    params = {"tokens": [8, 16], "variants": ["mha", "sdpa"], "devices": available_devices(),
-              "modes": ["forward", "trace"], "d": 16, "heads": 4, "causal": True}  # fmt: skip
-    row = {"variant": "mha", "module": "M", "mode": "forward", "device": "cpu", "tokens": 8, "heads": 4,
-           "d": 16, "ms": 0.1, "peak_bytes": None, "attention_bytes": 1024}  # fmt: skip
+    params = {
+        "tokens": [8, 16],
+        "variants": ["mha", "sdpa"],
+        "devices": available_devices(),
+        "modes": ["forward", "trace"],
+        "d": 16,
+        "heads": 4,
+        "causal": True,
+    }
+    row = {
+        "variant": "mha",
+        "module": "M",
+        "mode": "forward",
+        "device": "cpu",
+        "tokens": 8,
+        "heads": 4,
+        "d": 16,
+        "ms": 0.1,
+        "peak_bytes": None,
+        "attention_bytes": 1024,
+    }
     at.session_state["scaling_partial"] = (json.dumps(params, sort_keys=True), [row])
     table = shown_table(at.run())
     assert table["time exponent"].tolist() == ["—"] and table["peak MiB"].tolist() == ["—"]

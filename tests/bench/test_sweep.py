@@ -45,20 +45,62 @@ def test_command_line_jsonl_and_csv(capsys):
 
 def test_growth_exponent_of_a_quadratic():
     frame = pd.DataFrame(
-        [{"variant": "mha", "module": "", "mode": "forward", "device": "cpu", "tokens": t, "heads": 1, "d": 1,
-          "ms": t * t / 100, "peak_bytes": None, "attention_bytes": 4 * t * t} for t in (8, 16, 32)]
-    )  # fmt: skip
+        [
+            {
+                "variant": "mha",
+                "module": "",
+                "mode": "forward",
+                "device": "cpu",
+                "tokens": t,
+                "heads": 1,
+                "d": 1,
+                "ms": t * t / 100,
+                "peak_bytes": None,
+                "attention_bytes": 4 * t * t,
+            }
+            for t in (8, 16, 32)
+        ]
+    )
     exponents = bench.scaling_summary(frame)["time exponent"].tolist()
     assert math.isnan(exponents[0]) and exponents[1:] == pytest.approx([2.0, 2.0])
 
 
-def test_the_pages_command_runs_a_sweep_with_the_servers_threads():
-    import subprocess
-
-    params = {"tokens": [8], "variants": ["mha"], "modes": ["forward"], "devices": ["cpu"], "d": 8,
-              "heads": 2, "causal": False}  # fmt: skip
+def test_the_pages_sweep_runs_in_a_child_with_the_servers_threads_and_dies_when_left():
+    params = {
+        "tokens": [8, 16],
+        "variants": ["mha"],
+        "modes": ["forward"],
+        "devices": ["cpu"],
+        "d": 8,
+        "heads": 2,
+        "causal": False,
+    }
     command = bench.command(params)
     assert "--no-causal" in command and command[command.index("--threads") + 1].isdigit()
-    out = subprocess.run(command, capture_output=True, text=True, check=True, timeout=120).stdout
-    row = json.loads(out.splitlines()[0])
+    with bench.SweepProcess(params) as sweep:
+        assert sweep.total == 2
+        row = next(iter(sweep))  # the first measurement; the second is still to come
+        child = sweep._child
     assert (row["tokens"], row["variant"], row["mode"]) == (8, "mha", "forward")
+    assert child.poll() is not None and sweep.error is None  # leaving early killed it
+
+
+def test_a_failing_sweep_says_why():
+    params = {
+        "tokens": [8],
+        "variants": ["no_such_variant"],
+        "modes": ["forward"],
+        "devices": ["cpu"],
+        "d": 8,
+        "heads": 2,
+        "causal": True,
+    }
+    with bench.SweepProcess(params) as sweep:
+        rows = list(sweep)
+    assert rows == [] and "no_such_variant" in sweep.error
+
+
+def test_the_longest_sweep_fits_the_most_limited_device():
+    assert bench.allowed_tokens(["cpu"], 16)[-1] == 1024  # 16 heads x 1024² x 4 B = 64 MiB
+    assert bench.allowed_tokens(["cpu", "cuda"], 1) == bench.allowed_tokens(["cpu"], 1)
+    assert bench.allowed_tokens(["cuda"], 1)[-1] == 16384 and bench.attention_limit([]) == 64 * 2**20

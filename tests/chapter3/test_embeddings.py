@@ -30,7 +30,7 @@ def test_book_vectors():
     assert x.shape == (3, 3) and x[1].tolist() == pytest.approx([0.53, 0.34, 0.98])
 
 
-def test_book_vectors_only_for_the_documents_sentences():
+def test_book_vectors_only_for_the_books_sentences():
     with pytest.raises(ConfigError, match="only for its example sentences"):
         embed(tokenize("my own sentence", "words"), "book", 3, 0)
 

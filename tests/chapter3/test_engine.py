@@ -1,7 +1,5 @@
 """engine.run(config): the Explorer's one entry point. Determinism under threads, notebook equivalence."""
 
-import subprocess
-import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
@@ -140,15 +138,6 @@ def test_cuda_matches_cpu():
     assert gpu.device == "cuda" and gpu.weights.device.type == "cpu"
     assert torch.equal(gpu.dropout_mask, cpu.dropout_mask)
     torch.testing.assert_close(gpu.output, cpu.output, atol=1e-5, rtol=1e-4)
-
-
-def test_import_attention_loads_no_streamlit():
-    code = (
-        "import sys, attention, attention.engine, attention.bench, attention.figures.explorer,"
-        " attention.training; print(any(m.startswith('streamlit') for m in sys.modules))"
-    )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert result.stdout.strip() == "False"
 
 
 def test_at_most_max_concurrent_runs_compute_at_once(monkeypatch):

@@ -26,7 +26,7 @@ def close(actual, expected, atol=1e-4):
     torch.testing.assert_close(actual, torch.tensor(expected), atol=atol, rtol=0)
 
 
-# --- Section 3.3 (document 002) and document 000: no trainable weights ----------------------
+# --- Section 3.3 and the 'Hello shiny sun!' notes: no trainable weights ----------------------
 
 
 def test_simplified_attention_for_journey(inputs):
@@ -46,7 +46,7 @@ def test_naive_normalisation_matches_the_book(inputs):
 
 
 def test_hello_shiny_sun_exact_float32():
-    # Document 000 prints its hand-rounded terms' sum; float32 gives the exact value.
+    # The 'Hello shiny sun!' notes print their hand-rounded terms' sum; float32 gives the exact value.
     out = SimplifiedSelfAttention()(torch.tensor(book.HELLO_INPUTS))[1]
     close(out, book.HELLO_CONTEXT_EXACT)
     assert not torch.allclose(out, torch.tensor(book.HELLO_CONTEXT_PRINTED), atol=1e-4, rtol=0)
@@ -239,3 +239,28 @@ def test_reset_parameters_equals_construction_after_manual_seed(make):
     reset_parameters(ours, torch.Generator().manual_seed(42))
     for (name, a), (_, b) in zip(book.named_parameters(), ours.named_parameters(), strict=True):
         assert torch.equal(a, b), name
+
+
+def test_a_module_with_its_own_reset_parameters_resets_itself():
+    """A module that draws nothing (the GPT model's LayerNorm: ones and zeros) says so with its
+    own reset_parameters(generator); reset_parameters never tells a class by its name."""
+
+    class Norm(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.scale = torch.nn.Parameter(torch.ones(3))
+            self.asked = []
+
+        def reset_parameters(self, generator=None):
+            self.asked.append(generator)
+            torch.nn.init.ones_(self.scale)
+
+    model = torch.nn.Sequential(torch.nn.Linear(3, 3), Norm())
+    generator = torch.Generator().manual_seed(0)
+    torch.nn.init.zeros_(model[1].scale)
+    reset_parameters(model, generator)
+    assert model[1].asked == [generator] and torch.equal(model[1].scale, torch.ones(3))
+    bare = torch.nn.Module()
+    bare.weight = torch.nn.Parameter(torch.zeros(4))
+    reset_parameters(bare, generator)  # no method of its own: a torch.rand parameter, redrawn
+    assert ((bare.weight > 0) & (bare.weight < 1)).all()

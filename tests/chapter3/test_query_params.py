@@ -9,7 +9,15 @@ import pytest
 
 from attention.chapter3 import run
 from attention.chapter3.config import MAX_D_OUT, MAX_TOKENS, ExplorerConfig
-from attention.chapter3.query_params import PARAMS, from_values, to_query_params
+from attention.chapter3.query_params import (
+    ALL_STEPS,
+    PARAMS,
+    VIEW_PARAMS,
+    explorer_view_values,
+    from_values,
+    to_query_params,
+)
+from attention.chapter3.trace import STEPS
 
 RANDOM = dict(embedding="random", text="a quick brown fox jumps", d_in=8)
 
@@ -153,7 +161,20 @@ def test_hostile_names_and_impossible_settings(params, note):
 
 
 def test_unknown_parameters_and_own_text_need_no_note():
-    """Issue 12: a learning platform's utm_source, and the learner's own sentence (the seeded
+    """A learning platform's utm_source, and the learner's own sentence (the seeded
     embedding, quietly: the book's vectors exist for its sentences only)."""
     config, notes = from_values({"utm_source": "moodle", "evil<b>": "<script>", "text": "my own words"})
     assert notes == [] and config.embedding == "random"
+
+
+def test_the_explorers_view_takes_a_step_of_the_step_table_and_a_head_the_config_has():
+    config = ExplorerConfig()  # MultiHeadAttention, 2 heads, 6 tokens
+    raw = {"view": "query", "step": "all", "head": "1", "query": "5", "numbers": "0", "fitted": "1"}
+    values, notes = explorer_view_values(raw, config)
+    assert values == raw | {"step": ALL_STEPS, "head": 1, "query": 5}
+    assert notes == [] and set(raw) == set(VIEW_PARAMS)
+    for step in STEPS:
+        assert explorer_view_values({"step": step}, config) == ({"step": step}, [])
+    values, notes = explorer_view_values({"step": "softmax", "head": "2", "view": "<b>"}, config)
+    assert values == {} and len(notes) == 3
+    assert "head='2' is not a whole number 0..1" in notes[2] and "step='softmax' is not one of" in notes[1]

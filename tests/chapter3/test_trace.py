@@ -1,5 +1,7 @@
-"""Invariants of every trace (the container in attention/trace.py, filled by every module), and
+"""Invariants of every trace (the container in attention/chapter3/trace.py, filled by every module), and
 trace == forward for the same module state and dropout draw."""
+
+from dataclasses import fields
 
 import pytest
 import torch
@@ -13,6 +15,7 @@ from attention.chapter3.modules import (
     SelfAttention_v2,
     SimplifiedSelfAttention,
 )
+from attention.chapter3.trace import PER_HEAD, STEPS, TENSORS
 
 T = 7
 MODULES = {
@@ -118,3 +121,51 @@ def test_shapes_and_nbytes():
     assert shapes["weights"] == (2, 3, T, T) and shapes["output"] == (2, T, 6)
     assert shapes["dropout_mask"] is None
     assert trace.nbytes() > 0
+
+
+# --- the step table ----------------------------------------------------------------------------
+
+
+def test_every_step_is_a_per_head_T_by_T_field_of_the_trace():
+    module, x = make("mha", train=True)
+    trace = module.trace(x, generator=torch.Generator().manual_seed(0))
+    assert trace.step_names() == list(STEPS)  # causal, with dropout: every step
+    for name, step in STEPS.items():
+        assert step.name == name and name in PER_HEAD and name in TENSORS
+        assert getattr(trace, name).shape == (2, 3, T, T)
+        assert step.kind in ("scores", "weights") and step.title.startswith(name) and step.words
+    assert {name for name, step in STEPS.items() if step.kind == "weights"} == {"weights", "dropped_weights"}
+    # the mask's cells are drawn hatched from the step that applies it on
+    assert {name for name, step in STEPS.items() if step.masked} == {
+        "masked_scores",
+        "weights",
+        "dropped_weights",
+    }
+
+
+def test_tensors_are_every_tensor_field_of_the_trace():
+    trace = make("mha")[0].trace(make("mha")[1])
+    tensors = {f.name for f in fields(trace) if isinstance(getattr(trace, f.name), torch.Tensor)}
+    assert tensors <= set(TENSORS) and set(TENSORS) - tensors == {"dropout_mask"}  # None without dropout
+    assert set(PER_HEAD) == {n for n in tensors | {"dropout_mask"} if n not in ("x", "mask", "output")}
+
+
+@pytest.mark.parametrize(
+    "name, train, steps",
+    [
+        ("simplified", False, ["scores", "weights"]),  # section 3.3: no scaling, no mask
+        ("v1", False, ["scores", "scaled_scores", "weights"]),
+        ("separate_dv", False, ["scores", "scaled_scores", "weights"]),
+        ("causal", False, ["scores", "scaled_scores", "masked_scores", "weights"]),
+        ("wrapper", True, ["scores", "scaled_scores", "masked_scores", "weights", "dropped_weights"]),
+    ],
+)
+def test_a_trace_names_the_steps_it_went_through(name, train, steps):
+    module, x = make(name, train)
+    assert module.trace(x).step_names() == steps
+
+
+def test_scaling_by_one_is_still_a_step():
+    """d_k = 1 divides by √1 = 1: the step is shown (section 3.3's attention has none at all)."""
+    trace = SelfAttention_v1(5, 1).trace(torch.randn(T, 5))
+    assert trace.divisor == 1.0 and trace.scaled and "scaled_scores" in trace.step_names()

@@ -1,12 +1,15 @@
 """The one table of variants: every consumer's view of a variant comes from it."""
 
 import inspect
+from contextlib import nullcontext
+from types import SimpleNamespace
 
 import pytest
 
 from attention.chapter3.config import ExplorerConfig
 from attention.chapter3.engine import build_module, module_input
 from attention.chapter3.variants import KNOBS, VARIANTS
+from attention.errors import ConfigError
 
 RANDOM = dict(embedding="random", text="one two three four five", d_in=6, d_out=6, d_v=4, heads=3)
 
@@ -41,3 +44,26 @@ def test_labels_say_what_a_variant_computes():
     assert len(set(labels)) == len(labels)
     assert not any("document" in label.lower() or "blog_heads" in label for label in labels)
     assert all(len(label) <= 40 for label in labels)  # fits the sidebar
+
+
+@pytest.mark.parametrize("key", VARIANTS)
+def test_the_rows_fields_say_what_the_class_does(key):
+    """trainable: it has parameters; splits_d_out: the class refuses heads that do not divide d_out
+    (and the config refuses them first); builds_on: the classes its source needs."""
+    v = VARIANTS[key]
+    config = ExplorerConfig(variant=key, **RANDOM).normalised()
+    module, _ = build_module(config)
+    assert v.trainable == bool(list(module.parameters()))
+    if v.has("heads"):
+        uneven = SimpleNamespace(**(config.effective_values() | {"d_out": 5, "heads": 2}))
+        try:
+            v.cls(**v.arguments(uneven, 5))
+            refused = False
+        except ValueError:
+            refused = True
+        assert refused == v.splits_d_out
+        with pytest.raises(ConfigError, match="not divisible") if v.splits_d_out else nullcontext():
+            ExplorerConfig(variant=key, **(RANDOM | {"d_out": 5, "heads": 2}))
+    else:
+        assert not v.splits_d_out
+    assert all(cls.__name__ in inspect.getsource(v.cls) for cls in v.builds_on)

@@ -1,4 +1,4 @@
-"""The first minute of a class, in Chromium (issue 12): what only a browser shows — positions on
+"""The first minute of a class, in Chromium: what only a browser shows — positions on
 the screen, overlaps, the clipboard, history — and a screenshot of every page at a laptop's,
 a projector's and a phone's size (artifacts/<page>_<viewport>.png)."""
 
@@ -17,8 +17,10 @@ PAGES = {
     "train": "train",
     "model": "model",
 }
-PHONE = ("Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
-         "Version/18.0 Mobile/15E148 Safari/604.1")  # fmt: skip
+PHONE = (
+    "Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
+    "Version/18.0 Mobile/15E148 Safari/604.1"
+)
 BOXES = (
     """(selector) => [...document.querySelectorAll(selector)].map(e => e.getBoundingClientRect().toJSON())"""
 )
@@ -41,8 +43,12 @@ def boxes(page, selector: str) -> list[dict]:
 
 
 def overlap(a: dict, b: dict) -> bool:
-    return a["x"] < b["x"] + b["width"] and b["x"] < a["x"] + a["width"] and \
-        a["y"] < b["y"] + b["height"] and b["y"] < a["y"] + a["height"]  # fmt: skip
+    return (
+        a["x"] < b["x"] + b["width"]
+        and b["x"] < a["x"] + a["width"]
+        and a["y"] < b["y"] + b["height"]
+        and b["y"] < a["y"] + a["height"]
+    )
 
 
 def heatmap_top(page) -> float:
@@ -75,7 +81,7 @@ def test_a_heatmap_is_above_the_fold_on_a_laptop_and_on_a_projector(server, brow
 
 
 def test_projector_mode_enlarges_axis_titles_and_survives_a_reload(server, browser):
-    """Item 15: axis titles and subtitles grow too; the mode is in the link and kept on reload."""
+    """Axis titles and subtitles grow too; the mode is in the link and kept on reload."""
     context, page = open_at(browser, server, "projector")
     size = "() => parseFloat(getComputedStyle(document.querySelector('.js-plotly-plot .g-ytitle text'))"
     size += ".fontSize)"
@@ -95,7 +101,7 @@ def test_projector_mode_enlarges_axis_titles_and_survives_a_reload(server, brows
 
 
 def test_copy_link_copies_the_whole_view_in_one_click(server, browser):
-    """Item 8."""
+    """The Copy link button copies the address bar, which holds the whole view."""
     query = urlencode({"seed": "7", "view": "vectors"})
     context, page = open_at(browser, f"{server}/?{query}", "laptop")
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server)
@@ -109,7 +115,7 @@ def test_copy_link_copies_the_whole_view_in_one_click(server, browser):
 
 
 def test_enter_applies_the_sentence(server, page):
-    """Item 11: a one-line box; Enter submits (Ctrl+Enter is not discoverable)."""
+    """A one-line box; Enter submits (Ctrl+Enter is not discoverable)."""
     page.goto(server)
     wait_idle(page)
     type_sentence(page, "Hello shiny sun!", "Enter")
@@ -117,7 +123,7 @@ def test_enter_applies_the_sentence(server, page):
 
 
 def test_back_undoes_a_change_and_leaves_for_the_previous_page(server, page):
-    """Item 13: no bogus entries; every Back shows something else."""
+    """No bogus entries; every Back shows something else."""
     page.goto(server)
     wait_idle(page)
     assert urlparse(page.url).query == ""  # the opening view adds no entry of its own
@@ -144,7 +150,7 @@ def test_back_undoes_a_change_and_leaves_for_the_previous_page(server, page):
 
 
 def test_axis_titles_clear_the_subtitles_at_eleven_tokens(server, page):
-    """Item 14: "keys (looked at) →" overlapped each panel's subtitle."""
+    """The axis title "keys (looked at) →" overlapped each panel's subtitle."""
     words = " ".join(f"word{i}" for i in range(11))
     page.goto(f"{server}/?{urlencode({'text': words, 'step': 'all'})}")
     wait_idle(page)
@@ -160,7 +166,7 @@ def test_axis_titles_clear_the_subtitles_at_eleven_tokens(server, page):
 
 @pytest.mark.parametrize("path", ["?step=all", "compare"])
 def test_a_phone_stacks_the_charts_and_the_toolbar_covers_no_title(server, browser, path):
-    """Item 14: on 390 px the step panels and Compare's three heatmaps stack; the toolbar
+    """On 390 px the step panels and Compare's three heatmaps stack; the toolbar
     (shown on hover) stays off the titles."""
     context, page = open_at(browser, f"{server}/{path}", "phone")
     page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)

@@ -3,19 +3,30 @@
 import numpy as np
 
 from attention.chapter3 import ExplorerConfig, run
+from attention.chapter3.trace import STEPS
 from attention.figures import explorer as figures
 from tests.specs import decode
 
-HOSTILE = ExplorerConfig(text="<b>x</b> <img src=x onerror=alert(1)> the the", tokenizer="words_punct",
-                         embedding="random", d_in=4, d_out=4, heads=2, dropout=0.5, train=True)  # fmt: skip
+HOSTILE = ExplorerConfig(
+    text="<b>x</b> <img src=x onerror=alert(1)> the the",
+    tokenizer="words_punct",
+    embedding="random",
+    d_in=4,
+    d_out=4,
+    heads=2,
+    dropout=0.5,
+    train=True,
+)
 
 
 def test_steps_figure_panels_are_float32_and_exact():
     trace = run(HOSTILE)
-    specs = [figures.step_figure(trace.tokens.texts, panel).to_plotly_json()
-             for panel in figures.step_panels(trace, head=1)]  # fmt: skip
+    specs = [
+        figures.step_figure(trace.tokens.texts, panel).to_plotly_json()
+        for panel in figures.step_panels(trace, head=1)
+    ]
     heat = {d["name"]: d for spec in specs for d in spec["data"] if d["type"] == "heatmap"}
-    assert list(heat) == ["scores", "scaled_scores", "masked_scores", "weights", "dropped_weights"]
+    assert list(heat) == list(STEPS)  # every step, in the order the computation takes them
     assert heat["weights"]["z"]["dtype"] == "f4"  # a float32 typed array, not a list
     np.testing.assert_array_equal(decode(heat["weights"]["z"]), trace.weights[0, 1].numpy())
     assert np.isnan(decode(heat["masked_scores"]["z"])[0, -1])  # −inf travels as NaN, hatched over
@@ -41,9 +52,16 @@ def test_query_bar_greys_masked_keys():
 
 
 def test_long_text_thins_labels_fits_colours_and_drops_the_marks():
-    """Issue 12 item 12: 250 tokens stay readable and cheap to draw."""
-    config = ExplorerConfig(text=" ".join(f"w{i}" for i in range(250)), embedding="random", d_in=8, d_out=8,
-                            heads=2, dropout=0.1, train=True)  # fmt: skip
+    """250 tokens stay readable and cheap to draw."""
+    config = ExplorerConfig(
+        text=" ".join(f"w{i}" for i in range(250)),
+        embedding="random",
+        d_in=8,
+        d_out=8,
+        heads=2,
+        dropout=0.1,
+        train=True,
+    )
     trace = run(config)
     panel = figures.step_panels(trace, 0, ["dropped_weights"])[0]
     spec = figures.step_figure(trace.tokens.texts, panel, fitted=True).to_plotly_json()

@@ -8,9 +8,21 @@ from tests.specs import decode
 
 
 def test_scaling_figure_draws_the_quadratic_reference_through_the_last_point():
-    rows = [{"variant": "mha", "module": "M", "mode": "forward", "device": "cpu", "tokens": t, "heads": 2,
-             "d": 8, "ms": 0.01 * t, "peak_bytes": 8 * t * t, "attention_bytes": 8 * t * t}
-            for t in (8, 16, 32)]  # fmt: skip
+    rows = [
+        {
+            "variant": "mha",
+            "module": "M",
+            "mode": "forward",
+            "device": "cpu",
+            "tokens": t,
+            "heads": 2,
+            "d": 8,
+            "ms": 0.01 * t,
+            "peak_bytes": 8 * t * t,
+            "attention_bytes": 8 * t * t,
+        }
+        for t in (8, 16, 32)
+    ]
     for measure in ("ms", "peak_bytes"):
         spec = scaling_figure(pd.DataFrame(rows), measure).to_plotly_json()
         assert spec["layout"]["xaxis"]["type"] == spec["layout"]["yaxis"]["type"] == "log"

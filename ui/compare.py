@@ -1,0 +1,206 @@
+"""Compare's controls and tables: one sentence, two sides' knobs (or an example that sets both),
+what to compare, and every variant's row against the reference.
+
+The sentence, tokenizer, embedding and device start from the Explorer's link
+(controls.explorer_settings), never from its widgets.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from attention import bench
+from attention.chapter3 import AttentionTrace, ExplorerConfig
+from attention.chapter3.config import MAX_D_OUT, MAX_HEADS, MAX_SEED, MAX_TEXT_CHARS
+from attention.chapter3.query_params import from_values, to_query_params
+from attention.chapter3.trace import PER_HEAD
+from attention.chapter3.variants import VARIANTS
+from attention.devices import available_devices, device_name
+from attention.figures import compare as figures
+from ui.controls import explorer_settings
+
+SIDE_KNOBS = ("variant", "d_out", "heads", "causal", "dropout", "seed")
+TOLERANCE = 1e-5  # float32 against the float64 reference
+
+
+@dataclass(frozen=True)
+class Example:
+    """Two settings that differ in one thing, and the step that shows the difference."""
+
+    a: dict  # A's knobs (SIDE_KNOBS); the rest from the Explorer
+    b: dict  # B's knobs
+    step: str  # what to compare (a key of figures.COMPARABLE)
+    input: dict = field(default_factory=dict)  # its own input for both sides, else the Explorer's
+
+
+EXAMPLES = {
+    "causal mask off vs on": Example(
+        {"variant": "mha", "causal": False}, {"variant": "mha", "causal": True}, "weights"
+    ),
+    # the book's 3-dimensional vectors barely tell 2 heads from 4 (1%); 8 seeded dimensions do (25%)
+    "2 heads vs 4": Example(
+        {"variant": "mha", "d_out": 8, "heads": 2},
+        {"variant": "mha", "d_out": 8, "heads": 4},
+        "weights",
+        {"embedding": "random", "d_in": 8},
+    ),
+    "two seeds": Example({"seed": 123}, {"seed": 789}, "weights"),
+    "v1 vs v2, same seed": Example({"variant": "v1"}, {"variant": "v2"}, "weights"),
+    "dropout off vs 0.5": Example(
+        {"variant": "mha", "dropout": 0.0}, {"variant": "mha", "dropout": 0.5}, "dropped_weights"
+    ),
+}
+
+
+def _apply_example() -> None:
+    example = EXAMPLES.get(st.session_state.get("cmp_example"))
+    if example is None:
+        return
+    base = explorer_settings()
+    for side, knobs in (("a", example.a), ("b", example.b)):
+        for knob in SIDE_KNOBS:
+            st.session_state[f"cmp_{side}_{knob}"] = knobs.get(knob, getattr(base, knob))
+    st.session_state["cmp_what"], st.session_state["cmp_input"] = example.step, example.input
+
+
+def sentence() -> str:
+    """The sentence both sides compute on (the Explorer's, at first) and the examples' chips."""
+    if "cmp_a_variant" not in st.session_state:
+        st.session_state["cmp_text"] = explorer_settings().text
+        st.session_state["cmp_example"] = "causal mask off vs on"
+        _apply_example()
+    text = st.text_input(
+        "Sentence (both sides)", key="cmp_text", max_chars=MAX_TEXT_CHARS, help="Press Enter to apply."
+    )
+    st.segmented_control("Try", list(EXAMPLES), key="cmp_example", on_change=_apply_example)
+    return text
+
+
+def side(name: str, text: str) -> tuple[ExplorerConfig, list[str]]:
+    """One side's knobs -> its config; dropout > 0 means train mode (dropout only acts there)."""
+    s = st.session_state
+    st.selectbox("Module", list(VARIANTS), key=f"cmp_{name}_variant", format_func=lambda v: VARIANTS[v].label)
+    variant = VARIANTS[s[f"cmp_{name}_variant"]]
+    c1, c2, c3, c4 = st.columns(4)
+    c1.number_input("d_out", 1, MAX_D_OUT, key=f"cmp_{name}_d_out", disabled=not variant.has("d_out"))
+    c2.number_input("heads", 1, MAX_HEADS, key=f"cmp_{name}_heads", disabled=not variant.has("heads"))
+    c3.number_input(
+        "dropout p",
+        0.0,
+        0.99,
+        step=0.1,
+        key=f"cmp_{name}_dropout",
+        disabled=not variant.has("dropout"),
+        help="Acts in train mode only.",
+    )
+    c4.number_input("seed", 0, MAX_SEED, key=f"cmp_{name}_seed")
+    st.checkbox("causal mask", key=f"cmp_{name}_causal", disabled=not variant.has("causal"))
+    shared = to_query_params(explorer_settings())
+    raw = {k: shared[k] for k in ("tokenizer", "embedding", "d_in", "device") if k in shared}
+    raw |= s.get("cmp_input", {})  # an example's own input (the same for both sides)
+    raw |= {knob: s[f"cmp_{name}_{knob}"] for knob in SIDE_KNOBS if knob == "variant" or variant.has(knob)}
+    raw |= {"text": text, "seed": s[f"cmp_{name}_seed"], "train": s[f"cmp_{name}_dropout"] > 0}
+    return from_values(raw)
+
+
+def input_caption(config: ExplorerConfig) -> str:
+    if st.session_state.get("cmp_input"):
+        where = (
+            f"This example uses a seeded nn.Embedding of width {config.d_in} on both sides: the book's "
+            "3-dimensional vectors barely tell its two settings apart. "
+        )
+    else:
+        where = (
+            f"Tokenizer, embedding ({config.embedding}, d_in = {config.d_in}) and device come from the "
+            "Explorer's settings. "
+        )
+    return where + "Rows are queries (the token that looks); columns are keys (the one looked at)."
+
+
+def what_to_compare(a: AttentionTrace, b: AttentionTrace) -> tuple[str, int, int]:
+    """Which tensor, and (for a per-head one) which head of A and of B."""
+    c1, c2, c3 = st.columns([2, 1, 1])
+    what = c1.selectbox(
+        "Compare",
+        list(figures.COMPARABLE),
+        key="cmp_what",
+        format_func=lambda n: f"{n}: {figures.COMPARABLE[n]}",
+    )
+    per_head = what in PER_HEAD
+    head_a = c2.selectbox("A's head", range(a.num_heads), key="cmp_head_a", disabled=not per_head)
+    head_b = c3.selectbox("B's head", range(b.num_heads), key="cmp_head_b", disabled=not per_head)
+    return what, head_a, head_b
+
+
+def difference_headline(za: np.ndarray, zb: np.ndarray, why: str | None) -> None:
+    if why:
+        st.info(why + ". Showing A and B only.")
+        return
+    biggest, mean = figures.difference_summary(za, zb)
+    st.markdown(
+        f"**max |A − B| = {biggest:.6g}** · mean |A − B| = {mean:.6g}"
+        + (" · identical" if biggest == 0.0 else "")
+    )
+
+
+# --- every variant ---------------------------------------------------------------------------
+
+
+@st.cache_data(max_entries=32, ttl=3600, show_spinner="Running every variant…")
+def variant_table(text: str, tokenizer: str, d: int, heads: int, causal: bool, seed: int) -> pd.DataFrame:
+    """Keyed by plain values; the input is the sentence through a seeded nn.Embedding of width d."""
+    return bench.sentence_table(text, tokenizer, d, heads, causal, seed, devices=available_devices())
+
+
+def table_controls() -> tuple[int, int, bool]:
+    """d = d_in = d_out, a head count that divides it, and the mask."""
+    t1, t2, t3 = st.columns(3)
+    d = t1.number_input("d = d_in = d_out", 1, 256, 8, key="cmp_table_d")
+    divisors = [h for h in range(1, MAX_HEADS + 1) if d % h == 0]
+    heads = t2.selectbox(
+        "heads (divisors of d)", divisors, index=min(1, len(divisors) - 1), key="cmp_table_heads"
+    )
+    causal = t3.checkbox("causal mask (variants that have one)", True, key="cmp_table_causal")
+    return int(d), heads, causal
+
+
+def show_table(table: pd.DataFrame, d: int) -> None:
+    """The verdict, the table with short names, and what its columns and gaps mean."""
+    worst = table["max |diff|"].max()
+    if math.isfinite(worst) and worst <= TOLERANCE:
+        st.success(
+            f"Every variant matches the reference: max |difference| {worst:.2g} ≤ {TOLERANCE:g} (float32)."
+        )
+    else:
+        st.error(f"A variant differs from the reference by {worst:.2g} > {TOLERANCE:g}.")
+    ms_columns = [c for c in table.columns if c.startswith("ms (")]
+    st.dataframe(
+        table.drop(columns=["module", "note"])
+        .assign(variant=table["variant"].map(lambda k: bench.IMPLEMENTATIONS[k].short))
+        .rename(columns={"max |diff|": "largest difference"})
+        .style.format({"largest difference": "{:.2e}", **{c: "{:.3f}" for c in ms_columns}}, na_rep="—"),
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "variant": st.column_config.TextColumn("variant", width="medium"),
+            "computes": st.column_config.TextColumn("computes", width="large"),
+            "output shape": st.column_config.TextColumn("output", width="small"),
+            "parameters": st.column_config.NumberColumn("parameters", width="small"),
+        },
+    )
+    devices = available_devices()
+    sat_out = [(key, why) for key in table["variant"] if (why := bench.applicable(key, d, d))]
+    st.caption(
+        "ms = median time per forward, measured on this server now ("
+        + ", ".join(f"{dev}: {device_name(dev)}" for dev in devices)
+        + "); other sessions' work adds noise. "
+        + ("" if "cuda" in devices else "No CUDA GPU here, so only the CPU column. ")
+        + "Parameters: nn.MultiheadAttention always has an in_proj bias (zeroed here, like "
+        "qkv_bias=False); F.scaled_dot_product_attention is a function: it ran with MultiHeadAttention's "
+        "weights, counted there. " + "".join(f"{key} sits out: {why}. " for key, why in sat_out)
+    )

@@ -1,0 +1,234 @@
+"""The Explorer's drawing: the summary under the sentence, then the chosen view (Steps, All heads,
+Vectors, Query focus, Tokens, Share) with its controls, as an st.fragment.
+
+    summary(config, trace)        the line in words, Copy link, what the weights are
+    chosen_view(config, trace)    the view controls, the view, the URL
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from attention.chapter3 import AttentionTrace, ExplorerConfig
+from attention.chapter3.query_params import ALL_STEPS
+from attention.chapter3.snippet import pytorch_script
+from attention.chapter3.trace import STEPS
+from attention.devices import resolve_device
+from attention.figures import explorer as figures
+from attention.figures import export
+from attention.figures.layout import token_labels
+from ui.chrome import pages
+from ui.controls import EMBEDDING_LABELS, explorer_url, explorer_view, write_url
+from ui.url import link_params, share_link
+from ui.widgets import chart, chart_width, copy_link_button, device_caption, literal, number_table, plural
+
+MAX_TABLE_CELLS = 20_000  # numbers in a table on the page; larger ones are offered as CSV
+
+
+def summary(config: ExplorerConfig, trace: AttentionTrace) -> None:
+    """Plain words in the line, the jargon in its tooltip; then what the weights are."""
+    tokens, width = trace.tokens, trace.output.shape[-1]
+    has_heads = config.has("heads")
+    parts = [f"**{trace.module}**", plural(len(tokens), "token")]
+    parts += [plural(trace.num_heads, "head")] if has_heads else []
+    jargon = (
+        f"x {figures.shape_text(trace, 'x')} → output {figures.shape_text(trace, 'output')}: B = 1 sentence, "
+        f"T = {len(tokens)} tokens, d_out = {width}"
+        + (f", H = {trace.num_heads} heads of head_dim = {trace.queries.shape[-1]}" if has_heads else "")
+        + f". {config.tokenizer} tokenizer, {config.embedding} embedding, seed {config.seed}. "
+        f"Computed in {trace.seconds * 1e3:.2f} ms on {device_caption(config.device)}."
+    )
+    left, right = st.columns([5, 1], vertical_alignment="center")
+    left.markdown(" · ".join(parts + [f"output {len(tokens)} × {width}"]), help=jargon)
+    with right:
+        copy_link_button()
+    if reason := resolve_device(config.device).reason:
+        st.caption(reason)
+    if config.spec.trainable:
+        weights_note = (
+            f"W_query, W_key, W_value are random (seed {config.seed}), not trained: these patterns mean "
+            "nothing yet. For trained heads, see"
+        )
+    else:
+        weights_note = "No trainable weights here: the scores are dot products of the embeddings themselves."
+    note, link = st.columns([5, 1], vertical_alignment="center")
+    note.caption(weights_note)
+    link.page_link(
+        pages()["train"], label="Watch it learn", icon=":material/school:", query_params=link_params({})
+    )
+
+
+@st.fragment
+def chosen_view(config: ExplorerConfig, trace: AttentionTrace) -> None:
+    """The chosen view and its controls. A fragment: picking a view, step, head or query reruns
+    only this part (the sentence, the knobs and the trace stay as they are: lighter reruns for a
+    lecture hall); a knob in the sidebar reruns the page."""
+    shown = explorer_view(trace)
+    view, head = shown["view"], shown["head"]
+    # Only the chosen view is built and sent: the browser's drawing of charts, not the math, is
+    # what a rerun waits for (benchmarks/explorer_update.py, benchmarks/long_text.py).
+    if view == "steps":
+        steps_view(config, trace, shown)
+    elif view == "heads":
+        heads_view(trace)
+    elif view == "vectors":
+        vectors_view(trace, head)
+    elif view == "query":
+        query_view(trace, head, shown["query"])
+    elif view == "tokens":
+        tokens_view(config, trace)
+    else:
+        share_view(config, trace, shown)
+    write_url(config, shown["shown"])
+
+
+def steps_view(config: ExplorerConfig, trace: AttentionTrace, shown: dict) -> None:
+    """One step of one head, or every step it went through two a row, then what marks them."""
+    options = {"numbers": shown["numbers"], "fitted": shown["fitted"]}
+    chosen = trace.step_names() if shown["step"] == ALL_STEPS else [shown["step"]]
+    panels = figures.step_panels(trace, shown["head"], chosen)
+    texts = trace.tokens.texts
+    if len(panels) == 1:
+        fig = figures.step_figure(texts, panels[0], width_px=chart_width(960), **options)
+        chart(fig, key="step_chart")
+    else:  # two a row; Streamlit stacks columns on a narrow screen (a phone)
+        for row in range(0, len(panels), 2):
+            for column, panel in zip(st.columns(2), panels[row : row + 2], strict=False):
+                with column:
+                    fig = figures.step_figure(texts, panel, width_px=chart_width(470), **options)
+                    chart(fig, key=f"step_{panel.name}")
+    for caption in _steps_captions(config, trace, shown, [p.name for p in panels]):
+        st.caption(caption)
+
+
+def _steps_captions(
+    config: ExplorerConfig, trace: AttentionTrace, shown: dict, drawn: list[str]
+) -> list[str]:
+    """How the steps follow one another and what marks them; how they are drawn; what is off."""
+    steps, marks = trace.step_names(), []
+    if trace.mask is not None:
+        marks.append("Hatched cells are masked (−inf).")
+    if trace.dropout_mask is not None:
+        marks.append("✕ marks weights dropout removed.")
+    marks.append("Rows are queries (the token that looks); columns are keys (the one looked at).")
+    chain = " → ".join(STEPS[name].arrow for name in steps)
+    captions = [(f"Each step feeds the next: {chain}. " if len(steps) > 1 else "") + " ".join(marks)]
+    shown_as = []
+    if not shown["numbers"]:
+        shown_as.append(
+            "Numbers in the cells are off for this size: hover a cell for its value, or switch them on."
+        )
+    if shown["fitted"] and any(STEPS[name].kind == "weights" for name in drawn):
+        shown_as.append(
+            "Weights are coloured from their smallest to their 99th percentile (the largest 1% saturate)."
+        )
+    if shown_as:
+        captions.append(" ".join(shown_as))
+    if trace.mask is None and config.has("causal"):
+        captions.append("No causal mask: every query sees every key (masked_scores = scaled_scores).")
+    if trace.dropout_mask is None and config.has("dropout"):
+        captions.append("No dropout in this run: set dropout p above 0 and switch train mode on.")
+    return captions
+
+
+def heads_view(trace: AttentionTrace) -> None:
+    st.caption(
+        f"weights {figures.shape_text(trace, 'weights')}: every head, colour only. "
+        "Dark = 0, yellow = 1. Pick a head in another view for its exact numbers."
+    )
+    chart(figures.heads_grid(trace.weights[0].numpy()), key="heads_grid")
+
+
+def vectors_view(trace: AttentionTrace, head: int) -> None:
+    """x and the output, then the head's queries, keys, values and context: two a row."""
+    labels = token_labels(trace.tokens.texts)
+    of_head = f", head {head}" if trace.num_heads > 1 else ""
+    matrices = [
+        (trace.x[0], f"x (embeddings) {figures.shape_text(trace, 'x')}", "x"),
+        (trace.output[0], f"output {figures.shape_text(trace, 'output')}", "output"),
+    ]
+    matrices += [
+        (getattr(trace, n)[0, head], f"{n}{of_head} of {figures.shape_text(trace, n)}", n)
+        for n in ("queries", "keys", "values", "context")
+    ]
+    for row in range(0, len(matrices), 2):
+        for column, (matrix, title, name) in zip(st.columns(2), matrices[row : row + 2], strict=True):
+            with column:
+                chart(figures.vectors_heatmap(matrix, labels, title), key=f"vec_{name}")
+
+
+def query_view(trace: AttentionTrace, head: int, query: int) -> None:
+    """How one query spreads its weight over the keys, and its context as the weighted sum."""
+    dropped = trace.dropout_mask is not None
+    masked = None if trace.mask is None else trace.mask[query].numpy()
+    weights = trace.dropped_weights[0, head, query].numpy()  # (T,): what the context sums
+    bar = figures.query_bar(trace.tokens.texts, weights, masked, query, after_dropout=dropped)
+    chart(bar, key="query_bar")
+    weights_name = "dropped_weights" if dropped else "weights"
+    st.markdown(f"**Context vector of query {query} = Σ {weights_name} × value vector** (head {head})")
+    summed = export.weighted_sum_frame(trace, head, query)
+    if summed.size <= MAX_TABLE_CELLS:
+        number_table(summed, key="query_sum")
+    else:
+        st.caption("Too large to tabulate here; download the values and weights as CSV below.")
+
+
+def tokens_view(config: ExplorerConfig, trace: AttentionTrace) -> None:
+    """The tokens with their ids, the vocabulary, and the embedding matrix x."""
+    tokens = trace.tokens
+    st.dataframe(
+        pd.DataFrame({"position": range(len(tokens)), "token": tokens.texts, "id": tokens.ids}),
+        hide_index=True,
+        width="content",
+    )
+    st.caption(
+        f"Vocabulary ({len(tokens.vocab)} entries, sorted; id = index): "
+        + literal(", ".join(tokens.vocab[:50]))
+        + (" …" if len(tokens.vocab) > 50 else "")
+    )
+    source = EMBEDDING_LABELS[config.embedding]
+    st.markdown(f"**Embedding matrix x** {figures.shape_text(trace, 'x')}, from {source}")
+    x_frame = export.matrix_frame(trace, "x")
+    if x_frame.size <= MAX_TABLE_CELLS:
+        number_table(x_frame, key="x_table")
+    else:
+        st.caption("Too large to tabulate here; see the Vectors tab or download x as CSV.")
+
+
+def share_view(config: ExplorerConfig, trace: AttentionTrace, shown: dict) -> None:
+    """The link to this view, the PyTorch code that reproduces it, and the downloads."""
+    st.markdown(
+        "**Share.** The address bar holds the whole view (this tab aside); this link reproduces it "
+        "exactly, and **Copy link** at the top copies it in one click:"
+    )
+    st.code(share_link(explorer_url(config, shown["shown"] | {"view": None})), language=None, wrap_lines=True)
+    with st.expander("PyTorch code that reproduces these numbers", expanded=False):
+        st.code(pytorch_script(config), language="python")
+    st.markdown("**Downloads** (CSV with tokens as row and column labels; PNG from each chart's camera icon)")
+    downloads(trace, shown["head"])
+
+
+def downloads(trace: AttentionTrace, head: int) -> None:
+    """Any matrix of the trace as CSV (one head of a per-head one), and the trace as JSON."""
+    c1, c2, c3 = st.columns([2, 1, 1])
+    name = c1.selectbox("Matrix", [n for n in trace.TENSORS if getattr(trace, n) is not None], key="csv_name")
+    per_head = getattr(trace, name).dim() == 4
+    csv_head = c2.number_input(
+        "head", 0, trace.num_heads - 1, value=head, key="csv_head", disabled=not per_head
+    )
+    c3.download_button(
+        "CSV",
+        lambda: export.matrix_frame(trace, name, head=csv_head if per_head else None).to_csv(),
+        file_name=f"{name}{f'_head{csv_head}' if per_head else ''}.csv",
+        mime="text/csv",
+        on_click="ignore",
+    )
+    whole = export.trace_numbers(trace) <= export.JSON_MAX_NUMBERS  # else one head, to spare the server
+    st.download_button(
+        "Whole trace (JSON)" if whole else f"Trace of head {head} (JSON; the whole trace is too large)",
+        lambda: export.trace_json(trace, None if whole else head),
+        file_name="trace.json" if whole else f"trace_head{head}.json",
+        mime="application/json",
+        on_click="ignore",
+    )

@@ -1,0 +1,170 @@
+"""Scaling's controls, its sweep run with a progress bar, the sweeps kept for every session, and
+the charts and table of one sweep.
+
+    params = sweep_controls()            # tokens, variants, devices, modes, d, heads, causal
+    kept(key) / keep(key, rows)          # finished sweeps, process-wide (one sweep runs at a time)
+    error = run_sweep(params, rows, heartbeat)
+    show(frame)
+"""
+
+from __future__ import annotations
+
+import json
+from collections import OrderedDict
+
+import pandas as pd
+import streamlit as st
+
+from attention import bench
+from attention.devices import available_devices, device_name
+from attention.figures.scaling import scaling_figure
+from ui.widgets import chart
+
+KEPT_SWEEPS = 16
+
+
+@st.cache_resource
+def _kept() -> OrderedDict:
+    """Process-wide: finished sweeps by their settings, for every session (attention.slots lets
+    one sweep run at a time)."""
+    return OrderedDict()
+
+
+def sweep_key(params: dict) -> str:
+    """A sweep's settings as one string: what it is kept under."""
+    return json.dumps(params, sort_keys=True)
+
+
+def kept(key: str) -> list[dict] | None:
+    """The rows of a finished sweep with these settings, if this server has one."""
+    return _kept().get(key)
+
+
+def keep(key: str, rows: list[dict]) -> None:
+    """Keep a finished sweep for everyone; the oldest goes beyond KEPT_SWEEPS."""
+    store = _kept()
+    store[key] = rows
+    while len(store) > KEPT_SWEEPS:
+        store.popitem(last=False)
+
+
+def device_note() -> None:
+    present = available_devices()
+    if "cuda" not in present:
+        st.info(
+            "No CUDA GPU on this server: the sweep runs on the CPU"
+            + (" and MPS." if "mps" in present else ".")
+        )
+    else:
+        st.caption("GPU: " + device_name("cuda") + ". GPU timings synchronise and warm up first.")
+
+
+def sweep_controls() -> dict:
+    """The sweep's settings: variants, devices, d, heads, what to measure, the mask, and the
+    longest length, capped so that one attention matrix fits the most limited device."""
+    present = available_devices()
+    variants = st.multiselect(
+        "Variants",
+        list(bench.IMPLEMENTATIONS),
+        list(bench.DEFAULT_SCALING_VARIANTS),
+        key="scaling_variants",
+        format_func=lambda v: bench.IMPLEMENTATIONS[v].short,
+    )
+    c2, c3, c4, c5, c6 = st.columns([2, 1, 1, 2, 1])
+    # labels made here, once: device_name counts torch's threads, which differ between threads (a
+    # widget's value read in another thread would no longer match its label)
+    names = {device: device_name(device) for device in present}
+    devices = c2.multiselect("Devices", present, present, key="scaling_devices", format_func=names.get)
+    d = c3.selectbox("d = d_in = d_out", [16, 64, 256, 768], index=1, key="scaling_d")
+    heads = c4.selectbox(
+        "heads", [h for h in (1, 2, 4, 8, 12, 16) if d % h == 0], index=2, key="scaling_heads"
+    )
+    modes = c5.multiselect("Measure", ["forward", "trace"], ["forward", "trace"], key="scaling_modes")
+    causal = c6.checkbox("causal mask", True, key="scaling_causal")
+    allowed, limit_mib = bench.allowed_tokens(devices, heads), bench.attention_limit(devices) / 2**20
+    longest = st.select_slider(
+        "Longest T",
+        allowed,
+        value=min(1024, allowed[-1]),
+        key="scaling_longest",
+        help="Capped so that one attention matrix stays under "
+        f"{limit_mib:.0f} MiB on the slowest selected device, with {heads} heads.",
+    )
+    return {
+        "tokens": [t for t in allowed if t <= longest],
+        "variants": variants,
+        "devices": devices,
+        "modes": modes,
+        "d": int(d),
+        "heads": int(heads),
+        "causal": causal,
+    }
+
+
+def run_sweep(params: dict, rows: list[dict], heartbeat) -> str | None:
+    """Run the sweep in a child process, appending rows as they come; an error message or None.
+    `heartbeat()` is called with each row: it keeps the sweep's slot (attention.slots drops a
+    ticket silent for its lease). A rerun (the Stop button, or leaving the page) interrupts this
+    at the next Streamlit call; leaving the `with` then kills the child, which frees all it held."""
+    bar = st.empty()
+    try:
+        with bench.SweepProcess(params) as sweep:
+            bar.progress(0.0, text=f"Starting the sweep: {sweep.total} measurements…")
+            for row in sweep:
+                rows.append(row)
+                heartbeat()
+                bar.progress(
+                    len(rows) / sweep.total,
+                    text=f"{len(rows)}/{sweep.total}: T = {row['tokens']}, {row['module']} {row['mode']} on "
+                    f"{row['device']}: {row['ms']:.3g} ms",
+                )
+        return None if sweep.error is None else f"The sweep stopped with an error: {sweep.error}"
+    finally:
+        bar.empty()
+
+
+def _number(value) -> str:
+    """Table cells: 3 significant digits; a missing value (no previous length, no memory
+    measurement) is a dash, never "None" or "nan"."""
+    if isinstance(value, str):
+        return value
+    if value is None or pd.isna(value):
+        return "—"
+    return f"{value:,}" if float(value).is_integer() and abs(value) >= 1 else f"{value:.3g}"
+
+
+def show(frame: pd.DataFrame) -> None:
+    """Time and memory against T, what the longest length held, the summary table, the CSV."""
+    left, right = st.columns(2)
+    with left:
+        chart(scaling_figure(frame, "ms"), key="scaling_time")
+    with right:
+        if frame["peak_bytes"].notna().any():
+            chart(scaling_figure(frame, "peak_bytes"), key="scaling_memory")
+        else:
+            st.info("Peak memory needs Linux's /proc (CPU) or CUDA; not measured here.")
+    longest = frame[frame["tokens"] == frame["tokens"].max()]
+    for _, row in longest[longest["peak_bytes"].notna()].iterrows():
+        st.markdown(
+            f"- T = {row['tokens']}: **{row['module']} · {row['mode']}** on {row['device']} peaked at "
+            f"{row['peak_bytes'] / 2**20:.3g} MiB = {row['peak_bytes'] / row['attention_bytes']:.3g} × "
+            f"the attention matrix B·H·T²·4 = {row['attention_bytes'] / 2**20:.3g} MiB"
+        )
+    st.caption(
+        "Time exponent: the slope of log(ms) against log(T) from the previous length; 2 means the "
+        "O(T²) attention matrix dominates, below 2 the fixed costs and the O(T·d²) projections still do. "
+        "Above 2 is noise or a cache effect: when the matrices outgrow a CPU cache, one doubling costs "
+        "more than four times as much, and other work on the server can slow one measurement; read the "
+        "trend, not one step. The first length of a line has no exponent (—). CPU peak memory is the RSS "
+        "high-water mark of the sweep's own process (pages of 4 KiB)."
+    )
+    table = bench.scaling_summary(frame)
+    table["variant"] = table["variant"].map(lambda key: bench.IMPLEMENTATIONS[key].short)
+    st.dataframe(table.style.format(_number), hide_index=True, width="stretch")
+    st.download_button(
+        "Download the measurements (CSV)",
+        frame.to_csv(index=False),
+        "scaling.csv",
+        "text/csv",
+        key="scaling_csv",
+    )
