@@ -20,8 +20,6 @@ from ui import models
 from ui.model_url import TEMPERATURES, VIEWS, share_link, view_name
 from ui.widgets import chart, chart_width, literal
 
-STEP_NAMES = ["scores", "scaled_scores", "masked_scores", "weights"]
-
 
 def model_picker() -> tuple[str, GPTModel, ModelInfo]:
     """The model list (and, unless the server lists its models only, a folder box): the source
@@ -125,8 +123,8 @@ def one_head(
 ) -> None:
     """One head's steps (the one picked), then its queries, keys and values."""
     trace = models.layer(source, model, ids, layer)
-    picked = st.segmented_control(
-        "Step", STEP_NAMES, key="m_step", default="weights", label_visibility="collapsed"
+    picked = st.segmented_control(  # the steps this layer went through (no dropout in eval)
+        "Step", trace.step_names(), key="m_step", default="weights", label_visibility="collapsed"
     )
     panel = steps.step_panels(trace, head, [picked or "weights"], head_name=f"{layer}.{head}")[0]
     figure = steps.step_figure(list(tokens), panel, width_px=chart_width(960), fitted=len(tokens) > 24)
