@@ -113,6 +113,14 @@ def _variant(key: str, computes: str, loader: Loader, square_only: str = "") -> 
     )
 
 
+def _torch(key: str, label: str, loader: Loader, **extra) -> Implementation:
+    """torch's own attention with MultiHeadAttention's weights: H heads, mask, out_proj; no trace."""
+    short = label.removeprefix("torch.")
+    return Implementation(
+        key, label, "H heads, mask, out_proj", True, True, True, short, loader, traces=False, **extra
+    )
+
+
 def _linear(layer: nn.Linear, weight: torch.Tensor, bias: torch.Tensor | None = None) -> None:
     layer.weight.copy_(weight)
     if bias is not None:
@@ -231,28 +239,13 @@ IMPLEMENTATIONS = {
         _variant("causal", "1 head, mask", _causal),
         _variant("wrapper", "H heads concatenated, mask", _wrapper),
         _variant("mha", "H heads, mask, out_proj", _mha),
-        Implementation(
-            key="torch_mha",
-            label="torch.nn.MultiheadAttention",
-            computes="H heads, mask, out_proj",
-            batched=True,
-            causal_knob=True,
-            multi_head=True,
-            short="nn.MultiheadAttention",
-            loader=_torch_mha,
-            traces=False,
-            square_only="its query width is embed_dim",
+        _torch(
+            "torch_mha", "torch.nn.MultiheadAttention", _torch_mha, square_only="its query width is embed_dim"
         ),
-        Implementation(
-            key="sdpa",
-            label="F.scaled_dot_product_attention",
-            computes="H heads, mask, out_proj",
-            batched=True,
-            causal_knob=True,
-            multi_head=True,
-            short="F.scaled_dot_product_attention",
-            loader=_sdpa,
-            traces=False,
+        _torch(
+            "sdpa",
+            "F.scaled_dot_product_attention",
+            _sdpa,
             function=True,
             note="uses MultiHeadAttention's weights",
         ),

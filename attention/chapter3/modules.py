@@ -97,6 +97,21 @@ def attend(
     )
 
 
+def attend_as(module: nn.Module, queries, keys, values, generator=None) -> AttentionSteps:
+    """attend() as the masked classes (3.5 on) run it: scaled by sqrt(head_dim), with the
+    module's own causal setting, dropout rate and train/eval mode."""
+    return attend(
+        queries,
+        keys,
+        values,
+        divisor=keys.shape[-1] ** 0.5,
+        causal=module.causal,
+        dropout=module.dropout.p,
+        training=module.training,
+        generator=generator,
+    )
+
+
 def lift(t: torch.Tensor, dims: int) -> torch.Tensor:
     """(T, d) or (h, T, d) -> (1, ..., T, d) with `dims` axes. Unbatched modules compute on their
     own shapes, exactly as their forward does (so the floats agree bit for bit); their traces
@@ -219,16 +234,7 @@ class CausalAttention(nn.Module):
         keys = self.W_key(x).unsqueeze(1)  # (B, 1, T, d_out)
         queries = self.W_query(x).unsqueeze(1)  # (B, 1, T, d_out)
         values = self.W_value(x).unsqueeze(1)  # (B, 1, T, d_out)
-        steps = attend(
-            queries,
-            keys,
-            values,
-            divisor=keys.shape[-1] ** 0.5,
-            causal=self.causal,
-            dropout=self.dropout.p,
-            training=self.training,
-            generator=generator,
-        )
+        steps = attend_as(self, queries, keys, values, generator)
         return assemble_trace(self, x, steps, steps.context[:, 0])
 
 
@@ -308,16 +314,7 @@ class MultiHeadAttention(nn.Module):
         keys = self._split_heads(self.W_key(x), b, num_tokens)  # (B, H, T, head_dim)
         queries = self._split_heads(self.W_query(x), b, num_tokens)  # (B, H, T, head_dim)
         values = self._split_heads(self.W_value(x), b, num_tokens)  # (B, H, T, head_dim)
-        steps = attend(
-            queries,
-            keys,
-            values,
-            divisor=keys.shape[-1] ** 0.5,
-            causal=self.causal,
-            dropout=self.dropout.p,
-            training=self.training,
-            generator=generator,
-        )
+        steps = attend_as(self, queries, keys, values, generator)
         context_vec = steps.context.transpose(1, 2)  # (B, T, H, head_dim)
         context_vec = context_vec.contiguous().view(b, num_tokens, self.d_out)  # (B, T, d_out)
         return assemble_trace(self, x, steps, self.out_proj(context_vec))

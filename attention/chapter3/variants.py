@@ -40,8 +40,8 @@ class Variant:
     knobs: frozenset[str]  # which of KNOBS change its computation
     batched: bool  # forward takes (B, T, d_in); otherwise (T, d_in)
     arguments: Callable[[Any, int], dict]  # (config, context_length) -> constructor keywords
-    head_dim: Callable[[Any], int]  # query/key width per head
-    output_width: Callable[[Any], int]  # last axis of the output
+    head_dim: Callable[[Any], int] = lambda c: c.d_out  # query/key width per head
+    output_width: Callable[[Any], int] = lambda c: c.d_out  # last axis of the output
     d_out_label: str = "d_out"
     trainable: bool = True  # has trainable weights (W_query, W_key, W_value); 3.3's has none
     splits_d_out: bool = False  # d_out is split into `heads` heads of d_out / heads: heads divides d_out
@@ -102,8 +102,6 @@ VARIANTS: dict[str, Variant] = {
             knobs=frozenset({"d_out"}),
             batched=False,
             arguments=lambda c, t: {"d_in": c.d_in, "d_out": c.d_out},
-            head_dim=lambda c: c.d_out,
-            output_width=lambda c: c.d_out,
         ),
         Variant(
             key="v2",
@@ -113,8 +111,6 @@ VARIANTS: dict[str, Variant] = {
             knobs=frozenset({"d_out", "bias"}),
             batched=False,
             arguments=lambda c, t: {"d_in": c.d_in, "d_out": c.d_out, "qkv_bias": c.bias},
-            head_dim=lambda c: c.d_out,
-            output_width=lambda c: c.d_out,
         ),
         Variant(
             key="causal",
@@ -125,8 +121,6 @@ VARIANTS: dict[str, Variant] = {
             knobs=_MASKED,
             batched=True,
             arguments=lambda c, t: _batched(c, t),
-            head_dim=lambda c: c.d_out,
-            output_width=lambda c: c.d_out,
         ),
         Variant(
             key="wrapper",
@@ -136,7 +130,6 @@ VARIANTS: dict[str, Variant] = {
             knobs=_MASKED | {"heads"},
             batched=True,
             arguments=lambda c, t: _batched(c, t, num_heads=c.heads),
-            head_dim=lambda c: c.d_out,
             output_width=lambda c: c.heads * c.d_out,
             d_out_label="d_out per head",
             builds_on=(modules.CausalAttention,),
@@ -151,7 +144,6 @@ VARIANTS: dict[str, Variant] = {
             batched=True,
             arguments=lambda c, t: _batched(c, t, num_heads=c.heads),
             head_dim=lambda c: c.d_out // c.heads,
-            output_width=lambda c: c.d_out,
             splits_d_out=True,
         ),
         Variant(
@@ -163,7 +155,6 @@ VARIANTS: dict[str, Variant] = {
             knobs=frozenset({"d_out", "d_v"}),
             batched=False,
             arguments=lambda c, t: {"d_in": c.d_in, "d_k": c.d_out, "d_v": c.d_v},
-            head_dim=lambda c: c.d_out,
             output_width=lambda c: c.d_v,
             d_out_label="d_q = d_k",
         ),
@@ -176,7 +167,6 @@ VARIANTS: dict[str, Variant] = {
             knobs=frozenset({"d_out", "d_v", "heads"}),
             batched=False,
             arguments=lambda c, t: {"d_in": c.d_in, "d_k": c.d_out, "d_v": c.d_v, "num_heads": c.heads},
-            head_dim=lambda c: c.d_out,
             output_width=lambda c: c.heads * c.d_v,
             d_out_label="d_q = d_k per head",
         ),
