@@ -3,28 +3,22 @@ MultiHeadAttention on tiny tasks to an induction head forming in the book's GPTM
 
 import streamlit as st
 
-from ui import induction, training
+from ui import induction, player, tiny
 from ui.router import use_router
 
 use_router()
 
-SETTINGS = ("tr_task", "tr_steps", "tr_heads", "tr_d_model", "tr_lr", "tr_seed", "tr_device", "tr_pace",
-            *induction.SETTINGS)  # fmt: skip
-s = st.session_state
+VIEWS = {key: view for view in (tiny, induction) for key in view.TASKS}  # each task's view
 
 st.title("Watch attention learn")
-if "tr_task" not in s:  # a first visit, or back from another page (Streamlit forgot the widgets)
-    s["tr_task"] = "previous"
-    training.task_defaults("previous")
-    s.update(s.get("_train_settings", {}))
-tasks = list(training.TASK_LABELS)
-st.selectbox("Task", tasks, key="tr_task", format_func=training.TASK_LABELS.get,
-             on_change=lambda: training.task_defaults(s["tr_task"]))  # fmt: skip
-st.caption("The pattern that solves it: " + training.TASK_GOALS[s["tr_task"]] + ".")
-pace = st.radio("Pace", list(training.PACES), horizontal=True, key="tr_pace",
-                format_func=training.PACE_LABELS.get)  # fmt: skip
-s["_train_settings"] = {k: s[k] for k in SETTINGS if k in s}  # kept while the learner is elsewhere
-if s["tr_task"] == "induction":
-    induction.view(training.PACES[pace])
+task, pace = player.pick(VIEWS)  # the task and the pace
+view = VIEWS[task]
+config = view.controls(task)  # the view's words and knobs -> the run's config
+run = player.current(config, view.RUN)  # the held run; made when Play asked for it
+player.buttons(run)
+view.extras(config)
+if run is None:
+    player.before_play(view, config, pace)  # what Play will do, and any run lost on leaving
 else:
-    training.tiny_view(s["tr_task"], training.PACES[pace])
+    player.show(view, run, pace)  # trained while it plays, then drawn at the scrubbed snapshot
+view.after()

@@ -5,6 +5,6 @@ Never runs a model; no Streamlit.
     explorer.py  the Explorer: one head's steps, every head, vectors, one query
     compare.py   Compare: A, B and A − B
     scaling.py   Scaling: time and memory against T, log-log
-    training.py  Watch it learn: curves and the probe's attention
+    train.py     Watch it learn: curves and the probe's attention
     export.py    tables, CSV and JSON downloads
 """

@@ -1,8 +1,10 @@
 """Training, live on a page or from the command line, and the recipes that make the shipped models.
 
+run.py         the Run contract every live training implements: step, snapshot, pace, pause,
+               stop and save, safe from any thread at any moment
 tasks.py       the tiny tasks, each with its known right attention pattern
-tiny.py        the tiny attention model and its trainer
-induction.py   the induction task on the book's GPTModel, and its trainer
+tiny.py        the tiny attention model and its Run (Trainer, TrainConfig)
+induction.py   the induction task on the book's GPTModel and its Run (InductionTrainer)
 copying.py     the recipe for the bundled copy model (assets/model)
 __main__.py    python -m attention.training ...
 """

@@ -33,8 +33,15 @@ from attention.settings import ASSETS
 from attention.training.induction import sample
 
 VOCAB, START = 50257, 50256  # GPT-2's, <|endoftext|> starts every sequence
-CONFIG = {"vocab_size": VOCAB, "context_length": 128, "emb_dim": 64, "n_heads": 4, "n_layers": 2,
-          "drop_rate": 0.0, "qkv_bias": False}  # fmt: skip
+CONFIG = {
+    "vocab_size": VOCAB,
+    "context_length": 128,
+    "emb_dim": 64,
+    "n_heads": 4,
+    "n_layers": 2,
+    "drop_rate": 0.0,
+    "qkv_bias": False,
+}
 PHASES = {  # steps, length, segments, spans, prefixes, lr, cosine decay
     "A": (1500, 64, 1, (2, 23), (0, 8), 3e-3, False),
     "B": (6000, 128, 2, (2, 30), (0, 30), 1e-3, True),
@@ -75,15 +82,19 @@ def train(seed: int = 0, scale: float = 1.0, log=print) -> GPTModel:
                 candidates = None if every else torch.unique(torch.cat([x.flatten(), y.flatten()]))
                 target = y[known] if every else torch.searchsorted(candidates, y[known])
             hidden = model.hidden_states(x)[known]  # (N, d): only where the repeat tells the next token
-            rows = model.out_head.weight[candidates] if factor is None else (
-                (embeddings if candidates is None else embeddings[candidates]) @ factor)  # fmt: skip
+            if factor is None:
+                rows = model.out_head.weight[candidates]  # (C, d)
+            else:
+                rows = (embeddings if candidates is None else embeddings[candidates]) @ factor  # (C, d)
             loss = F.cross_entropy(hidden @ rows.T, target)
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             optimizer.step()
             if (step + 1) % 500 == 0 or step + 1 == steps:
-                log(f"phase {name} step {step + 1}/{steps}: loss {loss.item():.3f} "
-                    f"({time.perf_counter() - started:.0f} s)")  # fmt: skip
+                log(
+                    f"phase {name} step {step + 1}/{steps}: loss {loss.item():.3f} "
+                    f"({time.perf_counter() - started:.0f} s)"
+                )
     with torch.no_grad():
         model.out_head.weight.copy_(embeddings @ factor.detach())
     return model.eval()

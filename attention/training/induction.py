@@ -8,15 +8,16 @@ only the positions where the repeat makes the next token predictable (the second
 An induction head needs two layers: a layer-0 head copies "the token before me" into each
 position (a previous-token head); a layer-1 head's query "my token" then matches the key of the
 position whose previous token was it, and reads out what came next. A 1-layer model, the same
-budget, has no such head. Recipe measured on this 2-core machine (.scratch research, README):
-vocabulary 128, T 64, d 64, 4 heads, AdamW lr 3e-3, batch 32; the phase change comes at ~500-650
-steps, ~21-27 s at 1 thread.
+budget, has no such head: it learns to repeat tokens it has already seen (right on the second copy
+more often than chance, never sure which), not to find the one after the earlier copy. Recipe
+measured on this 2-core machine (README): vocabulary 128, T 64, d 64, 4 heads, AdamW lr 3e-3, batch
+32; the phase change comes at ~500-650 steps, ~21-27 s at 1 thread. Its InductionTrainer is a Run
+(run.py).
 """
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -28,12 +29,15 @@ from attention.errors import ConfigError, check_whole_numbers
 from attention.model import roles
 from attention.model.checkpoint import save_gpt2
 from attention.model.gpt import GPTModel
+from attention.training.run import Run
 
 START = 0  # the start token; the others are 1..vocab-1
 EMA = 0.05  # smoothing of the training accuracy that decides the phase change
 PHASE = 0.5  # the phase change: smoothed accuracy on predictable tokens crosses this
 MAX_STEPS = 4000
 MAX_SECONDS = 150.0  # training time per run; the default run takes ~45 s at 1 thread
+LABEL = "find what followed this token last time: an induction head forms (GPTModel, 2 layers)"
+GOAL = "a layer-1 head looks at the token right after the earlier copy of the current token"
 
 
 def sample(
@@ -124,87 +128,82 @@ class Snapshot:
     second_copy: float  # accuracy on the predictable tokens of unseen sequences
     first_copy: float  # accuracy at the same places of the first copy (nothing to copy yet: chance)
     probe: np.ndarray  # (L, H, T, T) attention on the probe sequence
+    from_context: float  # share of the second copy's guesses that are tokens already in the sequence
 
 
-@dataclass
-class InductionTrainer:
-    """One run, advanced a few steps at a time (a page yields between chunks)."""
+class InductionTrainer(Run):
+    """One induction run (the Run contract: run.py), advanced a chunk at a time."""
 
-    config: InductionConfig = field(default_factory=InductionConfig)
-    step: int = 0
-    seconds: float = 0.0
-    losses: list[float] = field(default_factory=list)
-    accuracy: float = 0.0  # smoothed training accuracy on predictable tokens
-    phase_step: int | None = None
-    phase_seconds: float | None = None
-    snapshots: list[Snapshot] = field(default_factory=list)
+    Config = InductionConfig
+    limit = MAX_SECONDS
+    max_snapshots = 100  # each holds the probe's attention, (L, H, T, T): at most 4 x 8 x 64² floats
 
-    def __post_init__(self):
+    def __init__(self, config: InductionConfig | None = None):
+        super().__init__(config or InductionConfig())
         c = self.config
+        self.accuracy = 0.0  # smoothed training accuracy on predictable tokens
+        self.phase_step: int | None = None
+        self.phase_seconds: float | None = None
         self.model = reset_parameters(GPTModel(c.model_config), torch.Generator().manual_seed(c.seed))
         self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=c.lr, weight_decay=0.0)
         self.generator = torch.Generator().manual_seed(10_000 + c.seed)
         # The sequence the page shows every head on: start, 4 tokens, a 10-token span, the span again
         # (no token repeats outside the span's copy, so each query has one induction key).
-        (probe,) = roles.probes(range(1, c.vocab), START, seed=20_000 + c.seed, draws=1, lengths=(10,),
-                                prefixes=(4,))  # fmt: skip
+        (probe,) = roles.probes(
+            range(1, c.vocab), START, seed=20_000 + c.seed, draws=1, lengths=(10,), prefixes=(4,)
+        )
         self.probe, self.probe_copy = probe.ids, probe.second_copy
         self.test = sample(256, c.length, c.spans, c.prefixes, c.vocab, torch.Generator().manual_seed(777))
-        self._record()
+        self._snapshot()
 
-    @property
-    def done(self) -> bool:
-        return self.step >= self.config.steps or self.seconds >= MAX_SECONDS
+    @classmethod
+    def timing_config(cls, config: InductionConfig) -> InductionConfig:
+        """The seed and the run's length do not change a step's cost."""
+        return replace(config, steps=MAX_STEPS, snapshot_every=MAX_STEPS, seed=0)
 
-    def train(self, steps: int) -> None:
+    def _step(self) -> float:
         c = self.config
         self.model.train()
-        for _ in range(min(steps, c.steps - self.step)):
-            if self.seconds >= MAX_SECONDS:
-                break
-            start = time.perf_counter()
-            inputs, targets, predictable, _ = sample(
-                c.batch, c.length, c.spans, c.prefixes, c.vocab, self.generator
-            )
-            hidden = self.model.hidden_states(inputs)[
-                predictable
-            ]  # (N, emb_dim): only the predictable places
-            logits = self.model.out_head(hidden)  # (N, vocab)
-            loss = F.cross_entropy(logits, targets[predictable])
-            self.optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            self.optimizer.step()
-            self.seconds += time.perf_counter() - start
-            self.step += 1
-            self.losses.append(loss.item())
-            right = (logits.argmax(-1) == targets[predictable]).float().mean().item()
-            self.accuracy = (1 - EMA) * self.accuracy + EMA * right
-            if self.phase_step is None and self.accuracy >= PHASE:
-                self.phase_step, self.phase_seconds = self.step, self.seconds
-            if self.step % c.snapshot_every == 0 or self.done:
-                self._record()  # not counted as training time
+        inputs, targets, predictable, _ = sample(
+            c.batch, c.length, c.spans, c.prefixes, c.vocab, self.generator
+        )
+        hidden = self.model.hidden_states(inputs)[predictable]  # (N, emb_dim): only the predictable places
+        logits = self.model.out_head(hidden)  # (N, vocab)
+        loss = F.cross_entropy(logits, targets[predictable])
+        self.optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        self.optimizer.step()
+        right = (logits.argmax(-1) == targets[predictable]).float().mean().item()
+        self.accuracy = (1 - EMA) * self.accuracy + EMA * right
+        return loss.item()
+
+    def _after_step(self) -> None:
+        if self.phase_step is None and self.accuracy >= PHASE:
+            self.phase_step, self.phase_seconds = self.step, self.seconds
 
     @torch.no_grad()
-    def _record(self) -> None:
+    def _snapshot(self) -> None:
         self.model.eval()
         scores = roles.head_roles(
             self.model, range(1, self.config.vocab), START, seed=self.config.seed, draws=1
         )
         inputs, targets, predictable, first_copy = self.test
         guesses = self.model(inputs).argmax(-1)  # (B, T)
-        probe = self.model.trace(torch.tensor([self.probe])).weights.numpy()
-        self.snapshots.append(
-            Snapshot(
-                self.step,
-                self.seconds,
-                scores["previous"],
-                scores["induction"],
-                float((guesses == targets)[predictable].float().mean()),
-                float((guesses == targets)[first_copy].float().mean()),
-                probe.astype(np.float32),
-            )
+        right = guesses == targets  # (B, T)
+        causal = torch.ones(inputs.shape[1], inputs.shape[1], dtype=torch.bool).tril()  # (T, T) keys <= query
+        seen = ((guesses[:, :, None] == inputs[:, None, :]) & causal).any(-1)  # (B, T) guess appeared already
+        probe = self.model.trace(torch.tensor([self.probe])).weights.numpy()  # (L, H, T, T)
+        snapshot = Snapshot(
+            self.step,
+            self.seconds,
+            scores["previous"],
+            scores["induction"],
+            float(right[predictable].float().mean()),
+            float(right[first_copy].float().mean()),
+            probe.astype(np.float32),
+            float(seen[predictable].float().mean()),
         )
-        self.model.train()
+        self.snapshots.append(snapshot)
 
     def ideal(self, role: str = "induction") -> np.ndarray:
         """(T, T) the probe's perfect pattern for a role, "induction" or "previous" (NaN rows:
@@ -224,12 +223,17 @@ class InductionTrainer:
             "induction": (last, h_ind, float(snap.induction[last, h_ind])),
         }
 
+    @property
+    def name(self) -> str:
+        return f"induction, {self.config.layers} layer{'s' * (self.config.layers > 1)}"
+
+    @property
+    def chance(self) -> float:
+        """A guess's chance of being right with nothing to go on: one of the vocab − 1 tokens."""
+        return 1 / (self.config.vocab - 1)
+
     def probe_tokens(self) -> list[str]:
         return [symbol(i) for i in self.probe]
-
-    def free(self) -> None:
-        """Drop the model and optimiser (the snapshots and curves stay for display)."""
-        self.model = self.optimizer = None
 
     def save(self, folder: str | Path) -> Path:
         """The trained model in GPT-2's layout: load_gpt2, Inside a model and transformers open it."""
@@ -242,6 +246,22 @@ class InductionTrainer:
             "probe_tokens": [1, self.config.vocab],
         }
         return save_gpt2(self.model, folder, attention_explorer=extra)
+
+    def report(self) -> list[str]:
+        """Time to the phase change, the best heads, accuracy."""
+        c, snap, best = self.config, self.snapshots[-1], self.best_heads()
+        phase = "no phase change"
+        if self.phase_step is not None:
+            phase = f"phase change at step {self.phase_step}, {self.phase_seconds:.1f} s of training"
+        (_, h_prev, prev), (l_ind, h_ind, ind) = best["previous"], best["induction"]
+        return [
+            f"{self.name}, seed {c.seed}: {self.step} steps, "
+            f"{self.seconds:.1f} s ({torch.get_num_threads()} threads); {phase}",
+            f"best layer-0 previous-token head 0.{h_prev}: {prev:.3f}; best layer-{l_ind} induction head "
+            f"{l_ind}.{h_ind}: {ind:.3f}",
+            f"accuracy on unseen sequences: second copy {snap.second_copy:.1%}, "
+            f"first copy {snap.first_copy:.1%}",
+        ]
 
 
 def symbol(token: int) -> str:

@@ -146,12 +146,26 @@ TASKS: dict[str, Task] = {
     for t in (
         Previous("previous", "copy the previous token", "each token looks at the one before it", _symbols(8)),
         First("first", "find the first token", "every token looks at position 0", _symbols(8)),
-        Reverse("reverse", "reverse a sequence", "answer i looks at item L − 1 − i (an anti-diagonal)",
-                [*map(str, range(8)), "|"], {"steps": 400}),
-        Sort("sort", "sort small numbers",
-             "answer i looks at where the i-th smallest number sits (the model may find another way)",
-             [*map(str, range(10)), "|"], {"steps": 1500, "heads": 2, "d_model": 32}),
-        Text("text", "next character of Alice in Wonderland", "no single right pattern: watch what emerges",
-             sorted(set(_text())), {"steps": 1500, "heads": 2, "d_model": 32}),
+        Reverse(
+            "reverse",
+            "reverse a sequence",
+            "answer i looks at item L − 1 − i (an anti-diagonal)",
+            [*map(str, range(8)), "|"],
+            {"steps": 400},
+        ),
+        Sort(
+            "sort",
+            "sort small numbers",
+            "answer i looks at where the i-th smallest number sits (the model may find another way)",
+            [*map(str, range(10)), "|"],
+            {"steps": 1500, "heads": 2, "d_model": 32},
+        ),
+        Text(
+            "text",
+            "next character of Alice in Wonderland",
+            "no single right pattern: watch what emerges",
+            sorted(set(_text())),
+            {"steps": 1500, "heads": 2, "d_model": 32},
+        ),
     )
-}  # fmt: skip
+}

@@ -1,7 +1,8 @@
 """Watch attention learn: a tiny model built around the book's MultiHeadAttention, trained on tasks
-whose correct attention pattern is known, with snapshots of its attention on a fixed probe.
+whose correct attention pattern is known, with snapshots of its attention on a fixed probe. Its
+Trainer is a Run (run.py).
 
-    python -m attention.training [--task previous] [--steps 400] [--seed 0]
+    python -m attention.training [--task previous] [--steps 400] [--seed 0] [--save DIR]
 
 Model: token embedding + positional embedding -> MultiHeadAttention (causal) -> linear readout.
 No residual path and no MLP: whatever the readout needs from other positions must come through
@@ -13,8 +14,10 @@ to the same numbers every time, whatever other threads do with torch's global RN
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass, field
+import json
+import math
+from dataclasses import asdict, dataclass, fields, replace
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -23,6 +26,7 @@ import torch.nn as nn
 from attention.chapter3.modules import MultiHeadAttention, reset_parameters
 from attention.devices import resolve_device
 from attention.errors import ConfigError, check_whole_numbers
+from attention.training.run import Run
 from attention.training.tasks import IGNORE, TASKS
 
 MAX_STEPS = 3000
@@ -74,8 +78,14 @@ class TrainConfig:
     def __post_init__(self):
         if self.task not in TASKS:
             raise ConfigError(f"task={self.task!r} is unknown; choose one of {', '.join(TASKS)}", "task")
-        limits = {"steps": (1, MAX_STEPS), "heads": (1, MAX_HEADS), "d_model": (1, MAX_D_MODEL),
-                  "length": (2, MAX_LENGTH), "batch": (1, 512), "snapshot_every": (1, MAX_STEPS)}  # fmt: skip
+        limits = {
+            "steps": (1, MAX_STEPS),
+            "heads": (1, MAX_HEADS),
+            "d_model": (1, MAX_D_MODEL),
+            "length": (2, MAX_LENGTH),
+            "batch": (1, 512),
+            "snapshot_every": (1, MAX_STEPS),
+        }
         check_whole_numbers(self, limits)
         if self.d_model % self.heads:
             raise ConfigError(f"d_model={self.d_model} is not divisible by heads={self.heads}", "heads")
@@ -96,20 +106,18 @@ class Snapshot:
     loss: float
 
 
-@dataclass
-class Trainer:
-    """One training run, advanced a few steps at a time (the page yields between chunks)."""
+class Trainer(Run):
+    """One tiny-task run (the Run contract: run.py), advanced a chunk at a time."""
 
-    config: TrainConfig
-    step: int = 0
-    losses: list[float] = field(default_factory=list)
-    accuracies: list[tuple[int, float]] = field(default_factory=list)  # (step, accuracy)
-    snapshots: list[Snapshot] = field(default_factory=list)
-    seconds: float = 0.0  # time spent training
-    seconds_to_95: float | None = None
+    Config = TrainConfig
+    limit = MAX_SECONDS
+    max_snapshots = MAX_SNAPSHOTS
 
-    def __post_init__(self):
-        c = self.config
+    def __init__(self, config: TrainConfig):
+        super().__init__(config)
+        c = config
+        self.accuracies: list[tuple[int, float]] = []  # (step, accuracy) at each snapshot
+        self.seconds_to_95: float | None = None
         self.task = TASKS[c.task]
         self.device = resolve_device(c.device).device
         self.generator = torch.Generator().manual_seed(c.seed)
@@ -117,56 +125,51 @@ class Trainer:
         self.model = reset_parameters(model, self.generator)  # seeded, not from the global RNG
         self.model.to(self.device)
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=c.lr)
+        self.loss_fn = nn.CrossEntropyLoss(ignore_index=IGNORE)
         probe, _ = self.task.sample(1, c.length, torch.Generator().manual_seed(c.seed + 1))
         self.probe = probe[0]  # (T,)
         self.eval_inputs, self.eval_targets = self.task.sample(
             512, c.length, torch.Generator().manual_seed(c.seed + 2)
         )
-        self._record(float("nan"))
+        self._snapshot()
+
+    @classmethod
+    def configure(cls, task: str, **values) -> TrainConfig:
+        """The task's own defaults, then those of `values` that are TrainConfig's settings."""
+        names = {f.name for f in fields(TrainConfig)} - {"task"}
+        return TrainConfig.for_task(task, **{k: v for k, v in values.items() if k in names})
+
+    @classmethod
+    def timing_config(cls, config: TrainConfig) -> TrainConfig:
+        """The seed, learning rate and run length do not change a step's cost."""
+        return replace(config, steps=MAX_STEPS, snapshot_every=MAX_STEPS, seed=0, lr=0.003)
+
+    @property
+    def name(self) -> str:
+        return self.task.label
 
     @property
     def parameters(self) -> int:
         return sum(p.numel() for p in self.model.parameters())
 
-    @property
-    def out_of_time(self) -> bool:
-        return self.seconds >= MAX_SECONDS
-
-    @property
-    def done(self) -> bool:
-        return self.step >= self.config.steps or self.out_of_time
-
-    def train(self, steps: int) -> None:
-        """Up to `steps` optimiser steps (never past config.steps)."""
-        start = time.perf_counter()
-        loss_fn = nn.CrossEntropyLoss(ignore_index=IGNORE)
+    def _step(self) -> float:
+        c = self.config
         self.model.train()
-        for _ in range(min(steps, self.config.steps - self.step)):
-            if self.seconds + time.perf_counter() - start >= MAX_SECONDS:
-                break
-            inputs, targets = self.task.sample(self.config.batch, self.config.length, self.generator)
-            logits = self.model(inputs.to(self.device))  # (B, T, V)
-            loss = loss_fn(logits.flatten(0, 1), targets.to(self.device).flatten())
-            self.optimizer.zero_grad()
-            loss.backward()
-            self.optimizer.step()
-            self.step += 1
-            self.losses.append(loss.item())
-            if self.step % self.config.snapshot_every == 0 or self.done:
-                self.seconds += time.perf_counter() - start
-                self._record(self.losses[-1])  # not counted as training time
-                start = time.perf_counter()
-        self.seconds += time.perf_counter() - start
+        inputs, targets = self.task.sample(c.batch, c.length, self.generator)
+        logits = self.model(inputs.to(self.device))  # (B, T, V)
+        loss = self.loss_fn(logits.flatten(0, 1), targets.to(self.device).flatten())
+        self.optimizer.zero_grad()
+        loss.backward()
+        self.optimizer.step()
+        return loss.item()
 
-    def _record(self, loss: float) -> None:
+    def _snapshot(self) -> None:
         accuracy = self.accuracy()
         self.accuracies.append((self.step, accuracy))
         if accuracy >= 0.95 and self.seconds_to_95 is None:
             self.seconds_to_95 = self.seconds
-        snapshot = Snapshot(self.step, self.probe_weights(), loss)
-        if len(self.snapshots) >= MAX_SNAPSHOTS:  # keep the first and thin out the rest
-            del self.snapshots[1::2]
-        self.snapshots.append(snapshot)
+        loss = self.losses[-1] if self.losses else float("nan")
+        self.snapshots.append(Snapshot(self.step, self.probe_weights(), loss))
 
     @torch.no_grad()
     def accuracy(self) -> float:
@@ -202,17 +205,41 @@ class Trainer:
         """Like pattern_score, averaged over held-out sequences instead of the one probe."""
         if self.task.expected(self.eval_inputs[0]) is None:
             return None
-        return float(np.mean([
+        scores = [
             weight_on_expected(self.weights_of(ids), self.task.expected(ids))
             for ids in self.eval_inputs[:sequences]
-        ]))  # fmt: skip
+        ]
+        return float(np.mean(scores))
 
     def probe_tokens(self) -> list[str]:
         return [self.task.vocab[i] for i in self.probe.tolist()]
 
-    def free(self) -> None:
-        """Drop the model and optimiser (the snapshots and curves stay for display)."""
-        self.model = self.optimizer = None
+    def save(self, folder: str | Path) -> Path:
+        """The model's weights (model.safetensors) and what made it (config.json: the settings, the
+        task's vocabulary, the step)."""
+        from safetensors.torch import save_file
+
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        state = {k: v.detach().cpu().contiguous() for k, v in self.model.state_dict().items()}
+        save_file(state, str(folder / "model.safetensors"), metadata={"format": "pt"})
+        about = {"train_config": asdict(self.config), "vocab": self.task.vocab, "step": self.step}
+        (folder / "config.json").write_text(json.dumps(about, indent=2) + "\n")
+        return folder
+
+    def report(self) -> list[str]:
+        threads = torch.get_num_threads()
+        first = next((s for s, a in self.accuracies if a >= 0.95), None)
+        to_95 = math.nan if self.seconds_to_95 is None else self.seconds_to_95
+        lines = [
+            f"task {self.task.key} ({self.task.label}), {self.parameters:,} parameters, {self.step} steps, "
+            f"{self.seconds:.2f} s on {self.device} ({threads} threads)",
+            f"accuracy {self.accuracies[-1][1]:.3f}; reached 95% at step {first} after {to_95:.2f} s",
+        ]
+        score = self.pattern_score()
+        if score is not None:
+            lines.append(f"weight on the expected keys (best head): {score:.3f}")
+        return lines
 
 
 def weight_on_expected(weights: np.ndarray, expected: np.ndarray) -> float:

@@ -1,9 +1,14 @@
+"""Watch it learn (pages/train.py) in AppTest: Play, Pause, Resume, Stop, new settings, leaving
+the page, the induction run and its 1-layer control, and the line for a training slot."""
+
 import time
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from attention.model import catalog
+from attention.training.induction import InductionConfig, InductionTrainer
 from attention.training.tiny import TrainConfig, Trainer, train
 from tests.app.conftest import figures, open_page
 from tests.specs import decode
@@ -33,11 +38,13 @@ def test_a_short_run_finishes_with_curves_pattern_and_accuracy(train_page):
     assert set(heat) == {"head 0, step 60", "expected (solves the task)"}
     # the numbers are those of the same run made without the page
     reference = train(TrainConfig(steps=60))
-    np.testing.assert_allclose(heat["head 0, step 60"], np.where(np.isnan(heat["head 0, step 60"]), np.nan,
-                               reference.snapshots[-1].weights[0]), rtol=1e-6)  # fmt: skip
+    shown = heat["head 0, step 60"]
+    np.testing.assert_allclose(
+        shown, np.where(np.isnan(shown), np.nan, reference.snapshots[-1].weights[0]), rtol=1e-6
+    )
     assert decode(curves["data"][0]["y"]).tolist() == pytest.approx(reference.losses, rel=1e-6)
     # finished runs free their model; the step slider scrubs back
-    assert at.session_state["_held_train"]["trainer"].model is None
+    assert at.session_state["_held_train"]["run"].model is None
     slider = next(s for s in at.select_slider if s.label.startswith("Scrub"))
     slider.set_value(0).run()
     assert "head 0, step 0" in {d["name"] for d in figures(at)[1]["data"]}
@@ -53,10 +60,11 @@ def paused(at, steps=10):
     """A run paused after `steps` steps, as a Pause click leaves it."""
     trainer = Trainer(TrainConfig())
     trainer.train(steps)
-    at.session_state["_held_train"] = {"trainer": trainer, "running": False}
+    at.session_state["_held_train"] = {"run": trainer, "running": False}
     return trainer
 
 
+@pytest.mark.slow
 def test_resume_continues_the_same_run(train_page):
     trainer = paused(train_page)
     first = list(trainer.losses)
@@ -74,7 +82,7 @@ def test_stop_frees_the_model_and_keeps_the_curves(train_page):
     assert trainer.model is None and "Stopped at step 10" in at.info[0].value
     assert len(figures(at)) == 2
     at = at.button(key="tr_play").click().run()  # Play after Stop starts a new run
-    assert at.session_state["_held_train"]["trainer"] is not trainer
+    assert at.session_state["_held_train"]["run"] is not trainer
 
 
 def test_new_settings_start_a_new_run(train_page):
@@ -91,7 +99,31 @@ def test_leaving_the_page_frees_the_run(train_page):
     assert "_held_train" not in at.session_state
 
 
-# --- issue 12 item 21 ---------------------------------------------------------------------------
+def test_leaving_mid_run_and_coming_back_says_what_was_thrown_away(train_page):
+    """Leaving the page frees the run (app.py drops it); coming back must say so, not show a bare
+    "Press Play" as if there had been no run."""
+    paused(train_page)
+    at = train_page.run()
+    at.switch_page("pages/explorer.py").run()
+    at.switch_page("pages/train.py").run()
+    assert "_held_train" in at.session_state and at.session_state["_held_train"]["run"] is None
+    (said,) = [w.value for w in at.warning]
+    assert "Your run (copy the previous token) was paused at step 10 of 300 when you left this page" in said
+    assert "Press Play" in at.info[0].value
+    at = at.number_input(key="tr_seed").set_value(4).run()  # still said until a new run starts
+    assert [w.value for w in at.warning] == [said]
+
+
+def test_a_finished_or_stopped_run_leaves_nothing_to_say(train_page):
+    trainer = paused(train_page)
+    at = train_page.run().button(key="tr_stop").click().run()
+    assert trainer.stopped
+    at.switch_page("pages/explorer.py").run()
+    at.switch_page("pages/train.py").run()
+    assert not at.warning and "Press Play" in at.info[0].value
+
+
+# --- scrubbing ------------------------------------------------------------------------------------
 
 
 def test_scrubbing_back_moves_the_marker_and_the_progress_label(train_page):
@@ -122,6 +154,7 @@ def test_a_slow_task_at_watch_pace_says_how_long_it_takes():
     assert "About" in text and "45 s of them pauses to watch" in text
 
 
+@pytest.mark.slow
 def test_a_resumed_run_ends_on_its_last_snapshot(train_page):
     """The slider drawn while paused at step 10 must not pull the finished view back to step 10."""
     trainer = paused(train_page)
@@ -133,7 +166,7 @@ def test_a_resumed_run_ends_on_its_last_snapshot(train_page):
     assert at.get("progress")[0].proto.text.startswith("step 300/300 ·")
 
 
-# --- issue 14: an induction head forms -----------------------------------------------------------
+# --- the induction run ---------------------------------------------------------------------------
 
 
 @pytest.fixture
@@ -144,6 +177,7 @@ def induction_page(train_page, monkeypatch, tmp_path):
     return at
 
 
+@pytest.mark.slow
 def test_the_induction_run_draws_the_phase_curves_roles_and_both_layers(induction_page):
     at = induction_page.run()
     assert not at.exception and "Press Play: 100 steps" in at.info[0].value
@@ -162,10 +196,10 @@ def test_the_induction_run_draws_the_phase_curves_roles_and_both_layers(inductio
         "induction head",
     ]
     # the numbers are the held run's own
-    trainer = at.session_state["_held_train"]["trainer"]
+    trainer = at.session_state["_held_train"]["run"]
     shown = decode(layer1["data"][2]["z"])
-    np.testing.assert_allclose(shown, np.where(np.isnan(shown), np.nan, trainer.snapshots[-1].probe[1, 2]),
-                               rtol=1e-6)  # fmt: skip
+    expected = np.where(np.isnan(shown), np.nan, trainer.snapshots[-1].probe[1, 2])
+    np.testing.assert_allclose(shown, expected, rtol=1e-6)
     assert decode(phase["data"][0]["y"]).tolist() == pytest.approx(trainer.losses, rel=1e-6)
     # the saved model, one click from Inside a model on the best induction head
     (link,) = [p.proto for p in at.get("page_link") if p.proto.label.startswith("Open this model")]
@@ -175,21 +209,56 @@ def test_the_induction_run_draws_the_phase_curves_roles_and_both_layers(inductio
     assert at.dataframe[0].value["model"].tolist() == ["2 layers"]
 
 
+@pytest.mark.slow
 def test_the_one_layer_control_is_one_click(induction_page):
     at = induction_page.run().button(key="ind_control").click().run()
     assert not at.exception and at.radio(key="ind_layers").value == 1
     assert "One layer: no induction head can form" in at.info[0].value
-    trainer = at.session_state["_held_train"]["trainer"]
+    trainer = at.session_state["_held_train"]["run"]
     assert trainer.config.layers == 1 and trainer.step == 100
     assert len(figures(at)) == 3  # one layer of heads to show
 
 
+def held_control(at, **numbers) -> InductionTrainer:
+    """A 1-layer control paused after 10 steps, its last snapshot given these numbers."""
+    trainer = InductionTrainer(InductionConfig(layers=1, steps=100))
+    trainer.train(10)
+    trainer.snapshots[-1] = replace(trainer.snapshots[-1], **numbers)
+    at.session_state["ind_layers"] = 1
+    at.session_state["_held_train"] = {"run": trainer, "running": False}
+    return trainer
+
+
+def test_the_one_layer_control_says_what_one_layer_does_with_the_repeat(induction_page):
+    """19% right on the second copy against 1% on the first is not guessing: the words follow the
+    numbers (it repeats tokens it has seen; it cannot tell which comes next)."""
+    held_control(induction_page, second_copy=0.19, first_copy=0.01, from_context=0.97)
+    said = induction_page.run().info[0].value
+    assert "One layer: no induction head can form" in said and "can only guess" not in said
+    assert "19.0% right on the second copy, 1.0% on the first (chance: 0.8%)" in said
+    assert "repeat tokens it has seen: 97% of its guesses" in said and "81% of its guesses" in said
+
+
+def test_the_one_layer_control_before_it_learns_anything(induction_page):
+    held_control(induction_page, second_copy=0.009, first_copy=0.008, from_context=0.3)
+    said = induction_page.run().info[0].value
+    assert "0.9% right on the second copy, 0.8% on the first" in said
+    assert "No better on the second copy than on the first yet" in said
+
+
+@pytest.mark.slow
 def test_the_saved_run_opens_in_inside_a_model(induction_page):
     at = induction_page.button(key="tr_play").click().run()
-    trainer = at.session_state["_held_train"]["trainer"]
+    trainer = at.session_state["_held_train"]["run"]
     layer, head, _ = trainer.best_heads()["induction"]
-    for key, value in {"model": trainer.saved, "view": "head", "layer": str(layer), "head": str(head),
-                       "text": " ".join(trainer.probe_tokens())}.items():  # fmt: skip
+    link = {
+        "model": trainer.saved,
+        "view": "head",
+        "layer": str(layer),
+        "head": str(head),
+        "text": " ".join(trainer.probe_tokens()),
+    }
+    for key, value in link.items():
         at.query_params[key] = value
     at.switch_page("pages/model.py").run()
     assert not at.exception and not at.error
@@ -197,9 +266,10 @@ def test_the_saved_run_opens_in_inside_a_model(induction_page):
     assert (at.session_state["m_layer"], at.session_state["m_head"]) == (layer, head)
 
 
-# --- issue 15: a lecture hall presses Play at once ------------------------------------------------
+# --- a lecture hall presses Play at once ----------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_queued_run_starts_when_the_slot_frees(train_page):
     import threading
 
@@ -249,7 +319,7 @@ def test_leaving_the_page_gives_the_place_in_line_back(train_page):
     assert (other.ask(), mine.ask()) == (0, 1)
     try:
         at = train_page.run()
-        at.session_state["_held_train"] = {"trainer": None, "running": False, "ticket": mine}
+        at.session_state["_held_train"] = {"run": None, "running": False, "ticket": mine}
         mine_id = mine.id
         del mine
         at.switch_page("pages/explorer.py").run()

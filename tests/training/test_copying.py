@@ -10,6 +10,7 @@ from attention.model.checkpoint import load_gpt2
 from attention.training import copying
 
 
+@pytest.mark.slow
 def test_the_training_script_runs_every_phase_and_gives_a_gpt2_vocabulary_model():
     said = []
     model = copying.train(scale=0.002, log=said.append)
@@ -22,6 +23,7 @@ def test_the_training_script_runs_every_phase_and_gives_a_gpt2_vocabulary_model(
     assert residual < 1e-3
 
 
+@pytest.mark.slow
 def test_the_shipped_model_has_a_previous_token_and_an_induction_head():
     model = load_gpt2(catalog.BUNDLED_PATH)
     scores = roles.head_roles(model, range(50256), 50256)

@@ -17,6 +17,7 @@ STEPS = InductionConfig().steps  # the default run: seed 3 changes phase at step
 
 @pytest.fixture(scope="module")
 def runs():
+    """Two 1,000-step runs (~1 min): only the slow tests ask for them."""
     config = InductionConfig(steps=STEPS, snapshot_every=150)
     out = {}
     for name, c in (("two", config), ("one", replace(config, layers=1))):  # one layer: nothing to compose
@@ -50,6 +51,7 @@ def test_impossible_settings_are_named(values, name):
     assert error.value.field == name
 
 
+@pytest.mark.slow
 def test_two_layers_form_an_induction_head_and_one_layer_cannot(runs):
     two, one = runs["two"], runs["one"]
     assert two.phase_step is not None and 200 < two.phase_step < STEPS
@@ -65,9 +67,20 @@ def test_two_layers_form_an_induction_head_and_one_layer_cannot(runs):
     assert one.best_heads()["induction"][2] < 0.3 and one.snapshots[-1].second_copy < 0.3
 
 
+@pytest.mark.slow
+def test_one_layer_repeats_tokens_it_has_seen_but_cannot_tell_which(runs):
+    """What the page says of the control, measured: better than chance on the second copy (the next
+    token is one already seen, and nearly all its guesses are such tokens), never on the first."""
+    last = runs["one"].snapshots[-1]
+    assert last.second_copy > 5 * max(last.first_copy, runs["one"].chance)
+    assert last.from_context > 0.8 and last.first_copy < 3 * runs["one"].chance
+
+
+@pytest.mark.slow
 def test_the_same_seed_trains_the_same_run():
     a, b = (InductionTrainer(InductionConfig(steps=20, snapshot_every=10)) for _ in range(2))
     a.train(20), b.train(5), b.train(15)  # chunks do not change the run
+    assert [s.step for s in a.snapshots] == [s.step for s in b.snapshots] == [0, 10, 20]
     assert a.losses == b.losses
     np.testing.assert_array_equal(a.snapshots[-1].probe, b.snapshots[-1].probe)
     c = InductionTrainer(InductionConfig(steps=20, seed=4, snapshot_every=20))
@@ -88,6 +101,7 @@ def test_the_probe_patterns_point_where_the_roles_say(seed):
     assert all(previous[q, q - 1] == 1 for q in range(1, len(tokens)))
 
 
+@pytest.mark.slow
 def test_a_finished_run_opens_in_transformers_and_inside_a_model(runs, monkeypatch, tmp_path):
     transformers = pytest.importorskip("transformers")
     monkeypatch.setattr(catalog, "RUNS", tmp_path)
@@ -117,8 +131,8 @@ def test_a_finished_run_opens_in_transformers_and_inside_a_model(runs, monkeypat
     layer, head, _ = two.best_heads()["induction"]
     assert np.mean(theirs_roles, axis=0)[layer, head] > 0.8
     # the page's view of it: the same weights as the trainer's last snapshot
-    np.testing.assert_allclose(sentence.sentence_view(model, two.probe, ()).weights, two.snapshots[-1].probe,
-                               atol=1e-6)  # fmt: skip
+    view = sentence.sentence_view(model, two.probe, ())
+    np.testing.assert_allclose(view.weights, two.snapshots[-1].probe, atol=1e-6)
     assert load_gpt2(folder).cfg["n_layers"] == 2
 
 

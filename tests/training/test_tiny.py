@@ -1,3 +1,6 @@
+"""The tiny attention model's run: it learns the default task, the same seed trains the same run,
+the limits hold, and impossible settings are named."""
+
 import numpy as np
 import pytest
 import torch
@@ -10,9 +13,10 @@ from attention.training.tiny import TrainConfig, Trainer, train
 
 @pytest.fixture(scope="module")
 def trained():
-    return train(TrainConfig())  # the default task, budget and seed
+    return train(TrainConfig())  # the default task, budget and seed (only the slow tests ask for it)
 
 
+@pytest.mark.slow
 def test_default_task_reaches_95_percent_within_the_default_budget(trained):
     assert trained.config.task == "previous" and trained.step == trained.config.steps
     assert trained.accuracies[-1][1] >= 0.95
@@ -21,6 +25,7 @@ def test_default_task_reaches_95_percent_within_the_default_budget(trained):
     assert isinstance(trained.model.attn, MultiHeadAttention)
 
 
+@pytest.mark.slow
 def test_previous_token_attention_looks_one_back(trained):
     assert trained.mean_weight_on_expected() >= 0.9  # over 64 held-out sequences
     weights = trained.probe_weights()[0]  # (T, T), the single head
@@ -46,17 +51,18 @@ def test_global_rng_does_not_change_a_run():
     assert train(TrainConfig(steps=10)).losses == a.losses
 
 
-def test_snapshots_are_bounded_and_free_drops_the_model():
+@pytest.mark.slow
+def test_snapshots_are_bounded_and_stop_drops_the_model():
     trainer = Trainer(TrainConfig(steps=700, snapshot_every=1, d_model=8))
     trainer.train(700)
     assert len(trainer.snapshots) <= tiny.MAX_SNAPSHOTS
     assert trainer.snapshots[0].step == 0 and trainer.snapshots[-1].step == 700
-    trainer.free()
+    trainer.stop()
     assert trainer.model is None and trainer.optimizer is None and trainer.done
 
 
 def test_time_limit_stops_a_run(monkeypatch):
-    monkeypatch.setattr(tiny, "MAX_SECONDS", 0.0)
+    monkeypatch.setattr(Trainer, "limit", 0.0)
     trainer = Trainer(TrainConfig(steps=100))
     trainer.train(100)
     assert trainer.done and trainer.out_of_time and trainer.step == 0
@@ -64,11 +70,23 @@ def test_time_limit_stops_a_run(monkeypatch):
 
 @pytest.mark.parametrize(
     "values, field",
-    [({"task": "nope"}, "task"), ({"heads": 3, "d_model": 16}, "heads"), ({"steps": 0}, "steps"),
-     ({"steps": 10**9}, "steps"), ({"lr": 0.0}, "lr"), ({"task": "sort", "length": 12}, "length"),
-     ({"heads": True}, "heads"), ({"batch": 2.0}, "batch")],
-)  # fmt: skip
+    [
+        ({"task": "nope"}, "task"),
+        ({"heads": 3, "d_model": 16}, "heads"),
+        ({"steps": 0}, "steps"),
+        ({"steps": 10**9}, "steps"),
+        ({"lr": 0.0}, "lr"),
+        ({"task": "sort", "length": 12}, "length"),
+        ({"heads": True}, "heads"),
+        ({"batch": 2.0}, "batch"),
+    ],
+)
 def test_bad_settings_name_the_field(values, field):
     with pytest.raises(ConfigError) as error:
         TrainConfig(**values)
     assert error.value.field == field
+
+
+def test_a_command_lines_values_reach_the_task_and_others_are_left_out():
+    config = Trainer.configure("sort", steps=40, seed=2, layers=1)  # --layers is the induction run's
+    assert (config.task, config.steps, config.seed, config.heads) == ("sort", 40, 2, 2)

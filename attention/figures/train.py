@@ -1,5 +1,5 @@
-"""Watch it learn's figures: the loss and accuracy curves, and the probe's attention per head beside
-the pattern that solves the task."""
+"""Watch it learn's figures (pages/train.py): the loss and accuracy curves, the probe's attention
+per head beside the pattern that solves the task, and the induction run's phase and role curves."""
 
 from __future__ import annotations
 
@@ -22,15 +22,31 @@ from attention.figures.layout import (
 LOSS_AND_ACCURACY = {
     "xaxis": {"title": {"text": "step"}, "rangemode": "tozero"},
     "yaxis": {"title": {"text": "loss"}, "rangemode": "tozero"},
-    "yaxis2": {"title": {"text": "accuracy"}, "overlaying": "y", "side": "right", "range": [0, 1.02],
-               "tickformat": ".0%", "dtick": 0.25, "showgrid": False},
-}  # fmt: skip
+    "yaxis2": {
+        "title": {"text": "accuracy"},
+        "overlaying": "y",
+        "side": "right",
+        "range": [0, 1.02],
+        "tickformat": ".0%",
+        "dtick": 0.25,
+        "showgrid": False,
+    },
+}
 
 
 def step_line(step: int, colour: str = "#555555", dash: str = "dash") -> dict:
     """A vertical line across the plot at `step`: the snapshot shown, or the phase change."""
-    return {"type": "line", "xref": "x", "yref": "paper", "x0": step, "x1": step, "y0": 0, "y1": 1,
-            "line": {"color": colour, "width": 2, "dash": dash}}  # fmt: skip
+    line = {"color": colour, "width": 2, "dash": dash}
+    return {
+        "type": "line",
+        "xref": "x",
+        "yref": "paper",
+        "x0": step,
+        "x1": step,
+        "y0": 0,
+        "y1": 1,
+        "line": line,
+    }
 
 
 def training_curves(

@@ -1,0 +1,290 @@
+"""Watch it learn's player, for any Run (attention/training/run.py): the run a session holds, Play /
+Pause / Stop, the training loop, the scrub slider and the words around them. A view (ui/tiny.py,
+ui/induction.py) says what to draw; `View` lists what it gives.
+
+The buttons act in callbacks, which run before the page: so the run that a click starts already
+draws Pause enabled (a Pause drawn disabled during training could never be clicked). Streamlit
+starts the rerun a click asks for at once, in a thread of its own, while the previous rerun may
+still be inside run.train(): Pause and Stop wait for the step in flight (Run.pause, Run.stop), and
+a rerun that goes on playing takes the run over with a new lease, so one loop trains at a time.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Protocol
+
+import streamlit as st
+
+from attention.slots import TRAININGS
+from attention.training.run import Run
+from ui.slots import wait_for
+
+HELD = "_held_train"  # app.py drops it when the learner leaves this page (frees the model)
+NOTE = "_train_note"  # what the held run was doing: survives leaving the page, unlike HELD
+KEPT = "_train_settings"  # the page's settings, kept while the learner is elsewhere
+PACES = {"watch": 0.15, "fast": 0.0}  # seconds between snapshots; either way the thread yields
+PACE_LABELS = {"watch": "watch it (a short pause per snapshot)", "fast": "as fast as it goes"}
+SLOW = 20.0  # seconds: a run that takes longer at "watch it" pace says so before Play
+
+
+class View(Protocol):
+    """What a view module gives the player and the page."""
+
+    TASKS: dict[str, tuple[str, str]]  # task key -> (label, the attention pattern that solves it)
+    SETTINGS: tuple[str, ...]  # its widgets' keys, kept while the learner is on another page
+    RUN: type[Run]
+
+    def defaults(self, task: str) -> None: ...  # the task's own settings into the widgets
+    def controls(self, task: str): ...  # its words and knobs -> the run's config
+    def extras(self, config) -> None: ...  # buttons beside Play / Pause / Stop
+    def plan(self, config, training: float, pauses: float) -> str: ...  # what Play will do
+    def layout(self) -> dict: ...  # the placeholders draw() fills
+    def draw(self, slots: dict, run, index: int, live: bool) -> None: ...
+    def keep(self, run) -> None: ...  # a finished run, before its model is freed
+    def summary(self, run) -> None: ...  # the words under a finished run
+    def after(self) -> None: ...  # below the run
+
+
+# --- the page's settings ------------------------------------------------------------------------
+
+
+def pick(views: dict[str, View]) -> tuple[str, float]:
+    """The task and the pace (seconds between snapshots); every setting is kept while the learner
+    is on another page, and comes back with them."""
+    s = st.session_state
+    if "tr_task" not in s:  # a first visit, or back from another page (Streamlit forgot the widgets)
+        s["tr_task"] = first = next(iter(views))
+        views[first].defaults(first)
+        s.update(s.get(KEPT, {}))
+    labels = {key: label for view in views.values() for key, (label, _) in view.TASKS.items()}
+    st.selectbox(
+        "Task", list(views), key="tr_task", format_func=labels.get, on_change=lambda: _defaults(views)
+    )
+    task = s["tr_task"]
+    st.caption("The pattern that solves it: " + views[task].TASKS[task][1] + ".")
+    pace = st.radio("Pace", list(PACES), horizontal=True, key="tr_pace", format_func=PACE_LABELS.get)
+    settings = ("tr_task", "tr_pace", *dict.fromkeys(k for view in views.values() for k in view.SETTINGS))
+    s[KEPT] = {k: s[k] for k in settings if k in s}
+    return task, PACES[pace]
+
+
+def _defaults(views: dict[str, View]) -> None:
+    task = st.session_state["tr_task"]
+    views[task].defaults(task)
+
+
+# --- the held run and its buttons ---------------------------------------------------------------
+
+
+def held() -> dict:
+    """This session's run: {"run", "running", "ticket", "waited", "lost"}. Made afresh after the
+    learner left the page; "lost" then says what the run thrown away was doing."""
+    s = st.session_state
+    if HELD not in s:
+        s[HELD] = {"run": None, "running": False, "lost": s.pop(NOTE, None)}
+    return s[HELD]
+
+
+def current(config, make: Callable[[object], Run]) -> Run | None:
+    """The held run for `config`: stopped when the settings changed, made when Play asked for it."""
+    h = held()
+    run = h["run"]
+    if run is not None and run.config != config:  # new settings: a new run
+        run.stop()
+        h.update(run=None, running=False)
+        _leave_line()
+        run = None
+    if h["running"] and run is None:
+        run = h["run"] = make(config)
+    remember(run, h["running"])
+    return run
+
+
+def remember(run: Run | None, running: bool) -> None:
+    """Notes what a run that can go on is doing, outside HELD: leaving the page drops HELD (and frees
+    the model), and coming back says what was thrown away. (Never through held(): a rerun still
+    training after the learner left must not make HELD again.)"""
+    note = None
+    if run is not None and run.resumable:
+        note = {"name": run.name, "step": run.step, "steps": run.config.steps, "running": running}
+    st.session_state[NOTE] = note
+
+
+def new_run() -> None:
+    """Play a new run: current() makes it from the settings of the run that follows."""
+    h = held()
+    if h["run"] is not None:
+        h["run"].stop()
+    h.update(run=None, running=True, waited=0.0, lost=None)
+
+
+def _play() -> None:
+    run = held()["run"]
+    if run is not None and run.resumable:
+        held()["running"] = True
+    else:
+        new_run()
+
+
+def _leave_line() -> None:
+    """The run no longer wants a slot: the next in line goes."""
+    if (ticket := held().get("ticket")) is not None:
+        ticket.release()
+
+
+def _pause() -> None:
+    h = held()
+    h["running"] = False
+    if h["run"] is not None:
+        h["run"].pause()  # the previous rerun's step in flight ends; its loop trains no more
+    _leave_line()
+
+
+def _stop() -> None:
+    h = held()
+    h["running"] = False
+    if h["run"] is not None:
+        h["run"].stop()  # the curves and snapshots stay to look at; the model and optimiser go
+    _leave_line()
+
+
+def buttons(run: Run | None) -> None:
+    b = st.columns([1, 1, 1, 5])
+    running = held()["running"]
+    resume = run is not None and run.resumable
+    b[0].button(
+        "Resume" if resume else "Play",
+        icon=":material/play_arrow:",
+        type="primary",
+        key="tr_play",
+        disabled=running,
+        on_click=_play,
+    )
+    b[1].button("Pause", icon=":material/pause:", key="tr_pause", disabled=not running, on_click=_pause)
+    stoppable = run is not None and not run.stopped
+    b[2].button("Stop", icon=":material/stop:", key="tr_stop", disabled=not stoppable, on_click=_stop)
+
+
+# --- before Play ---------------------------------------------------------------------------------
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _seconds_per_step(_kind: type[Run], config) -> float:
+    return _kind.seconds_per_step(config)
+
+
+def seconds_per_step(kind: type[Run], config) -> float:
+    """Timed once per model shape (Run.timing_config)."""
+    return _seconds_per_step(kind, kind.timing_config(config))
+
+
+def before_play(view: View, config, pace: float) -> None:
+    """What Play will do and about how long it takes; first, what became of a run thrown away when
+    the learner left the page."""
+    lost = held().get("lost")
+    if lost:
+        doing = "training" if lost["running"] else "paused"
+        st.warning(
+            f"Your run ({lost['name']}) was {doing} at step {lost['step']} of {lost['steps']} when you "
+            "left this page. Leaving a page frees the model it trains, so that run is gone: press Play "
+            "to start again.",
+            icon=":material/history:",
+        )
+    kind = view.RUN
+    training = min(kind.limit, config.steps * seconds_per_step(kind, config))
+    pauses = config.steps // config.snapshot_every * pace
+    st.info(view.plan(config, training, pauses))
+
+
+# --- playing -------------------------------------------------------------------------------------
+
+
+def play(run: Run, pace: float, draw: Callable[[int, bool], None], keep: Callable[[Run], None]) -> None:
+    """Train while the run is playing, drawing after every chunk; a Pause or Stop click reruns the
+    page, which ends this loop at the run's next step. A run first waits for a training slot (a
+    lecture hall presses Play at once), saying how many runs are ahead. Any other rerun (the pace,
+    projector mode) keeps its place in line, or its slot, and takes the run over: the page's next
+    run goes on with the same ticket. The slot goes back when the run ends, pauses, stops, fails or
+    its settings change. A finished run is kept by `keep`, then freed."""
+    h = held()
+    if not h["running"]:
+        return
+    ticket, seconds = wait_for(TRAININGS, h, "run", keep_place=True)
+    h["waited"] = h.get("waited", 0.0) + seconds
+    lease = run.lease()  # a rerun still inside this run's train() stops at its next step
+    try:
+        while run.train(run.chunk, lease):
+            ticket.ask()  # the heartbeat: still here
+            remember(run, True)
+            draw(-1, True)
+            # Watching pauses hold the slot: with others in line, skip them so the line moves
+            # (a lecture hall's 30 runs then take ~1 s each, not ~10). sleep(0) still yields.
+            time.sleep(0 if TRAININGS.waiting else pace)
+    except Exception:  # an error, not a rerun: the slot must not stay taken
+        ticket.release()
+        raise
+    if not run.done:  # paused, stopped, or a newer rerun took the run over: that rerun draws it
+        return
+    ticket.release()  # finished: the next in line goes
+    h["running"] = False
+    if run.stop(then=keep):  # the curves and snapshots hold everything left to show
+        st.rerun()  # draw the finished run once more, with the step slider
+
+
+def waited() -> None:
+    """Says how long the run waited for a slot, when it did."""
+    seconds = held().get("waited", 0.0)
+    if seconds >= 1:
+        st.caption(
+            f"This run waited {seconds:.0f} s for a free training slot "
+            f"(this server trains {TRAININGS.capacity} at a time)."
+        )
+
+
+# --- after the loop ------------------------------------------------------------------------------
+
+
+def scrub(run: Run) -> int:
+    """The snapshot to show: the last, or the one the slider picks."""
+    steps = [s.step for s in run.snapshots]
+    if len(steps) < 2:
+        return len(steps) - 1
+    picked = st.select_slider(  # a new key whenever the run has grown: it opens on the last snapshot
+        "Scrub through the saved snapshots (step)",
+        steps,
+        steps[-1],
+        key=f"tr_scrub_{id(run)}_{len(steps)}",
+    )
+    return steps.index(picked)
+
+
+def behind(run: Run, index: int) -> str:
+    """Why the snapshot shown is not the run's step: scrubbed back, or paused between snapshots."""
+    step = run.snapshots[index].step
+    if step == run.step:
+        return ""
+    if index in (-1, len(run.snapshots) - 1):
+        return f" (the last snapshot; the run is at step {run.step})"
+    return f" (scrubbed back; the run reached step {run.step})"
+
+
+def status(run: Run, summary: Callable[[Run], None]) -> None:
+    if run.done:
+        summary(run)
+        waited()
+        if run.out_of_time:
+            st.warning(f"Stopped at the {run.limit:.0f} s limit per run; use fewer steps or a smaller model.")
+    elif run.stopped:
+        st.info(f"Stopped at step {run.step}: the model is freed. Press Play to start again.")
+    else:
+        st.info(f"Paused at step {run.step}. Resume, or scrub back through the snapshots.")
+
+
+def show(view: View, run: Run, pace: float) -> None:
+    """The held run: played while it plays, then drawn at the scrubbed snapshot, with its status."""
+    slots = view.layout()
+    play(run, pace, lambda index, live: view.draw(slots, run, index, live), view.keep)
+    view.draw(slots, run, scrub(run), False)
+    status(run, view.summary)
