@@ -9,7 +9,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-needs_registry = pytest.mark.network  # resolving needs PyPI; skipped with the reason when offline
+
+
+def needs_registry(test):
+    """Resolving needs PyPI (skipped with the reason when offline) and takes ~15 s: slow."""
+    return pytest.mark.slow(pytest.mark.network(test))
 
 
 @pytest.fixture(scope="module")
