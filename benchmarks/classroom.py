@@ -42,10 +42,11 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
+from attention.settings import current
 from deploy.local import ROOT, start_streamlit
 from tests.chromium import launch
 
-REFERENCE = ROOT / "tests" / "bench" / "reference_app.py"
+REFERENCE = Path(__file__).resolve().parent / "reference_app.py"
 SENTENCES = ["Your journey starts with one step", "Hello shiny sun", "Life is short eat dessert first"]
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -513,7 +514,7 @@ def main(argv: list[str] | None = None) -> int:
             finally:
                 proc.terminate()
                 proc.wait(timeout=30)
-    threads = os.environ.get("ATTENTION_TORCH_THREADS", "1 (default)")
+    threads = current().torch_threads or "1 (default)"
     print(f"ATTENTION_TORCH_THREADS={threads}; {os.cpu_count()} cores; think time {args.think} s")
     for name, r in results.items():
         report(name, r)

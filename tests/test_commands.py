@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-MODULES = sorted(set(re.findall(r"python -m ([a-z_.]+)", (ROOT / "README.md").read_text())) - {"pytest"})
+MODULES = sorted(
+    set(re.findall(r"python -m ([a-z_]+(?:\.[a-z_]+)*)\b", (ROOT / "README.md").read_text())) - {"pytest"}
+)
 OLD = [["attention.bundled"], ["attention.training", "bundled"]]  # old invocations, still working
 
 
@@ -23,3 +25,9 @@ def test_a_readme_command_starts(command):
 
 def test_readme_names_the_commands():
     assert {"attention.bench", "attention.training", "benchmarks.classroom"} <= set(MODULES)
+
+
+def test_the_load_script_finds_its_reference_page():
+    from benchmarks import classroom
+
+    assert classroom.REFERENCE.is_file()

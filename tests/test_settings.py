@@ -41,7 +41,8 @@ def test_every_setting_is_read_in_settings_py_alone():
     root = Path(__file__).resolve().parents[1]
     readers = [
         str(path.relative_to(root))
-        for path in [*root.glob("attention/**/*.py"), *root.glob("ui/*.py"), *root.glob("pages/*.py")]
+        for folder in ("attention", "ui", "pages", "benchmarks")
+        for path in root.glob(f"{folder}/**/*.py")
         if path.name != "settings.py"
         and re.search(r"os\.environ|getenv|\bnumber\(\"|\bflag\(", path.read_text())
     ]
