@@ -8,6 +8,24 @@ One room per concept:
     figures/    traces and arrays -> plotly figures and tables, one module per page
     bench/      equivalence with a float64 reference, timing, the scaling sweep
 
-and the few things every room shares: settings.py (every ATTENTION_* setting), slots.py (the
-one concurrency limiter), devices.py (CPU/CUDA/MPS and fallbacks), errors.py (ConfigError).
+and the few things every room shares: settings.py (every ATTENTION_* setting), slots.py (every
+limit on what runs at once), devices.py (CPU/CUDA/MPS and fallbacks), errors.py (ConfigError).
+
+`attention.run`, `attention.ExplorerConfig`, `attention.AttentionTrace` and `attention.ConfigError`
+still answer, as before the rooms: each is looked up when first asked for (no import cycle).
 """
+
+_NAMES = {
+    "run": "attention.chapter3",
+    "ExplorerConfig": "attention.chapter3",
+    "AttentionTrace": "attention.chapter3",
+    "ConfigError": "attention.errors",
+}
+
+
+def __getattr__(name: str):
+    if name not in _NAMES:
+        raise AttributeError(f"module 'attention' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(_NAMES[name]), name)

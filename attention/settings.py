@@ -2,7 +2,8 @@
 
 A value that cannot be used falls back to the default instead of stopping the app from starting.
 `current()` reads the environment when called (cheap), so a test or a restarted server sees a
-change; modules that size something once at import (the slots) read it once.
+change; what is sized once at import (the slots, checkpoint.MAX_MODEL_MB, hub.TIMEOUT) reads it
+once, when the server starts.
 """
 
 from __future__ import annotations

@@ -53,7 +53,6 @@ FITTED_HELP = (
     "scale from the smallest to the 99th percentile (the largest 1% saturate) shows their differences."
 )
 WIDGETS = tuple(f"w_{name}" for name in PARAMS) + ("w_matrix", "w_preset")
-VIEW_KEYS = VIEW_PARAMS  # widget keys named as their URL parameters
 
 
 # --- knobs: widget state <-> config ------------------------------------------------------------
@@ -130,7 +129,7 @@ def _apply_preset() -> None:
 def _load_url(raw: dict[str, tuple[str, ...]]) -> None:
     """The URL's view into the widgets (the session's first run, Back/Forward, an edited link)."""
     s = st.session_state
-    config, notes = from_values({k: v for k, v in raw.items() if k not in VIEW_KEYS})
+    config, notes = from_values({k: v for k, v in raw.items() if k not in VIEW_PARAMS})
     _load(config)
     view, view_notes = explorer_view_values(raw, config)
     s["view"] = VIEW_LABELS[view.get("view", "steps")]
@@ -168,7 +167,7 @@ def explorer_controls() -> tuple[ExplorerConfig, list[str]]:
     """The sentence box and the sidebar knobs -> the config to show, and notes on anything that
     was corrected (bad URL values, impossible combinations)."""
     s = st.session_state
-    url.sync("explorer", WIDGETS + VIEW_KEYS, _load_url)
+    url.sync("explorer", WIDGETS + VIEW_PARAMS, _load_url)
     config, notes = from_values(_raw_values())
     s["_explorer_config"] = config
     st.text_input(  # no max_chars: its counter sits over long text; from_values cuts at MAX_TEXT_CHARS

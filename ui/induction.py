@@ -193,7 +193,7 @@ def keep(run: InductionTrainer) -> None:
 
 
 def _open_link(run: InductionTrainer) -> None:
-    source = getattr(run, "saved", None)
+    source = run.saved
     if source is None:
         return
     layer, head, _ = run.best_heads()["induction"]

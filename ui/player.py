@@ -23,6 +23,7 @@ from ui.slots import wait_for
 
 HELD = "_held_train"  # app.py drops it when the learner leaves this page (frees the model)
 NOTE = "_train_note"  # what the held run was doing: survives leaving the page, unlike HELD
+RUNS: dict[str, type[Run]] = {}  # the kinds of run timed so far, by class name (a plain cache key)
 KEPT = "_train_settings"  # the page's settings, kept while the learner is elsewhere
 PACES = {"watch": 0.15, "fast": 0.0}  # seconds between snapshots; either way the thread yields
 PACE_LABELS = {"watch": "watch it (a short pause per snapshot)", "fast": "as fast as it goes"}
@@ -92,7 +93,7 @@ def current(config, make: Callable[[object], Run]) -> Run | None:
     h = held()
     run = h["run"]
     if run is not None and run.config != config:  # new settings: a new run
-        run.stop()
+        _free(run)
         h.update(run=None, running=False)
         _leave_line()
         run = None
@@ -116,7 +117,7 @@ def new_run() -> None:
     """Play a new run: current() makes it from the settings of the run that follows."""
     h = held()
     if h["run"] is not None:
-        h["run"].stop()
+        _free(h["run"])
     h.update(run=None, running=True, waited=0.0, lost=None)
 
 
@@ -142,11 +143,18 @@ def _pause() -> None:
     _leave_line()
 
 
+def _free(run: Run) -> None:
+    """Stops a run: the curves and snapshots stay to look at; the model and optimiser go. A run
+    that finished is kept first (saved), even when this Stop came before its own play loop could
+    keep it: stop() runs `then` once, whoever stops first."""
+    run.stop(then=held().get("keep") if run.done else None)
+
+
 def _stop() -> None:
     h = held()
     h["running"] = False
     if h["run"] is not None:
-        h["run"].stop()  # the curves and snapshots stay to look at; the model and optimiser go
+        _free(h["run"])
     _leave_line()
 
 
@@ -171,13 +179,14 @@ def buttons(run: Run | None) -> None:
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _seconds_per_step(_kind: type[Run], config) -> float:
-    return _kind.seconds_per_step(config)
+def _seconds_per_step(kind: str, config) -> float:
+    return RUNS[kind].seconds_per_step(config)
 
 
 def seconds_per_step(kind: type[Run], config) -> float:
-    """Timed once per model shape (Run.timing_config)."""
-    return _seconds_per_step(kind, kind.timing_config(config))
+    """Timed once per model shape (Run.timing_config), cached by the run's name and its config."""
+    RUNS[kind.__name__] = kind
+    return _seconds_per_step(kind.__name__, kind.timing_config(config))
 
 
 def before_play(view: View, config, pace: float) -> None:
@@ -211,6 +220,7 @@ def play(run: Run, pace: float, draw: Callable[[int, bool], None], keep: Callabl
     h = held()
     if not h["running"]:
         return
+    h["keep"] = keep  # a Stop that lands as the run finishes keeps it too (_free)
     ticket, seconds = wait_for(TRAININGS, h, "run", keep_place=True)
     h["waited"] = h.get("waited", 0.0) + seconds
     lease = run.lease()  # a rerun still inside this run's train() stops at its next step

@@ -20,10 +20,12 @@ import torch.nn.functional as F
 
 from attention.bench.measure import time_call
 from attention.chapter3 import blog_modules, modules
+from attention.chapter3.config import MAX_TOKENS
 from attention.chapter3.embeddings import embed
 from attention.chapter3.text import tokenize
 from attention.chapter3.variants import VARIANTS
 from attention.devices import available_devices
+from attention.errors import ConfigError
 
 # --- the reference and the shared weights ------------------------------------------------------
 
@@ -339,7 +341,10 @@ def sentence_table(
 ) -> pd.DataFrame:
     """equivalence_table on a sentence: its tokens through a seeded nn.Embedding of width
     d = d_in = d_out (the Explorer's random embedding), weights drawn with the same seed."""
-    x = embed(tokenize(text, tokenizer), "random", d, seed, None).unsqueeze(0)  # (1, T, d)
+    tokens = tokenize(text, tokenizer)
+    if len(tokens) > MAX_TOKENS:
+        raise ConfigError(f"The text has {len(tokens)} tokens; the table takes at most {MAX_TOKENS}.", "text")
+    x = embed(tokens, "random", d, seed, None).unsqueeze(0)  # (1, T, d)
     return equivalence_table(x, d, heads, causal, seed, devices=devices)
 
 

@@ -16,6 +16,7 @@ blog_modules.py.
 
 from __future__ import annotations
 
+import inspect
 import math
 
 import torch
@@ -344,8 +345,8 @@ def reset_parameters(module: nn.Module, generator: torch.Generator) -> nn.Module
                 fan_in = sub.weight.shape[1]
                 bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
                 nn.init.uniform_(sub.bias, -bound, bound, generator=generator)
-        elif hasattr(sub, "reset_parameters"):
-            sub.reset_parameters(generator=generator)
+        elif "generator" in inspect.signature(getattr(sub, "reset_parameters", lambda: 0)).parameters:
+            sub.reset_parameters(generator=generator)  # a module that draws (or sets) its own
         else:
             for p in sub.parameters(recurse=False):
                 p.uniform_(0, 1, generator=generator)  # torch.rand's draw

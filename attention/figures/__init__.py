@@ -6,5 +6,6 @@ Never runs a model; no Streamlit.
     compare.py   Compare: A, B and A − B
     scaling.py   Scaling: time and memory against T, log-log
     train.py     Watch it learn: curves and the probe's attention
+    model.py     Inside a model: every head, one token's lines, head roles, next-token bars, exports
     export.py    tables, CSV and JSON downloads
 """

@@ -144,6 +144,7 @@ class InductionTrainer(Run):
         self.accuracy = 0.0  # smoothed training accuracy on predictable tokens
         self.phase_step: int | None = None
         self.phase_seconds: float | None = None
+        self.saved: str | None = None  # the catalog source it was saved under, once finished
         self.model = reset_parameters(GPTModel(c.model_config), torch.Generator().manual_seed(c.seed))
         self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=c.lr, weight_decay=0.0)
         self.generator = torch.Generator().manual_seed(10_000 + c.seed)

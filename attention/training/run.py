@@ -141,14 +141,15 @@ class Run:
 
     @classmethod
     def seconds_per_step(cls, config, warmup: int = 2, timed: int = 5) -> float:
-        """The pace: one step of `config`'s model on this machine now (a fresh run, `warmup` steps,
-        then `timed` steps timed; snapshots not counted). The fresh run is stopped."""
+        """The pace: one step of `config`'s model on this machine now, by the wall clock (a fresh
+        run, `warmup` steps, then `timed` steps timed, with the snapshots timing_config keeps).
+        The fresh run is stopped."""
         run = cls(cls.timing_config(config))
         try:
             run.train(warmup)
-            before = run.seconds
+            started = time.perf_counter()
             run.train(timed)
-            return (run.seconds - before) / max(1, run.step - warmup)
+            return (time.perf_counter() - started) / max(1, run.step - warmup)
         finally:
             run.stop()
 

@@ -140,3 +140,8 @@ def test_labels_say_each_thing_once(compare):
     options = compare.selectbox(key="cmp_what").options
     assert "weights: softmax output, rows sum to 1" in options
     assert not any("(weight)" in o for o in options)
+
+
+def test_compare_opens_on_the_weights():
+    at = open_page("pages/compare.py")
+    assert not at.exception and at.selectbox(key="cmp_what").value == "weights"

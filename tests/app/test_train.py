@@ -329,3 +329,17 @@ def test_leaving_the_page_gives_the_place_in_line_back(train_page):
         assert TRAININGS.waiting == 0 and mine_id not in TRAININGS._line
     finally:
         other.release()  # a failure here must not hold the process's only slot for the tests after
+
+
+def test_stop_landing_as_a_run_finishes_still_keeps_it():
+    """Stop clicked between the last chunk and the play loop's own keep: the run is kept (saved)
+    once, not freed unsaved."""
+    from ui import player
+
+    run = Trainer(TrainConfig(steps=10))
+    run.train(10)
+    kept = []
+    player.held().update(run=run, running=True, keep=kept.append)
+    player._stop()
+    player._stop()  # a second click: kept once
+    assert run.done and run.stopped and kept == [run]
