@@ -7,7 +7,7 @@ from attention.figures import compare as figures
 from ui import compare
 from ui.cache import cached_trace
 from ui.router import use_router
-from ui.widgets import chart, chart_width, device_caption, show_notes
+from ui.widgets import device_caption, show_notes
 
 use_router()
 
@@ -30,26 +30,7 @@ if len(a.tokens) != len(b.tokens):  # a side's repair shortened or replaced the 
 what, head_a, head_b = compare.what_to_compare(a, b)
 za, zb, why = figures.comparison_matrices(a, b, what, head_a, head_b)
 compare.difference_headline(za, zb, why)
-fixed = st.toggle(
-    "A − B on the same scale as A and B",
-    True,
-    key="cmp_fixed",
-    help="On: a small difference looks small. Off: the scale fits the largest difference, "
-    "so the smallest change is visible (read its size off the colour bar).",
-)
-head_text = "" if what == "output" else ", head {}"
-titles = (f"A: {a.module}{head_text.format(head_a)}", f"B: {b.module}{head_text.format(head_b)}")
-masks = tuple(None if t.mask is None else t.mask.numpy() for t in (a, b))
-charts = figures.comparison_figures(
-    a.tokens.texts, za, zb, titles, what, masks, fixed_difference=fixed, width_px=chart_width(470)
-)
-for row in (
-    charts[:2],
-    charts[2:],
-):  # A beside B, A − B below: each wide enough to read (a phone stacks them)
-    for column, fig in zip(st.columns(2), row, strict=False):
-        with column:
-            chart(fig, key=f"cmp_{fig.data[0].name}")
+compare.difference_charts(a, b, what, (head_a, head_b), (za, zb))
 st.caption(f"Computed on {device_caption(config_a.device)}. Hatched: masked; white in A − B: no change.")
 
 st.header("Every variant, one input, shared weights")

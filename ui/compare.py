@@ -23,6 +23,7 @@ from attention.chapter3.variants import VARIANTS
 from attention.devices import available_devices, device_name
 from attention.figures import compare as figures
 from ui.controls import explorer_settings
+from ui.widgets import chart, chart_width
 
 SIDE_KNOBS = ("variant", "d_out", "heads", "causal", "dropout", "seed")
 TOLERANCE = 1e-5  # float32 against the float64 reference
@@ -205,3 +206,25 @@ def show_table(table: pd.DataFrame, d: int) -> None:
         "qkv_bias=False); F.scaled_dot_product_attention is a function: it ran with MultiHeadAttention's "
         "weights, counted there. " + "".join(f"{key} sits out: {why}. " for key, why in sat_out)
     )
+
+
+def difference_charts(a: AttentionTrace, b: AttentionTrace, what: str, heads: tuple[int, int], z) -> None:
+    """A beside B, A − B below (each wide enough to read; a phone stacks them), with the toggle
+    that puts A − B on A's and B's scale."""
+    fixed = st.toggle(
+        "A − B on the same scale as A and B",
+        True,
+        key="cmp_fixed",
+        help="On: a small difference looks small. Off: the scale fits the largest difference, "
+        "so the smallest change is visible (read its size off the colour bar).",
+    )
+    head_text = "" if what == "output" else ", head {}"
+    titles = (f"A: {a.module}{head_text.format(heads[0])}", f"B: {b.module}{head_text.format(heads[1])}")
+    masks = tuple(None if t.mask is None else t.mask.numpy() for t in (a, b))
+    charts = figures.comparison_figures(
+        a.tokens.texts, *z, titles, what, masks, fixed_difference=fixed, width_px=chart_width(470)
+    )
+    for row in (charts[:2], charts[2:]):
+        for column, fig in zip(st.columns(2), row, strict=False):
+            with column:
+                chart(fig, key=f"cmp_{fig.data[0].name}")
