@@ -54,9 +54,9 @@ def test_a_short_sweep_draws_log_log_charts_and_is_kept(scaling):
     assert len(figures(other)) == 2
 
 
-def test_a_stopped_sweep_shows_what_finished(scaling):
-    at = short(scaling, longest=16)
-    params = {
+def short_params() -> dict:
+    """The settings short() sweeps with (the key its kept and partial results are stored under)."""
+    return {
         "tokens": [8, 16],
         "variants": ["mha", "sdpa"],
         "devices": available_devices(),
@@ -65,6 +65,11 @@ def test_a_stopped_sweep_shows_what_finished(scaling):
         "heads": 4,
         "causal": True,
     }
+
+
+def test_a_stopped_sweep_shows_what_finished(scaling):
+    at = short(scaling, longest=16)
+    params = short_params()
     row = {
         "variant": "mha",
         "module": "MultiHeadAttention (3.6.2)",
@@ -99,15 +104,7 @@ def test_missing_numbers_are_dashes_and_exponents_are_explained(scaling):
     """Never "None"; exponents above 2 explained; no Stop while nothing runs."""
     at = short(scaling, longest=16)
     assert "scaling_stop" not in [b.key for b in at.button]
-    params = {
-        "tokens": [8, 16],
-        "variants": ["mha", "sdpa"],
-        "devices": available_devices(),
-        "modes": ["forward", "trace"],
-        "d": 16,
-        "heads": 4,
-        "causal": True,
-    }
+    params = short_params()
     row = {
         "variant": "mha",
         "module": "M",
