@@ -129,7 +129,6 @@ def what_to_compare(a: AttentionTrace, b: AttentionTrace) -> tuple[str, int, int
     what = c1.selectbox(
         "Compare",
         list(figures.COMPARABLE),
-        index=list(figures.COMPARABLE).index("weights"),  # what the page opens on
         key="cmp_what",
         format_func=lambda n: f"{n}: {figures.COMPARABLE[n]}",
     )
