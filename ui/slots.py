@@ -23,8 +23,11 @@ def wait_for(slots: Slots, held: dict, noun: str, keep_place: bool = False) -> t
     notice, started = st.empty(), time.monotonic()
     try:
         while (ahead := ticket.ask()) > 0:
-            notice.info(f"Waiting: {plural(ahead, noun)} ahead of you ({slots.capacity} at a time on this "
-                        f"server). Yours starts by itself.", icon=":material/hourglass_top:")  # fmt: skip
+            notice.info(
+                f"Waiting: {plural(ahead, noun)} ahead of you ({slots.capacity} at a time on this "
+                f"server). Yours starts by itself.",
+                icon=":material/hourglass_top:",
+            )
             time.sleep(POLL)
     except Exception:  # an error, not a rerun: leave the line
         ticket.release()
