@@ -128,6 +128,7 @@ def test_pages_are_short_compositions():
                 assert node.end_lineno - node.lineno + 1 <= 60, f"{page.name}: {node.name}"
 
 
+@pytest.mark.slow  # ~2.5 s: imports every module in a fresh interpreter
 def test_no_module_of_attention_imports_streamlit():
     names = ", ".join(sorted(n for n in modules() if not n.endswith("__main__")))
     code = f"import sys, {names}; print(sorted(m for m in sys.modules if m.startswith('streamlit')))"

@@ -101,6 +101,7 @@ def test_html_and_markdown_in_the_text_stay_literal_in_every_view(view):
     assert_literal(at)
 
 
+@pytest.mark.slow  # ~3.5 s: two pages, hostile text each
 def test_html_and_markdown_stay_literal_on_learn_and_compare():
     at = open_page("pages/learn.py")
     at.session_state["learn_source"] = "my own sentence"

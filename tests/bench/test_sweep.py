@@ -85,6 +85,7 @@ def test_the_pages_sweep_runs_in_a_child_with_the_servers_threads_and_dies_when_
     assert child.poll() is not None and sweep.error is None  # leaving early killed it
 
 
+@pytest.mark.slow  # ~2 s: a child process that fails
 def test_a_failing_sweep_says_why():
     params = {
         "tokens": [8],

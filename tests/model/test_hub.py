@@ -33,6 +33,7 @@ def silent_server():
     return server
 
 
+@pytest.mark.slow  # 'silent' waits out the hub's timeout (~3 s)
 @pytest.mark.parametrize("kind", ["refused", "silent"])
 def test_no_network_says_which_file_how_large_and_what_to_do_within_ten_seconds(no_cache, monkeypatch, kind):
     if kind == "refused":

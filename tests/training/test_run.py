@@ -82,6 +82,7 @@ def test_stop_pressed_mid_chunk_never_touches_freed_state(make):
     assert not errors, errors
 
 
+@pytest.mark.slow  # 2-3 s of threads pressing Play, Pause and Stop
 def test_many_presses_from_many_threads(make):
     """Stop, Pause and new reruns pressed at once from several threads: no exception, one thread
     in a step at a time, and the run's numbers are those of one uninterrupted run."""
