@@ -10,13 +10,14 @@ TransformerBlock(att, ff, norm1, norm2, drop_shortcut), final_norm, out_head) an
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 import torch
 import torch.nn as nn
 
 from attention.chapter3.modules import MultiHeadAttention
-from attention.chapter3.trace import AttentionTrace
+from attention.chapter3.trace import PER_HEAD, AttentionTrace
 from attention.errors import ConfigError
 
 CONFIG_KEYS = ("vocab_size", "context_length", "emb_dim", "n_heads", "n_layers", "drop_rate", "qkv_bias")
@@ -93,6 +94,30 @@ class TransformerBlock(nn.Module):
         return x
 
 
+# An intervention's hook (GPTModel.run_blocks): (layer, attention) -> None, or (context (N, H, T,
+# head_dim), rows (N,) or None).
+Edit = Callable[[int, AttentionTrace], "tuple[torch.Tensor, torch.Tensor | None] | None"]
+
+
+def with_context(
+    att: MultiHeadAttention,
+    attention: AttentionTrace,
+    context: torch.Tensor,
+    rows: torch.Tensor | None = None,
+    steps_too: bool = True,
+) -> AttentionTrace:
+    """`attention` with `context` (N, H, T, head_dim) going into out_proj instead of its own, the
+    output recomputed as in MultiHeadAttention.forward. Where the batch branches (rows (N,)), the
+    steps before the context follow the rows too (steps_too; a run that keeps no trace skips it)."""
+    n, _, num_tokens, _ = context.shape
+    merged = context.transpose(1, 2).contiguous().view(n, num_tokens, att.d_out)  # (N, T, d_out)
+    changed = {"context": context, "output": att.out_proj(merged)}  # output (N, T, d_out)
+    if rows is not None and steps_too:
+        steps = {name: getattr(attention, name) for name in ("x", *PER_HEAD) if name != "context"}
+        changed |= {name: t[rows] for name, t in steps.items() if t is not None}  # (N, ...)
+    return replace(attention, **changed)
+
+
 @dataclass(frozen=True, eq=False)
 class ModelTrace:
     """One forward pass of a GPTModel: its logits, and each block's attention, step by step."""
@@ -141,8 +166,31 @@ class GPTModel(nn.Module):
         return self.final_norm(self.trf_blocks(x))  # (B, T, emb_dim)
 
     @torch.no_grad()
-    def trace(self, in_idx: torch.Tensor, tokens: tuple[str, ...] = ()) -> ModelTrace:
-        """forward(in_idx), keeping every block's attention trace: one pass, the same logits."""
+    def trace(
+        self, in_idx: torch.Tensor, tokens: tuple[str, ...] = (), edit: Edit | None = None
+    ) -> ModelTrace:
+        """forward(in_idx), keeping every block's attention trace: one pass, the same logits.
+        `edit` is where interventions act (interventions.py; see run_blocks)."""
+        layers = []
+        x = self.run_blocks(in_idx, edit, layers.append)  # (B, T, emb_dim)
+        logits = self.out_head(self.final_norm(x))  # (B, T, vocab_size)
+        layers = tuple(t.to("cpu") for t in layers)
+        return ModelTrace(ids=in_idx.cpu(), logits=logits.cpu(), layers=layers, tokens=tokens)
+
+    @torch.no_grad()
+    def run_blocks(
+        self, in_idx: torch.Tensor, edit: Edit | None = None, keep: Callable | None = None
+    ) -> torch.Tensor:
+        """trace's pass through the blocks (TransformerBlock.forward, with att.trace in place of
+        att): the residual stream after the last block, before final_norm, (B, T, emb_dim); each
+        block's AttentionTrace goes to keep() when given.
+
+        The hook for interventions: edit(layer, attention) -> None leaves the block as it is;
+        (context, rows) puts context (N, H, T, head_dim) in place of the heads' own before
+        out_proj (output recomputed as MultiHeadAttention.forward's tail does). rows (N,): the
+        batch row each of the N rows continues, so one run can branch into many (rows None: the
+        same B rows). Nothing in the model changes: the edit lives in this call only.
+        """
         if in_idx.shape[1] > self.cfg["context_length"]:
             raise ConfigError(
                 f"{in_idx.shape[1]} tokens is over the model's context length, {self.cfg['context_length']}.",
@@ -150,15 +198,17 @@ class GPTModel(nn.Module):
             )
         positions = torch.arange(in_idx.shape[1], device=in_idx.device)
         x = self.drop_emb(self.tok_emb(in_idx) + self.pos_emb(positions))  # (B, T, emb_dim)
-        layers = []
-        for block in self.trf_blocks:  # TransformerBlock.forward, with att.trace in place of att
+        for layer, block in enumerate(self.trf_blocks):
             attention = block.att.trace(block.norm1(x))  # (B, H, T, T) weights and every step before
-            layers.append(attention)
+            if edit is not None and (change := edit(layer, attention)) is not None:
+                context, rows = change
+                attention = with_context(block.att, attention, context, rows, steps_too=keep is not None)
+                x = x if rows is None else x[rows]  # (N, T, emb_dim)
+            if keep is not None:
+                keep(attention)
             x = block.drop_shortcut(attention.output) + x
             x = block.drop_shortcut(block.ff(block.norm2(x))) + x
-        logits = self.out_head(self.final_norm(x))  # (B, T, vocab_size)
-        layers = tuple(t.to("cpu") for t in layers)
-        return ModelTrace(ids=in_idx.cpu(), logits=logits.cpu(), layers=layers, tokens=tokens)
+        return x
 
     @property
     def heads(self) -> int:
