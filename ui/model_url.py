@@ -30,8 +30,6 @@ def load_url(raw: dict[str, tuple[str, ...]]) -> None:
     spec = {
         "model": list(choices) + [k for k in (raw.get("model") or ())[-1:] if k not in choices],
         "view": list(VIEWS),
-        "layer": 64,
-        "head": 64,
         "query": sentence.MAX_TOKENS,
         "temperature": [str(t) for t in TEMPERATURES],
     }
@@ -39,9 +37,11 @@ def load_url(raw: dict[str, tuple[str, ...]]) -> None:
     s["m_source"] = values.get("model", catalog.BUNDLED)
     s["m_text"] = str(raw["text"][-1])[:2000] if raw.get("text") else sentence.SENTENCE
     s["m_view"] = VIEWS[values.get("view", "grid")]
+    # the layer and head are checked against the model's own ranges once it is loaded (view_controls)
+    s["_m_layer_head"] = {k: raw[k] for k in ("layer", "head") if k in raw}
     s.update(
-        m_layer=values.get("layer", 0),
-        m_head=values.get("head", 0),
+        m_layer=0,
+        m_head=0,
         m_query=values.get("query"),
         m_temperature=float(values.get("temperature", 1.0)),
     )
@@ -59,6 +59,18 @@ def token_ids(raw: tuple[str, ...] | None, notes: list[str]) -> list[int]:
     except ValueError:
         notes.append(f"next={str(raw[-1])[:40]!r} is not a list of token ids; appended nothing.")
         return []
+
+
+def layer_head(cfg: dict) -> list[str]:
+    """The URL's layer and head, once per URL load, within the model's own layers and heads (a bad
+    one: layer or head 0); what could not be used is noted."""
+    s = st.session_state
+    asked = s.pop("_m_layer_head", None)
+    if asked is None:
+        return []
+    values, notes = view_values(asked, {"layer": cfg["n_layers"], "head": cfg["n_heads"]})
+    s["m_layer"], s["m_head"] = values.get("layer", 0), values.get("head", 0)
+    return notes
 
 
 def view_name() -> str:

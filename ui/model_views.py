@@ -17,8 +17,8 @@ from attention.model.gpt import GPTModel
 from attention.model.roles import PUBLISHED, ROLES, ranked
 from attention.model.sentence import SentenceView
 from ui import models
-from ui.model_url import TEMPERATURES, VIEWS, share_link, view_name
-from ui.widgets import chart, chart_width, literal
+from ui.model_url import TEMPERATURES, VIEWS, layer_head, share_link, view_name
+from ui.widgets import chart, chart_width, literal, show_notes
 
 
 def model_picker() -> tuple[str, GPTModel, ModelInfo]:
@@ -68,11 +68,19 @@ def model_picker() -> tuple[str, GPTModel, ModelInfo]:
     return source, model, info
 
 
+def _new_sentence() -> None:
+    """A new sentence starts without the tokens appended to the last one."""
+    st.session_state.update(m_appended=[], m_query=None)
+
+
 def sentence_input(info: ModelInfo, context_length: int) -> tuple[str, list[int], tuple[str, ...]]:
     """The sentence box: (the text, its token ids with the appended ones, their display texts).
     A sentence that cannot be used is said so and the example sentence is shown."""
     text = st.text_input(
-        "Sentence", key="m_text", help="Press Enter to apply. A repeated phrase shows induction heads."
+        "Sentence",
+        key="m_text",
+        help="Press Enter to apply. A repeated phrase shows induction heads.",
+        on_change=_new_sentence,
     )
     try:
         ids, tokens = sentence.encode(info, text, context_length, st.session_state["m_appended"])
@@ -97,6 +105,7 @@ def view_controls(cfg: dict, tokens: int) -> tuple[str, int, int]:
     """The view's tabs, the layer and the head: (the view's URL name, layer, head), each kept
     within the model; the query token kept within the sentence."""
     s = st.session_state
+    show_notes(layer_head(cfg))  # a layer or head from the URL, checked against this model
     s["m_layer"], s["m_head"] = min(s["m_layer"], cfg["n_layers"] - 1), min(s["m_head"], cfg["n_heads"] - 1)
     if s["m_view"] is None:  # a click on the chosen view unselects it; set before the widget is drawn
         s["m_view"] = VIEWS["grid"]

@@ -32,7 +32,7 @@ def encode(
     if model_info.symbols:
         index = {s: i for i, s in enumerate(model_info.symbols)}
         words = text.split()
-        unknown = sorted({w for w in words if w not in index})
+        unknown = list(dict.fromkeys(w for w in words if w not in index))  # as typed, each once
         if unknown:
             raise ConfigError(
                 f"This model knows {len(index)} tokens: {' '.join(model_info.symbols[:40])}; "

@@ -240,7 +240,8 @@ class InductionTrainer(Run):
         """The trained model in GPT-2's layout: load_gpt2, Inside a model and transformers open it."""
         names = [symbol(i) for i in range(self.config.vocab)]
         extra = {
-            "name": f"Induction run: {self.config.layers} layers, seed {self.config.seed}, step {self.step}",
+            "name": f"Induction run: {self.config.layers} layer{'s' * (self.config.layers > 1)}, "
+            f"seed {self.config.seed}, step {self.step}",
             "trained_on": "repeated spans of random tokens (Watch it learn's induction task)",
             "vocab": list(names),
             "start_token": START,

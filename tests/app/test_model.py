@@ -209,3 +209,29 @@ def test_the_share_link_holds_the_head_being_looked_at():
     query = parse_qs(link.partition("?")[2])
     assert query["layer"] == ["1"] and query["head"] == ["1"] and query["text"] == ["a b a b"]
     assert "view" not in query  # the link opens on the heads, not on this tab
+
+
+def test_a_new_sentence_clears_the_appended_tokens():
+    at = page(view="next").run()
+    at = at.button(key="m_append").click().run()
+    at = at.button(key="m_append").click().run()
+    assert len(url_params(at)["next"].split(",")) == 2
+    at = (
+        at.text_input(key="m_text")
+        .set_value("The animal didn't cross the street because it was too tired")
+        .run()
+    )
+    assert not at.exception and "next" not in url_params(at)
+    (shown,) = [c.value for c in at.caption if c.value.startswith("Tokens as the model sees them")]
+    assert shown.endswith("·too ·tired")  # nothing the student did not type
+    assert "m_clear" not in [b.key for b in at.button]  # nothing appended to clear
+
+
+def test_a_layer_or_head_out_of_range_names_the_models_own_range():
+    at = page(layer="99", head="4").run()  # the bundled model: 2 layers × 4 heads
+    assert not at.exception
+    said = " ".join(m.value for m in [*at.warning, *at.text]).replace("\\", "")
+    assert "is not a whole number 0..1" in said and "is not a whole number 0..3" in said
+    assert "0..63" not in said
+    assert at.selectbox(key="m_layer").value == 0 and at.selectbox(key="m_head").value == 0
+    assert figures(at)

@@ -166,3 +166,14 @@ def test_the_bundled_model_on_a_gpu_gives_the_cpu_numbers():
     np.testing.assert_allclose(
         on_gpu, roles.head_roles(model.cpu(), range(1000), 50256)["induction"], atol=1e-4
     )
+
+
+def test_a_one_layer_run_is_named_in_the_singular_and_warns_with_the_students_words(monkeypatch, tmp_path):
+    monkeypatch.setattr(catalog, "RUNS", tmp_path)
+    source, folder = catalog.new_run()
+    InductionTrainer(InductionConfig(steps=1, layers=1)).save(folder)
+    assert "Induction run: 1 layer, seed 3, step 0" in catalog.choices()[source]  # not "1 layers"
+    model, info = catalog.load(source)
+    with pytest.raises(ConfigError) as error:  # the Alice sentence: the student's words, as typed, once each
+        sentence.encode(info, sentence.SENTENCE, model.cfg["context_length"])
+    assert "'Alice was beginning to get very tired of' is not one of them" in str(error.value)
