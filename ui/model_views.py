@@ -20,21 +20,66 @@ from ui import models
 from ui.model_url import TEMPERATURES, VIEWS, layer_head, share_link, view_name
 from ui.widgets import chart, chart_width, literal, show_notes
 
+# Below this best score no head is said to have a role (no "Open the best … head" button): a score is
+# the share of a head's attention on the keys its role expects, so under 0.3 most of it goes elsewhere.
+CLEAR_ROLE = 0.3
+
+COPY_MODEL = (
+    "This model learned to copy repeated stretches of tokens, not language: its heads show where a "
+    "repeat is, not grammar."
+)
+
+
+def meaning(info: ModelInfo) -> str:
+    """What the model learned and what its attention patterns can and cannot mean, for a student;
+    built from config.json's attention_explorer.trained_on."""
+    trained_on = info.trained_on.lower()
+    if "repeat" in trained_on or "copy" in trained_on:
+        return COPY_MODEL
+    if not trained_on and catalog.is_hub(info.source):
+        return (
+            "This model learned language from web text: its heads can follow grammar and meaning, "
+            "though one head's pattern is a clue to what it does, not proof."
+        )
+    if trained_on:
+        return (
+            f"This model learned from {literal(info.trained_on)}: its heads show what that taught it, "
+            "nothing more."
+        )
+    return "What this model was trained on is not recorded: read its patterns with care."
+
+
+def _label(source: str) -> str:
+    """The picker's label for a source that is not in the catalogue but was opened."""
+    return f"{source} from the hub" if catalog.is_hub(source) else f"Local: {source}"
+
+
+def _cannot_open(label: str, error: ConfigError) -> None:
+    """For a student: what happened and what is shown instead; the details folded away."""
+    why = str(error).split(". ")[0].rstrip(".")
+    st.error(literal(f"Could not open {label[:100]}: {why[:300]}. Showing the bundled model instead."))
+    with st.expander("Details for the administrator"):
+        st.text(str(error))
+
 
 def model_picker() -> tuple[str, GPTModel, ModelInfo]:
     """The model list (and, unless the server lists its models only, a folder box): the source
-    opened, its model and what it is. A source that cannot be opened is said so and the bundled
-    model is shown."""
+    opened, its model and what it is. A source that cannot be opened is said so once, and the
+    picker shows the bundled model, which is drawn instead."""
     s = st.session_state
     choices = catalog.choices()
-    if s["m_source"] not in choices:  # a folder or repo from the URL or the box
-        try:
-            catalog.check_source(s["m_source"])
-            choices[s["m_source"]] = f"Local: {s['m_source']}"
-        except ConfigError as error:
-            st.error(literal(f"{error} Showing the bundled model instead."))
-            s["m_source"] = catalog.BUNDLED
     listed_only = catalog.listed_only()  # a class server can turn the folder box off (README: A lecture hall)
+    path = "" if listed_only else str(s.get("m_path") or "").strip()
+    source = path or s["m_source"]
+    try:  # opened before the picker is drawn, so that the picker shows what is drawn
+        model, info = models.model(source)
+    except ConfigError as error:
+        _cannot_open(choices.get(source, source), error)
+        source = s["m_source"] = catalog.BUNDLED  # no second try (and message) on the next rerun
+        s["m_path"] = ""
+        model, info = models.model(source)
+    if s["m_source"] not in choices:  # a folder or repo from the URL, opened
+        choices[s["m_source"]] = _label(s["m_source"])
     left, right = (st, None) if listed_only else st.columns([3, 2])
     left.selectbox(
         "Model",
@@ -43,21 +88,13 @@ def model_picker() -> tuple[str, GPTModel, ModelInfo]:
         format_func=choices.get,
         help="The bundled model works offline. Hub models download once (Hugging Face's cache) when picked.",
     )
-    path = ""
     if not listed_only:
-        path = right.text_input(
+        right.text_input(
             "…or a folder on this server",
             key="m_path",
             placeholder="/path/with/config.json",
             help="config.json + model.safetensors in GPT-2's layout (Hugging Face's save_pretrained).",
         )
-    source = path.strip() or s["m_source"]
-    try:
-        model, info = models.model(source)
-    except ConfigError as error:
-        st.error(literal(f"{error} Showing the bundled model instead."))
-        source = catalog.BUNDLED
-        model, info = models.model(source)
     cfg = model.cfg
     st.caption(
         f"**{literal(info.name)}**: {cfg['n_layers']} layers × {cfg['n_heads']} heads, d = {cfg['emb_dim']}, "
@@ -65,6 +102,7 @@ def model_picker() -> tuple[str, GPTModel, ModelInfo]:
         f"context {cfg['context_length']} tokens"
         + (f". Trained on {literal(info.trained_on)}." if info.trained_on else ".")
     )
+    st.caption(meaning(info))
     return source, model, info
 
 
@@ -196,6 +234,12 @@ def head_roles(source: str, model: GPTModel, info: ModelInfo, text: str) -> None
     repeated = sentence.SENTENCE if not info.symbols else " ".join(info.symbols[:6] * 2)
     for column, role in zip(st.columns(4), ROLES, strict=True):
         best = next(r for r in ranked(scores, top=1) if r["role"] == role)
+        if best["score"] < CLEAR_ROLE:
+            column.caption(
+                f"No head of this model has a clear {role} role "
+                f"(best: {best['head']} at {best['score']:.2f})."
+            )
+            continue
         example = repeated if role in ("induction", "duplicate") else text
         column.button(
             f"Open the best {role} head ({best['head']})",

@@ -127,6 +127,11 @@ def info(source: str, folder: Path | None) -> ModelInfo:
     return ModelInfo(source, name, extra.get("trained_on", ""), tuple(extra.get("vocab", ())), extra)
 
 
+def is_hub(source: str) -> bool:
+    """A hub repo id ("owner/name"), not a folder on this machine."""
+    return hub.is_repo_id(source)
+
+
 def needs_download(source: str) -> bool:
     """A hub model whose files are not on this machine yet (the local cache is asked, not the
     network): opening it downloads them first."""

@@ -235,3 +235,69 @@ def test_a_layer_or_head_out_of_range_names_the_models_own_range():
     assert "0..63" not in said
     assert at.selectbox(key="m_layer").value == 0 and at.selectbox(key="m_head").value == 0
     assert figures(at)
+
+
+# --- walkthrough findings: the picker shows what is drawn; roles that no head has; what it learned --
+
+
+def test_a_hub_model_that_cannot_be_downloaded_leaves_the_picker_on_the_bundled_model(monkeypatch, tmp_path):
+    monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")  # nothing listens: the network is unreachable
+    import huggingface_hub.constants as constants
+
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path))
+    at = page().run()
+    at = at.selectbox(key="m_source").set_value("openai-community/gpt2").run()
+    assert not at.exception and len(at.error) == 1
+    assert at.selectbox(key="m_source").value == catalog.BUNDLED  # what is drawn
+    said = at.error[0].value.replace("\\", "")
+    assert "Showing the bundled model instead" in said
+    assert "ATTENTION_MODEL_PATH" not in said  # the administrator's details are folded away
+    (details,) = at.expander
+    assert "ATTENTION_MODEL_PATH" in " ".join(t.value for t in details.text)
+    at = view(at, "Head roles")  # the next view change: no second try, no second message
+    assert not at.exception and not at.error
+    assert at.selectbox(key="m_source").value == catalog.BUNDLED
+
+
+@pytest.mark.parametrize("bad", ["../../etc", "<script>alert(1)</script>", "some/nonexistent-repo"])
+def test_a_model_from_the_url_that_cannot_be_opened_is_not_added_to_the_picker(bad, monkeypatch, tmp_path):
+    monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")  # the hub id: no network either
+    import huggingface_hub.constants as constants
+
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path))
+    at = page(model=bad).run()
+    assert not at.exception and len(at.error) == 1
+    picker = at.selectbox(key="m_source")
+    assert picker.value == catalog.BUNDLED
+    assert not [o for o in picker.options if bad in o or o.startswith("Local:")]
+    assert figures(at)
+    at = view(at, "Next token")
+    assert not at.exception and not at.error
+
+
+def test_a_role_no_head_has_gets_no_button():
+    """The bundled copy model's best duplicate head scores 0.05: no button offers it as one."""
+    at = page(view="roles").run()
+    table = at.dataframe[0].value
+    best = {role: table[table["role"] == role]["score"].max() for role in table["role"].unique()}
+    assert best["duplicate"] < 0.3 and best["induction"] > 0.3
+    keys = [b.key for b in at.button]
+    captions = " ".join(c.value for c in at.caption)
+    for role, score in best.items():
+        if score < 0.3:  # ui.model_views.CLEAR_ROLE
+            assert f"m_open_{role}" not in keys
+            assert f"No head of this model has a clear {role} role" in captions
+            assert f"at {score:.2f})" in captions
+        else:
+            assert f"m_open_{role}" in keys
+
+
+@pytest.mark.parametrize("name", VIEWS)
+def test_every_view_says_what_the_model_learned_and_what_its_patterns_mean(name):
+    at = view(page().run(), name)
+    said = [c.value for c in at.caption if c.value.startswith("This model learned")]
+    assert said == [
+        "This model learned to copy repeated stretches of tokens, not language: its heads show where a "
+        "repeat is, not grammar."
+    ]
+    assert not [c for c in at.caption if "so the patterns mean something" in c.value]
