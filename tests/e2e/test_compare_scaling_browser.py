@@ -3,6 +3,8 @@
 import re
 import subprocess
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
 from tests.e2e.conftest import ARTIFACTS, chart_data, script_done, wait_idle
 
 
@@ -38,7 +40,10 @@ def test_scaling_sweep_shows_progress_and_stop_kills_it(server, page):
     assert _sweeps_running() == 1
     page.get_by_role("button", name="Stop").click()
     page.get_by_text("Stopped after").wait_for(timeout=60_000)
-    page.locator(".js-plotly-plot").first.wait_for(timeout=30_000)  # what finished is drawn
+    try:  # what finished is drawn (plotly's script loads with the page's first chart: give it time)
+        page.locator(".js-plotly-plot").first.wait_for(timeout=60_000)
+    except PlaywrightTimeout as error:  # say what the page showed instead
+        raise AssertionError(page.inner_text("main")[-3000:]) from error
     page.wait_for_timeout(500)
     assert _sweeps_running() == 0  # Stop killed the child process
     assert page.get_by_text("Traceback").count() == 0
