@@ -67,10 +67,9 @@ def short_params() -> dict:
     }
 
 
-def test_a_stopped_sweep_shows_what_finished(scaling):
-    at = short(scaling, longest=16)
-    params = short_params()
-    row = {
+def measured_row(**changes) -> dict:
+    """One row of the sweep's output (T = 8, MultiHeadAttention forward on the CPU), with `changes`."""
+    return {
         "variant": "mha",
         "module": "MultiHeadAttention (3.6.2)",
         "mode": "forward",
@@ -81,7 +80,13 @@ def test_a_stopped_sweep_shows_what_finished(scaling):
         "ms": 0.1,
         "peak_bytes": 4096,
         "attention_bytes": 1024,
-    }
+    } | changes
+
+
+def test_a_stopped_sweep_shows_what_finished(scaling):
+    at = short(scaling, longest=16)
+    params = short_params()
+    row = measured_row(peak_bytes=4096)
     at.session_state["scaling_partial"] = (json.dumps(params, sort_keys=True), [row])
     at = at.run()
     assert "Stopped after 1 measurement;" in at.warning[0].value
@@ -105,18 +110,7 @@ def test_missing_numbers_are_dashes_and_exponents_are_explained(scaling):
     at = short(scaling, longest=16)
     assert "scaling_stop" not in [b.key for b in at.button]
     params = short_params()
-    row = {
-        "variant": "mha",
-        "module": "M",
-        "mode": "forward",
-        "device": "cpu",
-        "tokens": 8,
-        "heads": 4,
-        "d": 16,
-        "ms": 0.1,
-        "peak_bytes": None,
-        "attention_bytes": 1024,
-    }
+    row = measured_row(module="M", peak_bytes=None)
     at.session_state["scaling_partial"] = (json.dumps(params, sort_keys=True), [row])
     table = shown_table(at.run())
     assert table["time exponent"].tolist() == ["—"] and table["peak MiB"].tolist() == ["—"]
