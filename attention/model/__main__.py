@@ -3,7 +3,7 @@
     python -m attention.model ablate --model bundled --text "<|endoftext|>A b c. A b c." --heads 1.1,1.3
         [--mode zero|mean] [--reference TEXT ...] [--top 5] [--json]
     python -m attention.model importance --model bundled --text "…" [--positions 18:33]
-        [--mode zero|mean] [--corrupted TEXT [--answers RIGHT WRONG]] [--json]
+        [--mode zero|mean] [--corrupted TEXT [--answers RIGHT WRONG]] [--method exact|attribution] [--json]
 
 --model: "bundled" (the shipped model, offline), a folder in GPT-2's layout, or a hub repo id
 (downloaded on first use). Token positions count from 0; position t's loss is −log p(token t |
@@ -30,6 +30,8 @@ ablate adds
                every head on this input (roles "previous", "first", "duplicate", "induction")
 
 importance adds
+    method     "exact" | "attribution"    every head run (default), or attribution.py's first-order
+               estimate (one backward pass: seconds for GPT-2 small; approximate, see there)
     positions  [int]          where the loss counts (--positions; default 1..T-1)
     ablation   {"mode": str, "loss": float, "change": grid}   the untouched mean loss, and each
                head alone ablated: its mean loss minus the untouched one
@@ -54,6 +56,7 @@ import torch
 
 from attention.errors import ConfigError
 from attention.model import catalog, roles, sentence, tokenizer
+from attention.model.attribution import attribution_map, attribution_patching_map
 from attention.model.interventions import (
     MODES,
     Ablation,
@@ -114,6 +117,9 @@ def parser() -> argparse.ArgumentParser:
         "--corrupted", help="a corrupted input as long as --text: add a patching map"
     )
     importance_parser.add_argument("--answers", nargs=2, metavar=("RIGHT", "WRONG"), help="one token each")
+    importance_parser.add_argument(
+        "--method", choices=("exact", "attribution"), default="exact", help="attribution: a fast estimate"
+    )
     return top
 
 
@@ -156,9 +162,11 @@ def ablate(args, model, info, ids, tokens) -> dict:
 
 def importance(args, model, info, ids, tokens) -> dict:
     positions = parse_positions(args.positions, len(ids))
-    ablated = ablation_map(model, ids, Metric(positions), args.mode)
+    fast = args.method == "attribution"
+    ablated = (attribution_map if fast else ablation_map)(model, ids, Metric(positions), args.mode)
     out = {
         "schema": SCHEMA.format("importance"),
+        "method": args.method,
         "model": described(args, model, info),
         "ids": ids,
         "tokens": list(tokens),
@@ -169,7 +177,9 @@ def importance(args, model, info, ids, tokens) -> dict:
     if args.corrupted:
         corrupted, shown = sentence.encode(info, args.corrupted, model.cfg["context_length"])
         answers = tuple(one_token(info, a) for a in args.answers) if args.answers else None
-        patched = patching_map(model, ids, corrupted, Metric(positions, answers))
+        patched = (attribution_patching_map if fast else patching_map)(
+            model, ids, corrupted, Metric(positions, answers)
+        )
         out["patching"] = {
             "corrupted_ids": corrupted,
             "corrupted_tokens": list(shown),
@@ -285,7 +295,8 @@ def importance_text(out: dict) -> list[str]:
         f"{model['name']}: {model['layers']} layers x {model['heads']} heads, {len(out['ids'])} tokens; "
         f"loss on positions {positions[0]}..{positions[-1]} ({len(positions)}), "
         f"untouched {ablation['loss']:.3f}",
-        f"change in that loss when each head alone is {ablation['mode']}-ablated:",
+        f"change in that loss when each head alone is {ablation['mode']}-ablated"
+        + (" (attribution: a first-order estimate):" if out["method"] == "attribution" else ":"),
         *_grid(ablation["change"], "+8.3f"),
     ]
     if patching := out["patching"]:

@@ -177,7 +177,6 @@ class GPTModel(nn.Module):
         layers = tuple(t.to("cpu") for t in layers)
         return ModelTrace(ids=in_idx.cpu(), logits=logits.cpu(), layers=layers, tokens=tokens)
 
-    @torch.no_grad()
     def run_blocks(
         self, in_idx: torch.Tensor, edit: Edit | None = None, keep: Callable | None = None
     ) -> torch.Tensor:
@@ -189,7 +188,8 @@ class GPTModel(nn.Module):
         (context, rows) puts context (N, H, T, head_dim) in place of the heads' own before
         out_proj (output recomputed as MultiHeadAttention.forward's tail does). rows (N,): the
         batch row each of the N rows continues, so one run can branch into many (rows None: the
-        same B rows). Nothing in the model changes: the edit lives in this call only.
+        same B rows). Nothing in the model changes: the edit lives in this call only. It runs in
+        the caller's grad mode: trace and the maps under no_grad, attribution with gradients.
         """
         if in_idx.shape[1] > self.cfg["context_length"]:
             raise ConfigError(

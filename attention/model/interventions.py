@@ -133,6 +133,7 @@ class HeadMap:
     metric: Metric
     clean: float | None = None  # patching_map: the clean run's metric
     positions: tuple[int, ...] = ()  # the positions the loss counted (all of them when Metric's are empty)
+    method: str = "exact"  # or "attribution": a first-order estimate (attribution.py)
 
 
 @dataclass(frozen=True)
