@@ -3,6 +3,7 @@ measured live, and the model's next token, one step at a time."""
 
 import streamlit as st
 
+from ui import lab
 from ui import model_views as views
 from ui import models
 from ui.model_url import keep_url, sync_url
@@ -40,6 +41,10 @@ elif shown == "roles":
     views.head_roles(source, model, info, text)
 elif shown == "next":
     views.next_token(view, info, tokens)
+elif shown == "lab":
+    lab.knockout_view(source, model, info, ids, tokens)
+elif shown == "map":
+    lab.importance_view(source, model, info, ids, tokens)
 else:
     views.share(source, text, view, layer, head)
 

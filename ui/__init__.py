@@ -14,7 +14,7 @@ One page's controls and views each (the page in pages/ composes them):
     scaling.py                        Scaling: the sweep with its progress, the sweeps kept
     learn.py, learn_steps.py          Learn: sentence and seed, then each step's sums and questions
     models.py, model_url.py,          Inside a model: models loaded once and shared, its address,
-    model_views.py                    the picker, sentence and its six views
+    model_views.py, lab.py            the picker, sentence and its views; the lab (knock out, importance)
     player.py, tiny.py, induction.py  Watch it learn: Play/Pause/Stop for any Run, and each task's view
 
 Streamlit lives here and in pages/, never in attention/.

@@ -210,6 +210,12 @@ def _open_link(run: InductionTrainer) -> None:
         icon=":material/open_in_new:",
         query_params=link_params(params),
     )
+    st.page_link(  # the lab: does the copy break without it? (its experiments knock out all of them)
+        pages()["model"],
+        label=f"Test it: knock out head {layer}.{head} and watch the copy break",
+        icon=":material/science:",
+        query_params=link_params(params | {"view": "lab", "ko": f"{layer}.{head}"}),
+    )
 
 
 def summary(run: InductionTrainer) -> None:

@@ -1,6 +1,7 @@
-"""Inside a model's address: the model, sentence, view, layer, head, query token, temperature and
-the token ids appended one step at a time, parsed from the URL into the page's widgets and written
-back (none at the opening view: a bare URL)."""
+"""Inside a model's address: the model, sentence, view, layer, head, query token, temperature, the
+token ids appended one step at a time, and the lab's knocked-out heads, mode, map and corrupted
+sentence, parsed from the URL into the page's widgets and written back (none at the opening view:
+a bare URL)."""
 
 from __future__ import annotations
 
@@ -16,10 +17,18 @@ VIEWS = {
     "tokens": "Token view",
     "roles": "Head roles",
     "next": "Next token",
+    "lab": "Knock out heads",
+    "map": "Head importance",
     "share": "Share & export",
 }  # URL name -> the view's label
+MODES = {"zero": "Zero", "mean": "Mean"}  # how a head is knocked out (interventions.MODES)
+MAPS = {"ablation": "Knock out each head", "patching": "Patch each head"}
+METHODS = {"exact": "Exact: every head run", "attribution": "Fast estimate: attribution"}
 TEMPERATURES = [0.5, 0.7, 1.0, 1.5, 2.0]
-WIDGETS = ["m_source", "m_text", "m_view", "m_layer", "m_head", "m_query", "m_temperature", "m_appended"]
+WIDGETS = [
+    *("m_source", "m_text", "m_view", "m_layer", "m_head", "m_query", "m_temperature", "m_appended"),
+    *("m_ko", "m_mode", "m_map", "m_method", "m_corrupted"),
+]
 OPENING = {"model": catalog.BUNDLED, "text": sentence.SENTENCE, "view": "grid", "layer": "0", "head": "0"}
 
 
@@ -32,6 +41,9 @@ def load_url(raw: dict[str, tuple[str, ...]]) -> None:
         "view": list(VIEWS),
         "query": sentence.MAX_TOKENS,
         "temperature": [str(t) for t in TEMPERATURES],
+        "mode": list(MODES),
+        "map": list(MAPS),
+        "method": list(METHODS),
     }
     values, notes = view_values(raw, spec)
     s["m_source"] = values.get("model", catalog.BUNDLED)
@@ -46,6 +58,11 @@ def load_url(raw: dict[str, tuple[str, ...]]) -> None:
         m_temperature=float(values.get("temperature", 1.0)),
     )
     s["m_appended"] = token_ids(raw.get("next"), notes)
+    # the knocked-out heads are checked against the model's own heads in the lab (ui/lab.py)
+    s["_m_ko"], s["m_ko"] = str(raw["ko"][-1])[:400] if raw.get("ko") else "", []
+    s["m_mode"], s["m_map"] = values.get("mode", "zero"), values.get("map", "ablation")
+    s["m_method"] = values.get("method", "exact")
+    s["m_corrupted"] = str(raw["corrupted"][-1])[:2000] if raw.get("corrupted") else ""
     s["_model_notes"] = notes
 
 
@@ -94,6 +111,10 @@ def url_params(source: str, text: str) -> dict[str, str]:
         params["next"] = ",".join(map(str, s["m_appended"]))
     if s["m_temperature"] != 1.0:
         params["temperature"] = str(s["m_temperature"])
+    if s["m_ko"]:
+        params["ko"] = ",".join(s["m_ko"])
+    defaults = {"m_mode": "zero", "m_map": "ablation", "m_method": "exact", "m_corrupted": ""}
+    params |= {key[2:]: s[key] for key, default in defaults.items() if s[key] != default}
     return {} if params == OPENING else params
 
 

@@ -1,6 +1,6 @@
 """Inside a model's caches: each model loaded once per server process and shared read-only by
-every session (30 students must not load 30 copies); its sentence views, layer traces and head
-roles cached by plain values (source, token ids)."""
+every session (30 students must not load 30 copies); its sentence views, layer traces, head
+roles, knockouts and importance maps cached by plain values (source, token ids)."""
 
 from __future__ import annotations
 
@@ -12,14 +12,17 @@ import numpy as np
 import streamlit as st
 
 from attention.chapter3.trace import AttentionTrace
-from attention.model import catalog, sentence
+from attention.model import catalog, lab, sentence
+from attention.model.attribution import attribution_map, attribution_patching_map
 from attention.model.catalog import ModelInfo
 from attention.model.gpt import GPTModel
+from attention.model.interventions import HeadMap, Metric, ablation_map, patching_map
 from attention.model.roles import head_roles
 from attention.model.sentence import SentenceView
-from attention.slots import MODEL_LOADS
+from attention.slots import MODEL_LOADS, SWEEPS
 from ui.slots import wait_for
 
+HEAVY_PARAMETERS = 20_000_000  # an exact map of a larger model waits in the heavy-work line
 _downloading = threading.Lock()  # one download at a time: bandwidth; a long one never blocks a load
 
 
@@ -96,3 +99,45 @@ def layer(source: str, gpt: GPTModel, ids: list[int], index: int) -> AttentionTr
 @st.cache_resource(max_entries=4, show_spinner="Measuring every head's role on probe sequences…")
 def roles(source: str, _gpt: GPTModel, _info: ModelInfo) -> dict[str, np.ndarray]:
     return head_roles(_gpt, _info.probe_vocab, _info.start_token)
+
+
+@st.cache_resource(max_entries=4, ttl=3600, show_spinner=False)  # two (L, H, T, T) grids each: ≤ 19 MB
+def _knockout(source, ids, tokens, heads, mode, _gpt, _info) -> lab.Knockout:
+    return lab.knockout(_gpt, _info, ids, tokens, heads, mode)
+
+
+def knockout(source, gpt, info, ids, tokens, heads, mode) -> lab.Knockout:
+    """The sentence before and after `heads` are knocked out (lab.knockout), cached by value."""
+    return _knockout(source, tuple(ids), tokens, tuple(heads), mode, gpt, info)
+
+
+MAPS = {
+    ("ablation", "exact"): ablation_map,
+    ("ablation", "attribution"): attribution_map,
+    ("patching", "exact"): patching_map,
+    ("patching", "attribution"): attribution_patching_map,
+}
+
+
+@st.cache_resource(max_entries=8, ttl=3600, show_spinner=False)
+def _importance(source, ids, corrupted, kind, method, mode, _gpt) -> HeadMap:
+    metric = Metric(positions=lab.repeat_positions(ids))  # the repeated tokens; none: every token
+    if kind == "ablation":
+        return MAPS[kind, method](_gpt, list(ids), metric, mode)
+    return MAPS[kind, method](_gpt, list(ids), list(corrupted), metric)
+
+
+def importance(source, gpt, ids, corrupted, kind, method, mode) -> HeadMap:
+    """An (L, H) head-importance map, cached by value. An exact map of a model larger than the
+    bundled ones runs ~100 forwards (benchmarks/importance.py): it waits in the heavy-work line
+    (attention.slots.SWEEPS, shared with the scaling sweeps) with the line's length shown."""
+    args = (source, tuple(ids), tuple(corrupted), kind, method, mode)
+    heavy = method == "exact" and sum(p.numel() for p in gpt.parameters()) > HEAVY_PARAMETERS
+    if not heavy:
+        return _importance(*args, gpt)
+    ticket, _ = wait_for(SWEEPS, st.session_state.setdefault("_held_map", {}), "heavy computation")
+    try:
+        with st.spinner("Running every head…"):
+            return _importance(*args, gpt)
+    finally:
+        ticket.release()

@@ -45,16 +45,18 @@ def encode(
         shown = tuple(tokenizer.shown(i) for i in ids)
     if any(not 0 <= i < len(model_info.symbols or range(50257)) for i in appended):
         raise ConfigError("An appended token id is not in the model's vocabulary; appended nothing.", "next")
-    ids = [*ids, *appended]
-    shown = shown + tuple(
-        model_info.symbols[i] if model_info.symbols else tokenizer.shown(i) for i in appended
-    )
+    ids, shown = [*ids, *appended], shown + shown_tokens(model_info, appended)
     limit = min(MAX_TOKENS, context_length)
     if len(ids) > limit:
         raise ConfigError(
             f"The text has {len(ids)} tokens; this page shows at most {limit}. Shorten it.", "tokens"
         )
     return ids, shown
+
+
+def shown_tokens(model_info: ModelInfo, ids: Sequence[int]) -> tuple[str, ...]:
+    """Token ids as the page shows them (GPT-2's: "·" a leading space)."""
+    return tuple(model_info.symbols[i] if model_info.symbols else tokenizer.shown(i) for i in ids)
 
 
 @dataclass(frozen=True, eq=False)

@@ -206,6 +206,9 @@ def test_the_induction_run_draws_the_phase_curves_roles_and_both_layers(inductio
     assert link.label.endswith("in Inside a model") and trainer.saved.startswith("run:")
     layer, head, _ = trainer.best_heads()["induction"]
     assert f"layer={layer}" in link.query_string and f"head={head}" in link.query_string
+    # and one click from the lab, that head knocked out (tests/app/test_lab.py opens such a link)
+    (lab,) = [p.proto for p in at.get("page_link") if p.proto.label.startswith("Test it")]
+    assert "view=lab" in lab.query_string and f"ko={layer}.{head}" in lab.query_string
     assert at.dataframe[0].value["model"].tolist() == ["2 layers"]
 
 

@@ -1,0 +1,188 @@
+"""The intervention lab's figures: the loss on every token before and after a knockout, the top
+next tokens before and after, a head-importance map; and the map's CSV and JSON."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from attention.figures.layout import DIVERGING, cell_numbers, f32, figure, position_axis, title, token_labels
+from attention.model.interventions import HeadMap
+
+BEFORE, AFTER = "#1f5fbf", "#d55e00"  # blue as the untouched model everywhere; vermilion (Okabe-Ito) after
+
+
+def loss_figure(tokens: Sequence[str], loss: dict[str, np.ndarray], repeats: Sequence[int], width_px: int) -> go.Figure:
+    """−log p(token t | tokens before it) at every position, before and after; the repeated tokens
+    (where an earlier copy tells the next one) shaded."""
+    labels = token_labels(tokens)
+    positions = np.arange(len(tokens), dtype=np.int16)
+    data = [
+        {
+            "type": "scatter",
+            "mode": "lines+markers",
+            "x": positions,
+            "y": f32(loss[when]),
+            "name": name,
+            "line": {"color": colour, "width": 2},
+            "marker": {"size": 5},
+            "customdata": labels,
+            "hovertemplate": f"%{{x}}: %{{customdata}}<br>{name}: %{{y:.3f}} nats<extra></extra>",
+        }
+        for when, name, colour in (("before", "untouched", BEFORE), ("after", "knocked out", AFTER))
+    ]
+    shapes = []
+    if repeats:
+        shapes.append(
+            {
+                "type": "rect",
+                "xref": "x",
+                "yref": "paper",
+                "x0": repeats[0] - 0.5,
+                "x1": repeats[-1] + 0.5,
+                "y0": 0,
+                "y1": 1,
+                "fillcolor": "#999999",
+                "opacity": 0.15,
+                "line": {"width": 0},
+                "layer": "below",
+            }
+        )
+    return figure(
+        data,
+        {
+            "title": title("Loss on each token: −log p(token | the tokens before it), in nats", size=14),
+            "xaxis": position_axis(labels, "token (grey: repeated, an earlier copy tells it)")
+            | {"tickangle": -60},
+            "yaxis": {"title": {"text": "loss (nats)"}, "rangemode": "tozero"},
+            "shapes": shapes,
+            "legend": {"orientation": "h", "y": 1.02, "x": 1, "xanchor": "right", "yanchor": "bottom"},
+            "height": 380,
+            "width": width_px,
+            "margin": {"l": 10, "r": 10, "t": 60, "b": 10},
+        },
+    )
+
+
+def next_figure(next_tokens: dict[str, list[tuple[int, str, float]]], narrow: bool = False) -> go.Figure:
+    """The top next tokens after the last one, untouched and knocked out, side by side (stacked on
+    a phone); each most likely on top."""
+    data, layout = [], {}
+    for i, (when, name, colour) in enumerate((("before", "untouched", BEFORE), ("after", "knocked out", AFTER))):
+        rows = next_tokens[when]
+        suffix = "" if i == 0 else "2"
+        probabilities = f32([p for _, _, p in rows])
+        data.append(
+            {
+                "type": "bar",
+                "orientation": "h",
+                "x": probabilities,
+                "y": np.arange(len(rows), dtype=np.int16),
+                "text": [f"{p:.1%}" for p in probabilities],
+                "textposition": "outside",
+                "marker": {"color": colour},
+                "name": name,
+                "xaxis": f"x{suffix}",
+                "yaxis": f"y{suffix}",
+                "hovertemplate": "%{x:.4f}<extra></extra>",
+            }
+        )
+        domain = ([0, 1], [0.55 * (1 - i), 0.45 + 0.55 * (1 - i)]) if narrow else ([0.55 * i, 0.45 + 0.55 * i], [0, 1])
+        layout[f"xaxis{suffix}"] = {
+            "domain": domain[0],
+            "range": [0, min(1.0, float(probabilities.max()) * 1.3 + 0.05)],
+            "title": {"text": f"probability, {name}"},
+        }
+        layout[f"yaxis{suffix}"] = {
+            "domain": domain[1],
+            "tickmode": "array",
+            "tickvals": list(range(len(rows))),
+            "ticktext": token_labels([text for _, text, _ in rows]),
+            "autorange": "reversed",
+            "anchor": f"x{suffix}",
+        }
+    rows = max(len(r) for r in next_tokens.values())
+    return figure(
+        data,
+        layout
+        | {
+            "title": title("The next token after the last one: top 10, untouched | knocked out", size=14),
+            "showlegend": False,
+            "height": (2 if narrow else 1) * (60 + 26 * rows) + 60,
+            "margin": {"l": 10, "r": 30, "t": 50, "b": 10},
+        },
+    )
+
+
+def importance_figure(grid: HeadMap, kind: str, width_px: int) -> go.Figure:
+    """An (L, H) head-importance map: for ablation, the change in loss when each head alone is
+    knocked out (diverging around 0: red, the loss rises without it); for patching, the share of
+    the clean prediction a head alone brings back (0..1 and beyond)."""
+    values = grid.values
+    layers, heads = values.shape
+    estimated = " (attribution estimate)" if grid.method == "attribution" else ""
+    if kind == "ablation":
+        bound = max(float(np.nanmax(np.abs(values))), 1e-6)
+        scale = {"zmin": -bound, "zmax": bound, "colorscale": DIVERGING}
+        heading = f"Change in loss when a head alone is knocked out, nats{estimated}"
+        hover = "head %{y}.%{x}<br>loss change %{z:+.4f} nats<extra></extra>"
+        text = "%{z:+.2f}"
+    else:
+        bound = max(1.0, float(np.nanmax(np.abs(values))))
+        scale = {"zmin": -bound, "zmax": bound, "colorscale": DIVERGING}
+        heading = f"Share of the clean prediction a head alone brings back{estimated}"
+        hover = "head %{y}.%{x}<br>recovery %{z:.4f} (1 = clean)<extra></extra>"
+        text = "%{z:.0%}"
+    data = [
+        {
+            "type": "heatmap",
+            "z": f32(values),
+            **scale,
+            "xgap": 1,
+            "ygap": 1,
+            "colorbar": {"thickness": 10},
+            "hovertemplate": hover,
+            **cell_numbers(heads, width_px) | {"texttemplate": text if heads <= 16 else ""},
+        }
+    ]
+    return figure(
+        data,
+        {
+            "title": title(heading, size=14),
+            "xaxis": {"title": {"text": "head"}, "tickmode": "linear", "dtick": 1, "side": "top"},
+            "yaxis": {"title": {"text": "layer"}, "tickmode": "linear", "dtick": 1, "autorange": "reversed"},
+            "width": width_px,
+            "height": 130 + min(40, max(24, width_px // (heads + 2))) * layers,
+            "margin": {"l": 10, "r": 10, "t": 80, "b": 10},
+        },
+    )
+
+
+def map_csv(grid: HeadMap, kind: str) -> str:
+    """One row per head: layer, head, and its value (loss change in nats, or recovery)."""
+    column = "loss_change" if kind == "ablation" else "recovery"
+    rows = [{"layer": l, "head": h, column: float(grid.values[l, h])} for l, h in np.ndindex(grid.values.shape)]
+    return pd.DataFrame(rows).to_csv(index=False)
+
+
+def map_json(grid: HeadMap, kind: str, source: str, ids: Sequence[int], tokens: Sequence[str], corrupted=None) -> str:
+    """The map with what it was measured on (the keys of `python -m attention.model importance`)."""
+    out = {
+        "schema": "attention-explorer/map/1",
+        "model": source,
+        "kind": kind,
+        "method": grid.method,
+        "metric": grid.metric.name,
+        "ids": list(ids),
+        "tokens": list(tokens),
+        "positions": list(grid.positions),
+        "values": grid.values.tolist(),
+        "base": grid.base,
+    }
+    if kind == "patching":
+        out |= {"corrupted_ids": list(corrupted or ()), "clean": grid.clean, "corrupted": grid.base}
+    return json.dumps(out)

@@ -1,0 +1,189 @@
+"""Inside a model's lab: knock heads out and see what changes (the loss on each token, the next
+token, every head's attention), and map every head's importance by ablation or patching. The
+numbers come from attention.model.lab and interventions through ui.models' caches; the words
+under each result are lab.say_*'s, written from those numbers."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from attention.errors import ConfigError
+from attention.figures import lab as figures
+from attention.figures.model import model_grid
+from attention.model import lab, sentence
+from attention.model.catalog import ModelInfo
+from attention.model.gpt import GPTModel
+from attention.model.interventions import check_heads, parse_heads
+from ui import models
+from ui.model_url import MAPS, METHODS, MODES
+from ui.widgets import chart, chart_width, copy_link_button, literal, narrow, show_notes
+
+
+def repeated_sentence(info: ModelInfo) -> str:
+    """A sentence whose second half repeats its first: the experiments' stage."""
+    return sentence.SENTENCE if not info.symbols else " ".join(info.symbols[:8] * 2)
+
+
+def _heads_from_url(model: GPTModel) -> list[str]:
+    """?ko=1.0,1.3, once per URL load, kept to the heads this model has; what could not be used is noted."""
+    asked = st.session_state.pop("_m_ko", "")
+    if not asked:
+        return []
+    try:
+        heads = parse_heads(asked)
+        check_heads(model, heads)
+    except ConfigError as error:
+        show_notes([f"ko={asked[:40]!r}: {error} Knocked out no head."])
+        return []
+    return [lab.head_name(h) for h in dict.fromkeys(heads)]
+
+
+def _run_experiment(heads: tuple, text: str) -> None:
+    st.session_state.update(m_ko=[lab.head_name(h) for h in heads], m_text=text, m_appended=[], m_query=None)
+
+
+def experiments(source: str, model: GPTModel, info: ModelInfo) -> None:
+    """The three classic experiments, a button each, on a sentence that shows them; an experiment
+    whose heads this model lacks says so instead."""
+    scores = models.roles(source, model, info)
+    for column, (name, label) in zip(st.columns(3), lab.EXPERIMENTS.items(), strict=True):
+        try:
+            heads = lab.experiment_heads(name, scores)
+        except ConfigError as error:
+            column.caption(literal(str(error)))
+            continue
+        column.button(
+            f"{label} ({', '.join(map(lab.head_name, heads))})",
+            key=f"m_exp_{name}",
+            on_click=_run_experiment,
+            args=(heads, repeated_sentence(info)),
+            use_container_width=True,
+            help="Runs on a repeated phrase: the second copy is where the model's copying shows.",
+        )
+
+
+def head_picker(model: GPTModel) -> tuple[list[str], str]:
+    """Which heads to knock out and how: (["1.0", ...], "zero" | "mean")."""
+    s = st.session_state
+    options = [f"{layer}.{head}" for layer in range(model.layers) for head in range(model.heads)]
+    s["m_ko"] = _heads_from_url(model) or [h for h in s["m_ko"] if h in options]
+    s["m_mode"] = s["m_mode"] or "zero"  # a click on the chosen mode unselects it; set before it is drawn
+    left, right = st.columns([3, 1])
+    left.multiselect(
+        "Heads to knock out (layer.head)",
+        options,
+        key="m_ko",
+        placeholder="Pick heads, or run an experiment above",
+    )
+    right.segmented_control(
+        "How",
+        list(MODES),
+        key="m_mode",
+        format_func=MODES.get,
+        help="Zero: the head writes nothing. Mean: it writes its average over this sentence's positions "
+        "(keeps the constant part of what it writes; the usual choice in papers).",
+    )
+    return s["m_ko"], s["m_mode"]
+
+
+def knockout_view(source: str, model: GPTModel, info: ModelInfo, ids: list[int], tokens: tuple[str, ...]) -> None:
+    """Pick heads (or run an experiment), then the sentence before and after, with what it shows."""
+    st.caption(
+        "A head's pattern shows where it looks, not what it does. Knock heads out (remove what they write "
+        "into the model) and see what changes: the loss on each token, the next token, the other heads."
+    )
+    experiments(source, model, info)
+    picked, mode = head_picker(model)
+    if not picked:
+        st.info("Pick at least one head to knock out, or run one of the experiments above.")
+        return
+    result = models.knockout(source, model, info, ids, tokens, parse_heads(",".join(picked)), mode)
+    st.markdown(" ".join(literal(words) for words in lab.say_knockout(result)))
+    chart(figures.loss_figure(tokens, result.loss, result.repeats, chart_width(1100)), key="m_ko_loss")
+    chart(figures.next_figure(result.next, narrow()), key="m_ko_next")
+    st.markdown(
+        "**Every head's attention**, knocked out and untouched. A knocked-out head still looks where it "
+        "looked (only what it writes is gone); a later head that read it can look elsewhere."
+    )
+    after, before = st.tabs(["Knocked out", "Untouched"])
+    with after:
+        chart(model_grid(result.weights["after"]), key="m_ko_grid_after")
+    with before:
+        chart(model_grid(result.weights["before"]), key="m_ko_grid_before")
+    st.caption("This page's address holds the heads and the mode: share it to show the same knockout.")
+    copy_link_button()
+
+
+def corrupted_input(info: ModelInfo, ids: list[int], context_length: int) -> tuple[list[int], tuple[str, ...]]:
+    """The corrupted sentence for patching: typed (as many tokens as the sentence), or the sentence
+    with its first copy changed (lab.corrupted_twin). ConfigError when neither can be used."""
+    typed = st.text_input(
+        "Corrupted sentence (as many tokens as yours)",
+        key="m_corrupted",
+        placeholder="Empty: your sentence with the first copy of its repeated phrase changed",
+        help="Patching copies a head's output from your sentence (clean) into this one.",
+    )
+    if typed.strip():
+        corrupted, shown = sentence.encode(info, typed, context_length)
+        if len(corrupted) != len(ids):
+            raise ConfigError(
+                f"The corrupted sentence has {len(corrupted)} tokens and yours {len(ids)}: patching "
+                "needs the same number, position by position. Change a word for another of the same length.",
+                "corrupted",
+            )
+        return corrupted, shown
+    corrupted = lab.corrupted_twin(info, ids)
+    return corrupted, sentence.shown_tokens(info, corrupted)
+
+
+def importance_view(
+    source: str, model: GPTModel, info: ModelInfo, ids: list[int], tokens: tuple[str, ...]
+) -> None:
+    """Every head alone, knocked out or patched: an (L, H) map, what it shows, and its export."""
+    s = st.session_state
+    st.caption(
+        "Which heads matter for this prediction? Every head alone is knocked out (or patched from your "
+        "sentence into a corrupted one) and the change is measured on the repeated tokens, where an "
+        "earlier copy tells the next one (every token when nothing repeats)."
+    )
+    s["m_map"], s["m_method"] = s["m_map"] or "ablation", s["m_method"] or "exact"  # as m_mode
+    left, right = st.columns(2)
+    left.segmented_control("Map", list(MAPS), key="m_map", format_func=MAPS.get)
+    right.segmented_control(
+        "Method",
+        list(METHODS),
+        key="m_method",
+        format_func=METHODS.get,
+        help="Exact runs the model once per head. The estimate (attribution patching) takes one backward "
+        "pass: seconds for a big model, but approximate; check a head it names with a knockout.",
+    )
+    kind, method = s["m_map"], s["m_method"]
+    corrupted = ()
+    try:
+        if kind == "patching":
+            corrupted, shown = corrupted_input(info, ids, model.cfg["context_length"])
+            st.caption("Corrupted: " + literal(" ".join(shown[:60])) + (" …" if len(shown) > 60 else ""))
+        grid = models.importance(source, model, ids, corrupted, kind, method, s["m_mode"])
+    except ConfigError as error:
+        st.warning(literal(str(error)))
+        return
+    if kind == "ablation":
+        st.caption(f"Knocked out by: {MODES[s['m_mode']].lower()} (set it in Knock out heads).")
+    st.markdown(" ".join(literal(words) for words in lab.say_map(grid, kind)))
+    chart(figures.importance_figure(grid, kind, chart_width(720)), key="m_map_chart")
+    left, right = st.columns(2)
+    left.download_button(
+        "The map (CSV)",
+        lambda: figures.map_csv(grid, kind),
+        file_name=f"{kind}_map.csv",
+        mime="text/csv",
+        on_click="ignore",
+    )
+    right.download_button(
+        "The map and its inputs (JSON)",
+        lambda: figures.map_json(grid, kind, source, ids, tokens, corrupted),
+        file_name=f"{kind}_map.json",
+        mime="application/json",
+        on_click="ignore",
+    )
+    copy_link_button()
