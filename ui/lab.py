@@ -53,13 +53,14 @@ def experiments(source: str, model: GPTModel, info: ModelInfo) -> None:
             column.caption(literal(str(error)))
             continue
         column.button(
-            f"{label} ({', '.join(map(lab.head_name, heads))})",
+            label,
             key=f"m_exp_{name}",
             on_click=_run_experiment,
             args=(heads, repeated_sentence(info)),
             use_container_width=True,
             help="Runs on a repeated phrase: the second copy is where the model's copying shows.",
         )
+        column.caption(f"Heads {', '.join(map(lab.head_name, heads))}")
 
 
 def head_picker(model: GPTModel) -> tuple[list[str], str]:
@@ -67,7 +68,6 @@ def head_picker(model: GPTModel) -> tuple[list[str], str]:
     s = st.session_state
     options = [f"{layer}.{head}" for layer in range(model.layers) for head in range(model.heads)]
     s["m_ko"] = _heads_from_url(model) or [h for h in s["m_ko"] if h in options]
-    s["m_mode"] = s["m_mode"] or "zero"  # a click on the chosen mode unselects it; set before it is drawn
     left, right = st.columns([3, 1])
     left.multiselect(
         "Heads to knock out (layer.head)",
@@ -75,7 +75,15 @@ def head_picker(model: GPTModel) -> tuple[list[str], str]:
         key="m_ko",
         placeholder="Pick heads, or run an experiment above",
     )
-    right.segmented_control(
+    mode_control(right)
+    return s["m_ko"], s["m_mode"]
+
+
+def mode_control(where) -> None:
+    """Zero or mean: how a knocked-out head is replaced (one setting for the knockout and the map)."""
+    s = st.session_state
+    s["m_mode"] = s["m_mode"] or "zero"  # a click on the chosen mode unselects it; set before it is drawn
+    where.segmented_control(
         "How",
         list(MODES),
         key="m_mode",
@@ -83,7 +91,6 @@ def head_picker(model: GPTModel) -> tuple[list[str], str]:
         help="Zero: the head writes nothing. Mean: it writes its average over this sentence's positions "
         "(keeps the constant part of what it writes; the usual choice in papers).",
     )
-    return s["m_ko"], s["m_mode"]
 
 
 def knockout_view(source: str, model: GPTModel, info: ModelInfo, ids: list[int], tokens: tuple[str, ...]) -> None:
@@ -147,8 +154,10 @@ def importance_view(
         "earlier copy tells the next one (every token when nothing repeats)."
     )
     s["m_map"], s["m_method"] = s["m_map"] or "ablation", s["m_method"] or "exact"  # as m_mode
-    left, right = st.columns(2)
+    left, middle, right = st.columns([2, 1, 2])
     left.segmented_control("Map", list(MAPS), key="m_map", format_func=MAPS.get)
+    if s["m_map"] == "ablation":
+        mode_control(middle)
     right.segmented_control(
         "Method",
         list(METHODS),
@@ -167,8 +176,6 @@ def importance_view(
     except ConfigError as error:
         st.warning(literal(str(error)))
         return
-    if kind == "ablation":
-        st.caption(f"Knocked out by: {MODES[s['m_mode']].lower()} (set it in Knock out heads).")
     st.markdown(" ".join(literal(words) for words in lab.say_map(grid, kind)))
     chart(figures.importance_figure(grid, kind, chart_width(720)), key="m_map_chart")
     left, right = st.columns(2)

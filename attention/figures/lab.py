@@ -55,10 +55,10 @@ def loss_figure(tokens: Sequence[str], loss: dict[str, np.ndarray], repeats: Seq
     return figure(
         data,
         {
-            "title": title("Loss on each token: −log p(token | the tokens before it), in nats", size=14),
+            "title": title("Loss on each token (nats)", size=14),
             "xaxis": position_axis(labels, "token (grey: repeated, an earlier copy tells it)")
             | {"tickangle": -60},
-            "yaxis": {"title": {"text": "loss (nats)"}, "rangemode": "tozero"},
+            "yaxis": {"title": {"text": "−log p(token | tokens before)"}, "rangemode": "tozero"},
             "shapes": shapes,
             "legend": {"orientation": "h", "y": 1.02, "x": 1, "xanchor": "right", "yanchor": "bottom"},
             "height": 380,
@@ -96,6 +96,7 @@ def next_figure(next_tokens: dict[str, list[tuple[int, str, float]]], narrow: bo
             "domain": domain[0],
             "range": [0, min(1.0, float(probabilities.max()) * 1.3 + 0.05)],
             "title": {"text": f"probability, {name}"},
+            "anchor": f"y{suffix}",
         }
         layout[f"yaxis{suffix}"] = {
             "domain": domain[1],
@@ -110,7 +111,7 @@ def next_figure(next_tokens: dict[str, list[tuple[int, str, float]]], narrow: bo
         data,
         layout
         | {
-            "title": title("The next token after the last one: top 10, untouched | knocked out", size=14),
+            "title": title("Next token: untouched | knocked out", size=14),
             "showlegend": False,
             "height": (2 if narrow else 1) * (60 + 26 * rows) + 60,
             "margin": {"l": 10, "r": 30, "t": 50, "b": 10},
@@ -124,17 +125,17 @@ def importance_figure(grid: HeadMap, kind: str, width_px: int) -> go.Figure:
     the clean prediction a head alone brings back (0..1 and beyond)."""
     values = grid.values
     layers, heads = values.shape
-    estimated = " (attribution estimate)" if grid.method == "attribution" else ""
+    estimated = " (estimate)" if grid.method == "attribution" else ""
     if kind == "ablation":
         bound = max(float(np.nanmax(np.abs(values))), 1e-6)
         scale = {"zmin": -bound, "zmax": bound, "colorscale": DIVERGING}
-        heading = f"Change in loss when a head alone is knocked out, nats{estimated}"
+        heading = f"Loss change, one head knocked out (nats){estimated}"
         hover = "head %{y}.%{x}<br>loss change %{z:+.4f} nats<extra></extra>"
         text = "%{z:+.2f}"
     else:
         bound = max(1.0, float(np.nanmax(np.abs(values))))
         scale = {"zmin": -bound, "zmax": bound, "colorscale": DIVERGING}
-        heading = f"Share of the clean prediction a head alone brings back{estimated}"
+        heading = f"Recovery, one head patched (1 = clean){estimated}"
         hover = "head %{y}.%{x}<br>recovery %{z:.4f} (1 = clean)<extra></extra>"
         text = "%{z:.0%}"
     data = [
@@ -153,11 +154,11 @@ def importance_figure(grid: HeadMap, kind: str, width_px: int) -> go.Figure:
         data,
         {
             "title": title(heading, size=14),
-            "xaxis": {"title": {"text": "head"}, "tickmode": "linear", "dtick": 1, "side": "top"},
-            "yaxis": {"title": {"text": "layer"}, "tickmode": "linear", "dtick": 1, "autorange": "reversed"},
+            "xaxis": {"tickvals": list(range(heads)), "ticktext": [f"head {h}" for h in range(heads)], "side": "top"},
+            "yaxis": {"tickvals": list(range(layers)), "ticktext": [f"layer {l}" for l in range(layers)], "autorange": "reversed", "automargin": True},
             "width": width_px,
             "height": 130 + min(40, max(24, width_px // (heads + 2))) * layers,
-            "margin": {"l": 10, "r": 10, "t": 80, "b": 10},
+            "margin": {"l": 10, "r": 10, "t": 70, "b": 10},
         },
     )
 

@@ -216,7 +216,12 @@ def say_map(grid: HeadMap, kind: str) -> list[str]:
     return [
         f"Patched alone from the clean sentence into the corrupted one, the heads that bring back most of "
         f"the clean prediction{estimate}: {', '.join(top)}.",
-        f"The clean sentence scores {grid.clean:.2f}, the corrupted {grid.base:.2f}; 100% means a head alone "
-        "restores the clean score, 0% that it changes nothing; heads whose information is needed together "
-        "each restore only part.",
+        (
+            f"The loss on those tokens is {grid.clean:.2f} nats on the clean sentence and {grid.base:.2f} on "
+            "the corrupted one"
+            if grid.metric.name == "loss"
+            else f"The logit difference is {grid.clean:.2f} clean and {grid.base:.2f} corrupted"
+        )
+        + "; 100% means a head alone brings the clean value back, 0% that it changes nothing; heads that "
+        "are needed together each bring back only part.",
     ]

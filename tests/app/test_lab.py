@@ -44,11 +44,8 @@ def test_the_lab_opens_with_no_head_picked_and_says_what_to_do():
     at = page().run()
     assert not at.exception and at.multiselect(key="m_ko").value == []
     assert "Pick at least one head to knock out" in said(at)
-    assert [b.label for b in at.button] == [
-        "Knock out the induction heads (1.0, 1.1, 1.2, 1.3)",
-        "Knock out the previous-token heads (0.1, 0.2)",
-        "Knock out every head of layer 0 (0.0, 0.1, 0.2, 0.3)",
-    ]
+    assert [b.label for b in at.button] == list(lab.EXPERIMENTS.values())
+    assert {"Heads 1.0, 1.1, 1.2, 1.3", "Heads 0.1, 0.2", "Heads 0.0, 0.1, 0.2, 0.3"} <= {c.value for c in at.caption}
 
 
 @pytest.mark.parametrize("experiment", list(lab.EXPERIMENTS))
@@ -66,7 +63,7 @@ def test_each_experiment_is_one_click_and_shows_the_models_own_numbers(bundled, 
     np.testing.assert_allclose(lines["untouched"][1:], expected.loss["before"][1:], rtol=1e-5)
     assert "went from 0.07 to" in words(at)
     # the next tokens, untouched | knocked out, are the model's own
-    bars = figure(at, "The next token after the last one")
+    bars = figure(at, "Next token: untouched | knocked out")
     assert decode(bars["data"][1]["x"])[0] == pytest.approx(expected.next["after"][0][2], rel=1e-5)
     # every head's attention, knocked out and untouched
     grids = [f for f in (json.loads(c.proto.spec) for c in at.get("plotly_chart")) if f["data"][0]["type"] == "heatmap"]
@@ -127,7 +124,7 @@ def test_bad_input_in_the_lab_gets_a_clear_message_and_the_page_goes_on(params, 
 
 
 def map_z(at) -> np.ndarray:
-    fig = figure(at, "Change in loss" if at.segmented_control(key="m_map").value == "ablation" else "Share of")
+    fig = figure(at, "Loss change" if at.segmented_control(key="m_map").value == "ablation" else "Recovery")
     return decode(fig["data"][0]["z"])
 
 
@@ -143,6 +140,9 @@ def test_the_ablation_map_is_the_backends_exact_map_then_its_estimate(bundled):
     np.testing.assert_allclose(map_z(at), attribution_map(model, ids, metric).values, rtol=1e-5, atol=1e-6)
     assert "estimated by attribution" in words(at)
     assert url_params(at)["method"] == "attribution"
+    at = at.segmented_control(key="m_method").set_value("exact").run()
+    at = at.segmented_control(key="m_mode").set_value("mean").run()  # the knockout's own mode, here too
+    np.testing.assert_allclose(map_z(at), ablation_map(model, ids, metric, "mean").values, rtol=1e-5, atol=1e-6)
 
 
 def test_the_patching_map_uses_the_twin_or_a_typed_sentence_of_the_same_length(bundled):
@@ -203,5 +203,5 @@ def test_no_clear_role_gets_a_sentence_not_a_button(monkeypatch):
     )
     at = page().run()
     assert not at.exception
-    assert [b.label for b in at.button] == ["Knock out every head of layer 0 (0.0, 0.1, 0.2, 0.3)"]
+    assert [b.label for b in at.button] == ["Knock out every head of layer 0"]
     assert "No head of this model has a clear induction role" in said(at)

@@ -44,7 +44,7 @@ def test_the_map_is_centred_on_zero_and_says_when_it_is_an_estimate():
     assert (data["zmin"], data["zmax"]) == (-2.0, 2.0)
     np.testing.assert_allclose(decode(data["z"]), [[0.5, -2.0], [0.1, 0.0]])
     estimate = figures.importance_figure(grid([[0.5, 1.2]], "attribution"), "patching", 600).to_plotly_json()
-    assert "attribution estimate" in estimate["layout"]["title"]["text"]
+    assert "(estimate)" in estimate["layout"]["title"]["text"]
     assert estimate["data"][0]["zmax"] == 1.2
 
 
