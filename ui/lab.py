@@ -19,11 +19,6 @@ from ui.model_url import MAPS, METHODS, MODES
 from ui.widgets import chart, chart_width, copy_link_button, literal, narrow, show_notes
 
 
-def repeated_sentence(info: ModelInfo) -> str:
-    """A sentence whose second half repeats its first: the experiments' stage."""
-    return sentence.SENTENCE if not info.symbols else " ".join(info.symbols[:8] * 2)
-
-
 def _heads_from_url(model: GPTModel) -> list[str]:
     """?ko=1.0,1.3, once per URL load, kept to the heads this model has; what could not be used is noted."""
     asked = st.session_state.pop("_m_ko", "")
@@ -56,7 +51,7 @@ def experiments(source: str, model: GPTModel, info: ModelInfo) -> None:
             label,
             key=f"m_exp_{name}",
             on_click=_run_experiment,
-            args=(heads, repeated_sentence(info)),
+            args=(heads, sentence.example(info)),
             use_container_width=True,
             help="Runs on a repeated phrase: the second copy is where the model's copying shows.",
         )

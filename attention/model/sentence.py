@@ -22,6 +22,16 @@ SENTENCE = (
 )  # a repeated phrase: induction heads show on the second copy
 
 
+def example(model_info: ModelInfo) -> str:
+    """A sentence whose second half repeats its first, in the model's own tokens: induction heads
+    show there, and the lab's experiments run on it. A small model's: its start token, then ten of
+    its probe tokens twice (as Watch it learn's runs were trained)."""
+    if not model_info.symbols:
+        return SENTENCE
+    span = [model_info.symbols[i] for i in list(model_info.probe_vocab)[:10]]
+    return " ".join([model_info.symbols[model_info.start_token], *span, *span])
+
+
 def encode(
     model_info: ModelInfo, text: str, context_length: int, appended: Sequence[int] = ()
 ) -> tuple[list[int], tuple[str, ...]]:

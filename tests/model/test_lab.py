@@ -97,3 +97,12 @@ def test_the_map_words_name_the_maps_largest_heads(bundled, info, alice):  # noq
     best = np.unravel_index(np.abs(patched.values).argmax(), patched.values.shape)
     assert f"{best[0]}.{best[1]} ({patched.values[best]:.0%})" in words
     assert f"{patched.clean:.2f}" in words and f"{patched.base:.2f}" in words
+
+
+def test_the_example_sentence_repeats_in_the_models_own_tokens(info):
+    small = catalog.ModelInfo("run:x", "run", symbols=("t0", "t1", "t2", *(f"t{i}" for i in range(3, 12)), "<s>"))
+    text = sentence.example(small)
+    assert text == "<s> t0 t1 t2 t3 t4 t5 t6 t7 t8 t9 t0 t1 t2 t3 t4 t5 t6 t7 t8 t9"
+    ids, _ = sentence.encode(small, text, 64)
+    assert lab.repeat_positions(ids) == tuple(range(12, 21))
+    assert sentence.example(info) == sentence.SENTENCE
