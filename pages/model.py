@@ -3,9 +3,8 @@ measured live, and the model's next token, one step at a time."""
 
 import streamlit as st
 
-from ui import lab
+from ui import lab, models
 from ui import model_views as views
-from ui import models
 from ui.model_url import keep_url, sync_url
 from ui.router import use_router
 from ui.widgets import show_notes

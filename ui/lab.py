@@ -88,7 +88,9 @@ def mode_control(where) -> None:
     )
 
 
-def knockout_view(source: str, model: GPTModel, info: ModelInfo, ids: list[int], tokens: tuple[str, ...]) -> None:
+def knockout_view(
+    source: str, model: GPTModel, info: ModelInfo, ids: list[int], tokens: tuple[str, ...]
+) -> None:
     """Pick heads (or run an experiment), then the sentence before and after, with what it shows."""
     st.caption(
         "A head's pattern shows where it looks, not what it does. Knock heads out (remove what they write "
@@ -116,7 +118,9 @@ def knockout_view(source: str, model: GPTModel, info: ModelInfo, ids: list[int],
     copy_link_button()
 
 
-def corrupted_input(info: ModelInfo, ids: list[int], context_length: int) -> tuple[list[int], tuple[str, ...]]:
+def corrupted_input(
+    info: ModelInfo, ids: list[int], context_length: int
+) -> tuple[list[int], tuple[str, ...]]:
     """The corrupted sentence for patching: typed (as many tokens as the sentence), or the sentence
     with its first copy changed (lab.corrupted_twin). ConfigError when neither can be used."""
     typed = st.text_input(

@@ -16,7 +16,9 @@ from attention.model.interventions import HeadMap
 BEFORE, AFTER = "#1f5fbf", "#d55e00"  # blue as the untouched model everywhere; vermilion (Okabe-Ito) after
 
 
-def loss_figure(tokens: Sequence[str], loss: dict[str, np.ndarray], repeats: Sequence[int], width_px: int) -> go.Figure:
+def loss_figure(
+    tokens: Sequence[str], loss: dict[str, np.ndarray], repeats: Sequence[int], width_px: int
+) -> go.Figure:
     """−log p(token t | tokens before it) at every position, before and after; the repeated tokens
     (where an earlier copy tells the next one) shaded."""
     labels = token_labels(tokens)
@@ -72,7 +74,9 @@ def next_figure(next_tokens: dict[str, list[tuple[int, str, float]]], narrow: bo
     """The top next tokens after the last one, untouched and knocked out, side by side (stacked on
     a phone); each most likely on top."""
     data, layout = [], {}
-    for i, (when, name, colour) in enumerate((("before", "untouched", BEFORE), ("after", "knocked out", AFTER))):
+    for i, (when, name, colour) in enumerate(
+        (("before", "untouched", BEFORE), ("after", "knocked out", AFTER))
+    ):
         rows = next_tokens[when]
         suffix = "" if i == 0 else "2"
         probabilities = f32([p for _, _, p in rows])
@@ -91,7 +95,11 @@ def next_figure(next_tokens: dict[str, list[tuple[int, str, float]]], narrow: bo
                 "hovertemplate": "%{x:.4f}<extra></extra>",
             }
         )
-        domain = ([0, 1], [0.55 * (1 - i), 0.45 + 0.55 * (1 - i)]) if narrow else ([0.55 * i, 0.45 + 0.55 * i], [0, 1])
+        domain = (
+            ([0, 1], [0.55 * (1 - i), 0.45 + 0.55 * (1 - i)])
+            if narrow
+            else ([0.55 * i, 0.45 + 0.55 * i], [0, 1])
+        )
         layout[f"xaxis{suffix}"] = {
             "domain": domain[0],
             "range": [0, min(1.0, float(probabilities.max()) * 1.3 + 0.05)],
@@ -154,8 +162,17 @@ def importance_figure(grid: HeadMap, kind: str, width_px: int) -> go.Figure:
         data,
         {
             "title": title(heading, size=14),
-            "xaxis": {"tickvals": list(range(heads)), "ticktext": [f"head {h}" for h in range(heads)], "side": "top"},
-            "yaxis": {"tickvals": list(range(layers)), "ticktext": [f"layer {l}" for l in range(layers)], "autorange": "reversed", "automargin": True},
+            "xaxis": {
+                "tickvals": list(range(heads)),
+                "ticktext": [f"head {h}" for h in range(heads)],
+                "side": "top",
+            },
+            "yaxis": {
+                "tickvals": list(range(layers)),
+                "ticktext": [f"layer {layer}" for layer in range(layers)],
+                "autorange": "reversed",
+                "automargin": True,
+            },
             "width": width_px,
             "height": 130 + min(40, max(24, width_px // (heads + 2))) * layers,
             "margin": {"l": 10, "r": 10, "t": 70, "b": 10},
@@ -166,11 +183,16 @@ def importance_figure(grid: HeadMap, kind: str, width_px: int) -> go.Figure:
 def map_csv(grid: HeadMap, kind: str) -> str:
     """One row per head: layer, head, and its value (loss change in nats, or recovery)."""
     column = "loss_change" if kind == "ablation" else "recovery"
-    rows = [{"layer": l, "head": h, column: float(grid.values[l, h])} for l, h in np.ndindex(grid.values.shape)]
+    rows = [
+        {"layer": layer, "head": head, column: float(grid.values[layer, head])}
+        for layer, head in np.ndindex(grid.values.shape)
+    ]
     return pd.DataFrame(rows).to_csv(index=False)
 
 
-def map_json(grid: HeadMap, kind: str, source: str, ids: Sequence[int], tokens: Sequence[str], corrupted=None) -> str:
+def map_json(
+    grid: HeadMap, kind: str, source: str, ids: Sequence[int], tokens: Sequence[str], corrupted=None
+) -> str:
     """The map with what it was measured on (the keys of `python -m attention.model importance`)."""
     out = {
         "schema": "attention-explorer/map/1",

@@ -50,7 +50,9 @@ def gradients(model: GPTModel, ids: torch.Tensor, targets: torch.Tensor, metric:
     return score.item(), torch.stack(contexts), torch.stack([g[0] for g in grads])
 
 
-def attribution_map(model: GPTModel, ids, metric: Metric = Metric(), mode: str = "zero", reference=()) -> HeadMap:
+def attribution_map(
+    model: GPTModel, ids, metric: Metric = Metric(), mode: str = "zero", reference=()
+) -> HeadMap:
     """ablation_map's estimate: values (L, H) ≈ the metric's change with each head alone ablated."""
     ids = check_ids(model, ids, least=2)[:1]  # (1, T)
     positions = check_positions(metric, ids.shape[1], model.cfg["vocab_size"])
@@ -58,7 +60,9 @@ def attribution_map(model: GPTModel, ids, metric: Metric = Metric(), mode: str =
     base, z, grad = gradients(model, ids, ids[0], metric)  # (L, H, T, head_dim) twice
     target = torch.zeros_like(z) if mode == "zero" else head_means(model, reference or ids)[:, :, None]
     change = (grad * (target - z)).sum((2, 3))  # (L, H)
-    return HeadMap(change.double().cpu().numpy(), base, metric, positions=tuple(positions.tolist()), method="attribution")
+    return HeadMap(
+        change.double().cpu().numpy(), base, metric, positions=tuple(positions.tolist()), method="attribution"
+    )
 
 
 def attribution_patching_map(model: GPTModel, clean, corrupted, metric: Metric = Metric()) -> HeadMap:

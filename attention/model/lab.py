@@ -164,7 +164,11 @@ def say_knockout(k: Knockout) -> list[str]:
     what = "the repeated tokens" if k.repeats else "every token"
     change = after - before
     heads = f"head{'s' if len(k.heads) > 1 else ''} {_names(k.heads)}"
-    how = "zeroed" if k.mode == "zero" else f"replaced by {'their' if len(k.heads) > 1 else 'its'} mean over this sentence"
+    how = (
+        "zeroed"
+        if k.mode == "zero"
+        else f"replaced by {'their' if len(k.heads) > 1 else 'its'} mean over this sentence"
+    )
     words = [
         f"With {heads} {how}, the loss on {what} ({_span(where)}) went from {before:.2f} to {after:.2f} "
         f"nats ({change:+.2f}): "
@@ -179,7 +183,8 @@ def say_knockout(k: Knockout) -> list[str]:
     words.append(
         f"After the last token the top guess stays “{b_text}” ({b_p:.0%} → {a_p:.0%})."
         if a_id == b_id
-        else f"After the last token the top guess changed from “{b_text}” ({b_p:.0%}) to “{a_text}” ({a_p:.0%})."
+        else f"After the last token the top guess changed from “{b_text}” ({b_p:.0%}) "
+        f"to “{a_text}” ({a_p:.0%})."
     )
     moved = [
         (abs(k.scores["after"][role][h] - k.scores["before"][role][h]), role, h)
@@ -195,7 +200,9 @@ def say_knockout(k: Knockout) -> list[str]:
             f"{b:.2f} to {a:.2f}: it reads what the knocked-out heads wrote (only later layers can change)."
         )
     else:
-        words.append("No other head's pattern changed by 0.1 or more (only heads in later layers can change).")
+        words.append(
+            "No other head's pattern changed by 0.1 or more (only heads in later layers can change)."
+        )
     return words
 
 
@@ -203,7 +210,9 @@ def say_map(grid: HeadMap, kind: str) -> list[str]:
     """What a map shows: the heads that matter most, and how many hardly do."""
     values = grid.values
     order = sorted(np.ndindex(values.shape), key=lambda h: -abs(values[h]))
-    estimate = " (estimated by attribution: check a head with a knockout)" if grid.method == "attribution" else ""
+    estimate = (
+        " (estimated by attribution: check a head with a knockout)" if grid.method == "attribution" else ""
+    )
     if kind == "ablation":
         top = [f"{head_name(h)} ({values[h]:+.2f} nats)" for h in order[:3]]
         small = int((np.abs(values) < SMALL_CHANGE).sum())

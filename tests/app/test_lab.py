@@ -32,7 +32,9 @@ def words(at) -> str:
 
 
 def said(at) -> str:
-    return " ".join(m.value for m in [*at.warning, *at.info, *at.text, *at.error, *at.caption]).replace("\\", "")
+    return " ".join(m.value for m in [*at.warning, *at.info, *at.text, *at.error, *at.caption]).replace(
+        "\\", ""
+    )
 
 
 def loss_lines(at) -> dict[str, np.ndarray]:
@@ -45,7 +47,9 @@ def test_the_lab_opens_with_no_head_picked_and_says_what_to_do():
     assert not at.exception and at.multiselect(key="m_ko").value == []
     assert "Pick at least one head to knock out" in said(at)
     assert [b.label for b in at.button] == list(lab.EXPERIMENTS.values())
-    assert {"Heads 1.0, 1.1, 1.2, 1.3", "Heads 0.1, 0.2", "Heads 0.0, 0.1, 0.2, 0.3"} <= {c.value for c in at.caption}
+    assert {"Heads 1.0, 1.1, 1.2, 1.3", "Heads 0.1, 0.2", "Heads 0.0, 0.1, 0.2, 0.3"} <= {
+        c.value for c in at.caption
+    }
 
 
 @pytest.mark.parametrize("experiment", list(lab.EXPERIMENTS))
@@ -66,7 +70,11 @@ def test_each_experiment_is_one_click_and_shows_the_models_own_numbers(bundled, 
     bars = figure(at, "Next token: untouched | knocked out")
     assert decode(bars["data"][1]["x"])[0] == pytest.approx(expected.next["after"][0][2], rel=1e-5)
     # every head's attention, knocked out and untouched
-    grids = [f for f in (json.loads(c.proto.spec) for c in at.get("plotly_chart")) if f["data"][0]["type"] == "heatmap"]
+    grids = [
+        f
+        for f in (json.loads(c.proto.spec) for c in at.get("plotly_chart"))
+        if f["data"][0]["type"] == "heatmap"
+    ]
     assert len(grids) == 2
 
 
@@ -142,7 +150,9 @@ def test_the_ablation_map_is_the_backends_exact_map_then_its_estimate(bundled):
     assert url_params(at)["method"] == "attribution"
     at = at.segmented_control(key="m_method").set_value("exact").run()
     at = at.segmented_control(key="m_mode").set_value("mean").run()  # the knockout's own mode, here too
-    np.testing.assert_allclose(map_z(at), ablation_map(model, ids, metric, "mean").values, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        map_z(at), ablation_map(model, ids, metric, "mean").values, rtol=1e-5, atol=1e-6
+    )
 
 
 def test_the_patching_map_uses_the_twin_or_a_typed_sentence_of_the_same_length(bundled):
@@ -199,7 +209,11 @@ def test_no_clear_role_gets_a_sentence_not_a_button(monkeypatch):
     from ui import models
 
     monkeypatch.setattr(
-        models, "roles", lambda source, gpt, info: {r: np.zeros((2, 4)) for r in ("previous", "first", "duplicate", "induction")}
+        models,
+        "roles",
+        lambda source, gpt, info: {
+            r: np.zeros((2, 4)) for r in ("previous", "first", "duplicate", "induction")
+        },
     )
     at = page().run()
     assert not at.exception

@@ -20,7 +20,9 @@ def test_the_loss_lines_are_the_numbers_given_and_tokens_are_escaped():
     before, after = fig["data"]
     np.testing.assert_allclose(decode(after["y"])[1:], loss["after"][1:])
     assert before["name"] == "untouched" and after["name"] == "knocked out"
-    assert "&lt;b&gt;" in fig["layout"]["xaxis"]["ticktext"][0] and "<b>" not in str(fig["layout"]["xaxis"]["ticktext"])
+    assert "&lt;b&gt;" in fig["layout"]["xaxis"]["ticktext"][0] and "<b>" not in str(
+        fig["layout"]["xaxis"]["ticktext"]
+    )
     (shade,) = fig["layout"]["shapes"]
     assert (shade["x0"], shade["x1"]) == (3.5, 4.5)
 
@@ -53,6 +55,8 @@ def test_the_exports_hold_every_head():
     frame = pd.read_csv(io.StringIO(figures.map_csv(grid(values), "ablation")))
     assert list(frame.columns) == ["layer", "head", "loss_change"] and len(frame) == 6
     assert frame.loc[(frame["layer"] == 1) & (frame["head"] == 2), "loss_change"].item() == 3.0
-    out = json.loads(figures.map_json(grid(values), "patching", "bundled", [1, 2, 1, 2, 1], TOKENS, [7, 7, 1, 2, 1]))
+    out = json.loads(
+        figures.map_json(grid(values), "patching", "bundled", [1, 2, 1, 2, 1], TOKENS, [7, 7, 1, 2, 1])
+    )
     assert out["values"] == values and out["kind"] == "patching" and out["corrupted_ids"] == [7, 7, 1, 2, 1]
     assert out["clean"] == 0.5 and out["corrupted"] == 1.0 and out["positions"] == [3, 4]

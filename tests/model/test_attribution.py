@@ -48,7 +48,10 @@ def test_the_gradient_is_the_metrics_derivative_through_every_later_layer(small6
     _, z, grad = gradients(small64, ids, ids[0], metric)
     direction = torch.randn(z.shape[2:], generator=torch.Generator().manual_seed(1), dtype=z.dtype)
     eps = 1e-5
-    numeric = (nudged(small64, ids, metric, head, direction, eps) - nudged(small64, ids, metric, head, direction, -eps)) / (2 * eps)
+    numeric = (
+        nudged(small64, ids, metric, head, direction, eps)
+        - nudged(small64, ids, metric, head, direction, -eps)
+    ) / (2 * eps)
     analytic = (grad[head] * direction).sum().item()
     assert analytic == pytest.approx(numeric, rel=1e-5, abs=1e-8)
 
@@ -79,13 +82,15 @@ def test_a_tiny_patch_is_estimated_as_the_exact_map_measures_it(small64):
 def test_on_the_shipped_model_the_patching_estimate_finds_the_induction_heads(bundled):  # noqa: F811
     ids, copy = repeated_phrase()
     corrupted = list(ids)
-    half = (copy.stop - copy.start)
+    half = copy.stop - copy.start
     corrupted[copy.start - half : copy.start] = [(t + 1) % 50256 for t in ids[copy.start - half : copy.start]]
     metric = Metric(positions=tuple(range(copy.start, copy.stop)))
     exact = patching_map(bundled, ids, corrupted, metric).values
     estimate = attribution_patching_map(bundled, ids, corrupted, metric).values
     assert np.corrcoef(exact.ravel(), estimate.ravel())[0, 1] > 0.8
-    assert np.unravel_index(estimate.argmax(), estimate.shape) == np.unravel_index(exact.argmax(), exact.shape)
+    assert np.unravel_index(estimate.argmax(), estimate.shape) == np.unravel_index(
+        exact.argmax(), exact.shape
+    )
 
 
 def test_bad_input_is_a_config_error(small64):

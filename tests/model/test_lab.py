@@ -73,7 +73,9 @@ def test_the_knockout_words_carry_the_results_own_numbers(bundled, scores, info,
     assert after - before > 2  # every classic experiment breaks the copy on this model
     assert result.next["before"][0][1] in words and result.next["after"][0][1] in words
     if experiment != "induction":  # a layer-0 knockout shows in layer 1's induction pattern
-        match = re.search(r"Head (1\.\d)'s induction pattern on this sentence fell from ([\d.]+) to ([\d.]+)", words)
+        match = re.search(
+            r"Head (1\.\d)'s induction pattern on this sentence fell from ([\d.]+) to ([\d.]+)", words
+        )
         assert match and float(match[3]) < float(match[2]) / 2
 
 
@@ -100,7 +102,9 @@ def test_the_map_words_name_the_maps_largest_heads(bundled, info, alice):  # noq
 
 
 def test_the_example_sentence_repeats_in_the_models_own_tokens(info):
-    small = catalog.ModelInfo("run:x", "run", symbols=("t0", "t1", "t2", *(f"t{i}" for i in range(3, 12)), "<s>"))
+    small = catalog.ModelInfo(
+        "run:x", "run", symbols=("t0", "t1", "t2", *(f"t{i}" for i in range(3, 12)), "<s>")
+    )
     text = sentence.example(small)
     assert text == "<s> t0 t1 t2 t3 t4 t5 t6 t7 t8 t9 t0 t1 t2 t3 t4 t5 t6 t7 t8 t9"
     ids, _ = sentence.encode(small, text, 64)
