@@ -20,6 +20,7 @@ distance back (L − 1 positions, say) cannot pass as an induction head.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -107,6 +108,31 @@ def probes(
 
 
 @torch.no_grad()
+def scores_on(model, probe_list: Sequence[Probe]) -> dict[str, np.ndarray]:
+    """Each role's (layers, heads) scores for a GPTModel, averaged over the probes."""
+    totals: dict[str, list[np.ndarray]] = {role: [] for role in ROLES}
+    device = next(model.parameters()).device
+    for probe in probe_list:
+        trace = model.trace(torch.tensor([probe.ids], device=device))
+        for role, value in scores_of(trace.weights.numpy(), probe.ids, probe.second_copy).items():
+            totals[role].append(value)
+    with warnings.catch_warnings():  # a role none of the probes asks anything of is NaN, said once
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return {role: np.nanmean(values, axis=0) for role, values in totals.items()}
+
+
+def text_roles(
+    model, passages: Sequence[Sequence[int]], start_token: int, span: int = 24
+) -> dict[str, np.ndarray]:
+    """Role scores on natural text: previous-token and first-token on the passages as they are
+    (after the start token); duplicate and induction on each passage's first `span` tokens twice."""
+    plain = [Probe([start_token, *p], slice(1, 1 + len(p))) for p in passages]
+    twice = [Probe([start_token, *p[:span], *p[:span]], slice(1 + span, 1 + 2 * span)) for p in passages]
+    first, second = scores_on(model, plain), scores_on(model, twice)
+    return {role: (first if role in ("previous", "first") else second)[role] for role in ROLES}
+
+
+@torch.no_grad()
 def head_roles(
     model, vocab: range | None = None, start_token: int | None = None, seed: int = 0, draws: int = 2
 ) -> dict[str, np.ndarray]:
@@ -116,13 +142,7 @@ def head_roles(
     vocab_size = model.cfg["vocab_size"]
     start_token = vocab_size - 1 if start_token is None else start_token
     vocab = range(vocab_size - 1) if vocab is None else vocab
-    totals: dict[str, list[np.ndarray]] = {role: [] for role in ROLES}
-    device = next(model.parameters()).device
-    for probe in probes(vocab, start_token, seed, draws):
-        trace = model.trace(torch.tensor([probe.ids], device=device))
-        for role, value in scores_of(trace.weights.numpy(), probe.ids, probe.second_copy).items():
-            totals[role].append(value)
-    return {role: np.mean(values, axis=0) for role, values in totals.items()}
+    return scores_on(model, probes(vocab, start_token, seed, draws))
 
 
 def ranked(scores: dict[str, np.ndarray], top: int = 5) -> list[dict]:

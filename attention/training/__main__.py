@@ -3,6 +3,7 @@ shipped model.
 
     python -m attention.training [--task previous|first|reverse|sort|text|induction] [...]
     python -m attention.training copying --out assets/model   # the bundled copy model's recipe
+    python -m attention.training shakespeare --out assets/shakespeare   # the Shakespeare model's
 """
 
 from __future__ import annotations
@@ -12,14 +13,18 @@ import sys
 
 import torch
 
-from attention.training import copying
+from attention.training import copying, shakespeare
 from attention.training.induction import InductionTrainer
 from attention.training.run import Run
 from attention.training.tasks import TASKS
 from attention.training.tiny import Trainer
 
 RUNS: dict[str, type[Run]] = {key: Trainer for key in TASKS} | {"induction": InductionTrainer}
-RECIPES = {"copying": copying.main, "bundled": copying.main}  # "bundled": the recipe's old name
+RECIPES = {
+    "copying": copying.main,
+    "bundled": copying.main,
+    "shakespeare": shakespeare.main,
+}  # "bundled": old name
 
 
 def main(argv: list[str] | None = None) -> None:

