@@ -14,9 +14,9 @@ sync_url()
 
 st.title("Inside a model")
 st.caption(
-    "A real GPT's attention, computed by the book's chapter-4 GPTModel, whose blocks are the very "
-    "MultiHeadAttention of chapter 3. What its patterns can mean depends on what it learned: "
-    "see the line under the model's name."
+    "A real GPT's attention, computed by the book's chapter-4 GPTModel.",
+    help="Its blocks are the very MultiHeadAttention of chapter 3. What its patterns can mean depends on "
+    "what it learned: see the line under the model's name.",
 )
 show_notes(st.session_state.pop("_model_notes", []))
 

@@ -4,25 +4,24 @@ The numbers come from ui.models' caches; the figures and exports from attention.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pandas as pd
 import streamlit as st
 
 from attention.errors import ConfigError
 from attention.figures import explorer as steps
 from attention.figures import model as figures
-from attention.figures.layout import token_labels
-from attention.model import catalog, sentence
+from attention.figures.layout import scale_text, token_labels
+from attention.model import catalog, lab, sentence
 from attention.model.catalog import ModelInfo
 from attention.model.gpt import GPTModel
+from attention.model.lab import CLEAR_ROLE
 from attention.model.roles import PUBLISHED, ROLES, ranked
 from attention.model.sentence import SentenceView
 from ui import models
 from ui.model_url import TEMPERATURES, VIEWS, layer_head, share_link, view_name
-from ui.widgets import chart, chart_width, literal, show_notes
-
-# Below this best score no head is said to have a role (no "Open the best … head" button): a score is
-# the share of a head's attention on the keys its role expects, so under 0.3 most of it goes elsewhere.
-CLEAR_ROLE = 0.3
+from ui.widgets import PROJECTOR_SCALE, chart, chart_width, literal, narrow, show_notes
 
 COPY_MODEL = (
     "This model learned to copy repeated stretches of tokens, not language: its heads show where a "
@@ -96,11 +95,11 @@ def model_picker() -> tuple[str, GPTModel, ModelInfo]:
             help="config.json + model.safetensors in GPT-2's layout (Hugging Face's save_pretrained).",
         )
     cfg = model.cfg
-    st.caption(
+    st.caption(  # what it was trained on in full under the "?": the line below says what it learned
         f"**{literal(info.name)}**: {cfg['n_layers']} layers × {cfg['n_heads']} heads, d = {cfg['emb_dim']}, "
         f"{sum(p.numel() for p in model.parameters()) / 1e6:.1f} M parameters, "
-        f"context {cfg['context_length']} tokens"
-        + (f". Trained on {literal(info.trained_on)}." if info.trained_on else ".")
+        f"context {cfg['context_length']} tokens.",
+        help=f"Trained on {literal(info.trained_on)}." if info.trained_on else None,
     )
     st.caption(meaning(info))
     return source, model, info
@@ -113,7 +112,9 @@ def _new_sentence() -> None:
 
 def sentence_input(info: ModelInfo, context_length: int) -> tuple[str, list[int], tuple[str, ...]]:
     """The sentence box: (the text, its token ids with the appended ones, their display texts).
-    A sentence that cannot be used is said so and the example sentence is shown."""
+    Appended tokens that cannot be used are dropped (the sentence stays); a sentence that cannot
+    be used is said so and the example sentence is shown."""
+    s = st.session_state
     text = st.text_input(
         "Sentence",
         key="m_text",
@@ -121,13 +122,16 @@ def sentence_input(info: ModelInfo, context_length: int) -> tuple[str, list[int]
         on_change=_new_sentence,
     )
     try:
-        ids, tokens = sentence.encode(info, text, context_length, st.session_state["m_appended"])
+        if s["m_appended"]:  # too many from a link, say, or another model's ids
+            try:
+                return text, *sentence.encode(info, text, context_length, s["m_appended"])
+            except ConfigError as error:
+                s["m_appended"] = []
+                st.warning(literal(f"{error} Showing the sentence without the appended tokens."))
+        return text, *sentence.encode(info, text, context_length)
     except ConfigError as error:
-        st.session_state["m_appended"] = []
         st.warning(literal(f"{error} Showing the example sentence instead."))
-        example = sentence.SENTENCE if not info.symbols else " ".join(info.symbols[:8])
-        ids, tokens = sentence.encode(info, example, context_length)
-    return text, ids, tokens
+        return text, *sentence.encode(info, sentence.example(info), context_length)
 
 
 def tokens_caption(tokens: tuple[str, ...]) -> None:
@@ -139,43 +143,91 @@ def tokens_caption(tokens: tuple[str, ...]) -> None:
     )
 
 
+HEAD_VIEWS = ("grid", "head", "tokens")  # the views that show the chosen layer and head
+MODEL_STEPS = ["scores", "scaled_scores", "masked_scores", "weights"]  # a GPT's in eval: causal, no dropout
+
+
+def _keep_choice(key: str, first: str) -> None:
+    """Before a segmented control is drawn: a click on its chosen option unselects it (None), so
+    put back the option it had (`first` at the start)."""
+    s = st.session_state
+    if s.get(key) is None:
+        s[key] = s.get(f"_{key}_last", first)
+    s[f"_{key}_last"] = s[key]
+
+
 def view_controls(cfg: dict, tokens: int) -> tuple[str, int, int]:
-    """The view's tabs, the layer and the head: (the view's URL name, layer, head), each kept
-    within the model; the query token kept within the sentence."""
+    """The view's tabs, then the layer and head where the view shows them (and One head's step
+    beside them, so that its chart starts higher): (the view's URL name, layer, head), each kept
+    within the model; the query token within the sentence's `tokens`."""
     s = st.session_state
     show_notes(layer_head(cfg))  # a layer or head from the URL, checked against this model
     s["m_layer"], s["m_head"] = min(s["m_layer"], cfg["n_layers"] - 1), min(s["m_head"], cfg["n_heads"] - 1)
-    if s["m_view"] is None:  # a click on the chosen view unselects it; set before the widget is drawn
-        s["m_view"] = VIEWS["grid"]
+    if s["m_query"] is not None and s["m_query"] >= tokens:  # a shorter sentence: the Token view picks anew
+        s["m_query"] = None
+    _keep_choice("m_view", VIEWS["grid"])
     st.segmented_control("View", list(VIEWS.values()), key="m_view", label_visibility="collapsed")
-    c1, c2, _ = st.columns([1, 1, 3])
-    layer = c1.selectbox("Layer", range(cfg["n_layers"]), key="m_layer")
-    head = c2.selectbox("Head", range(cfg["n_heads"]), key="m_head")
-    if s["m_query"] is None or s["m_query"] >= tokens:
-        s["m_query"] = tokens - 1
-    return view_name(), layer, head
+    shown = view_name()
+    if shown in HEAD_VIEWS:
+        c1, c2, c3 = st.columns([1, 1, 3], vertical_alignment="bottom")
+        c1.selectbox("Layer", range(cfg["n_layers"]), key="m_layer")
+        c2.selectbox("Head", range(cfg["n_heads"]), key="m_head")
+        if shown == "head":
+            _keep_choice("m_step", "weights")  # on a phone in a row of its own, where its options wrap
+            (st if narrow() else c3).segmented_control("Step", MODEL_STEPS, key="m_step")
+    return shown, s["m_layer"], s["m_head"]
+
+
+def _open_clicked() -> None:
+    """A click on a thumbnail of the grid (its click target's customdata: layer, head) opens
+    that head in One head."""
+    points = st.session_state["m_grid"].selection.points
+    if points:
+        layer, head = points[0]["customdata"]
+        st.session_state.update(m_layer=int(layer), m_head=int(head), m_view=VIEWS["head"])
 
 
 def all_heads(view: SentenceView, layer: int, head: int) -> None:
-    """Every head's weights as thumbnails, the chosen head framed."""
+    """Every head's weights as thumbnails, the chosen head framed; a click opens a head."""
+    blocks = len(view.tokens) > figures.THUMB_CELLS
     st.caption(
-        "Every head's weights on your sentence (rows are queries, columns keys), head “layer.head” as the "
-        "literature names them; the chosen head is framed. Pick one above for its numbers."
+        "Every head's weights on your sentence: rows are queries (the token looking), columns keys (the "
+        "token looked at); colour from dark purple (weight 0) to yellow (weight 1)"
+        + (", each cell the largest weight in its block of tokens" if blocks else "")
+        + ". Heads are named “layer.head” as in the literature; the chosen one is framed. "
+        "**Click a head to open it.**"
     )
-    chart(figures.model_grid(view.weights, (layer, head)), key="m_grid")
+    width = chart_width(900)
+    fig = figures.model_grid(view.weights, (layer, head), view.tokens, clickable=True, width_px=width)
+    if st.session_state.get("projector"):
+        scale_text(fig, PROJECTOR_SCALE, color="#000000")
+    st.plotly_chart(  # no toolbar: on a phone it stands over the heads' titles, and a grid needs none
+        fig,
+        key="m_grid",
+        on_select=_open_clicked,
+        selection_mode="points",
+        config={"displayModeBar": False},
+    )
+
+
+QKV = (
+    "Each token's row of numbers, in this head: its **query** is what it looks for, its **key** what it "
+    "offers to be found by, its **value** what it passes on when it is looked at. scores = queries @ keysᵀ "
+    "(each query against every key), weights = softmax(scores / √head_dim) row by row, context = weights "
+    "@ values. Shapes (batch, heads, tokens, head_dim); one head's (tokens, head_dim) is drawn."
+)
 
 
 def one_head(
     source: str, model: GPTModel, ids: list[int], tokens: tuple[str, ...], layer: int, head: int
 ) -> None:
-    """One head's steps (the one picked), then its queries, keys and values."""
+    """One head's step (the one picked beside the layer and head), then its queries, keys, values."""
     trace = models.layer(source, model, ids, layer)
-    picked = st.segmented_control(  # the steps this layer went through (no dropout in eval)
-        "Step", trace.step_names(), key="m_step", default="weights", label_visibility="collapsed"
-    )
-    panel = steps.step_panels(trace, head, [picked or "weights"], head_name=f"{layer}.{head}")[0]
-    figure = steps.step_figure(list(tokens), panel, width_px=chart_width(960), fitted=len(tokens) > 24)
-    chart(figure, key="m_step_chart")
+    picked = st.session_state["m_step"]
+    picked = picked if picked in trace.step_names() else "weights"  # MODEL_STEPS are a GPT's steps
+    panel = steps.step_panels(trace, head, [picked], head_name=f"{layer}.{head}")[0]
+    chart(figures.head_figure(tokens, panel, width_px=chart_width(960)), key="m_step_chart")
+    st.caption(QKV)
     labels = token_labels(tokens)
     for column, name in zip(st.columns(3), ("queries", "keys", "values"), strict=True):
         with column:
@@ -186,15 +238,27 @@ def one_head(
             )
 
 
+def first_query(ids: Sequence[int], appended: int) -> int:
+    """The token the Token view opens on: the newest appended one; else, in a repeated phrase, the
+    middle of its second copy (where an induction head looks back at the earlier copy); else the last."""
+    repeats = lab.repeat_positions(ids)
+    return len(ids) - 1 if appended or not repeats else repeats[len(repeats) // 2]
+
+
 def token_lines(view: SentenceView, tokens: tuple[str, ...], layer: int, head: int) -> None:
     """Where one token looks, BertViz's head view: one head, or every head of the layer."""
+    s = st.session_state
+    if s["m_query"] is None or s["m_query"] >= len(tokens):
+        s["m_query"] = first_query(view.ids, len(s["m_appended"]))
     labels = [f"{i}: {t}" for i, t in enumerate(tokens)]
-    q1, q2 = st.columns([2, 3])
+    q1, q2 = st.columns([2, 3], vertical_alignment="bottom")
     query = q1.selectbox("Token", range(len(tokens)), key="m_query", format_func=labels.__getitem__)
     every = q2.toggle("All heads of the layer", key="m_all_heads")
     shown_heads = list(range(view.weights.shape[1])) if every else [head]
     st.caption(
-        f"Layer {layer}: where “{literal(tokens[query])}” looks. Thicker, darker lines carry more weight."
+        f"Layer {layer}: where “{literal(tokens[query])}” looks. Thicker, darker lines carry more weight"
+        + ("; each head has its colour, its lines a little apart from the others'." if every else ".")
+        + " In the second copy of a repeated phrase, an induction head looks just after the earlier copy."
     )
     chart(figures.token_view(list(tokens), view.weights[layer], query, shown_heads), key="m_token_view")
 
@@ -206,8 +270,39 @@ def _open(layer: int, head: int, text: str) -> None:
     )
 
 
+# Heads within this much of a role's best do the same job: which one comes first changes with the
+# random probes (the bundled model's four layer-1 heads score 0.93-0.97 on induction).
+NEAR_BEST = 0.05
+
+
+def _best_head(scores: dict, role: str, example: str) -> None:
+    """The role's best head: a button that opens it, the heads as good as it, or why there is none
+    (Watch it learn measures a run's heads on these same probes, so it names the same best head)."""
+    heads = [r for r in ranked(scores, top=scores[role].size) if r["role"] == role]
+    best = heads[0]
+    if best["score"] < CLEAR_ROLE:
+        st.caption(
+            f"No head of this model has a clear {role} role (best: {best['head']} at {best['score']:.2f})."
+        )
+        return
+    st.button(
+        f"Open the best {role} head ({best['head']})",
+        key=f"m_open_{role}",
+        on_click=_open,
+        args=(best["layer"], best["index"], example),
+        width="stretch",
+    )
+    near = [f"{r['head']} ({r['score']:.2f})" for r in heads[1:] if best["score"] - r["score"] <= NEAR_BEST]
+    if near:
+        st.caption(
+            f"{', '.join(near)} {'score' if len(near) > 1 else 'scores'} within {NEAR_BEST} of "
+            f"{best['head']} ({best['score']:.2f}): {'they do' if len(near) > 1 else 'it does'} the same "
+            "job. Which one comes first changes with the random probes."
+        )
+
+
 def head_roles(source: str, model: GPTModel, info: ModelInfo, text: str) -> None:
-    """Every head's role score, the top heads, what is published, and one click to each role's best."""
+    """Every head's role score with one click to its best head, the top heads, what is published."""
     scores = models.roles(source, model, info)
     st.markdown(
         "Each head's role, measured on probe sequences (a start token, a random prefix, L random tokens, "
@@ -215,13 +310,19 @@ def head_roles(source: str, model: GPTModel, info: ModelInfo, text: str) -> None
         "induction). A score is the attention a head puts on the keys its role expects, averaged over the "
         "queries: 1 = always exactly there."
     )
+    repeated = sentence.example(info)
     for row in (list(ROLES)[:2], list(ROLES)[2:]):
         for column, role in zip(st.columns(2), row, strict=True):
             with column:
                 chart(figures.role_heatmap(scores[role], role, ROLES[role]), key=f"m_role_{role}")
+                example = repeated if role in ("induction", "duplicate") else text
+                _best_head(scores, role, example)
     top = pd.DataFrame(ranked(scores, top=3))
-    st.dataframe(
-        top[["role", "head", "score"]].style.format({"score": "{:.3f}"}), hide_index=True, width="content"
+    st.dataframe(  # every row, no inner scroll: 35 px a row and the header
+        top[["role", "head", "score"]].style.format({"score": "{:.3f}"}),
+        hide_index=True,
+        width="content",
+        height=35 * (len(top) + 1) + 3,
     )
     if info.is_gpt2_small:
         st.info(
@@ -231,31 +332,19 @@ def head_roles(source: str, model: GPTModel, info: ModelInfo, text: str) -> None
             + ", ".join(PUBLISHED["previous"])
             + " (Olsson et al. 2022; Wang et al. 2022). Compare them with the measured tops above."
         )
-    repeated = sentence.SENTENCE if not info.symbols else " ".join(info.symbols[:6] * 2)
-    for column, role in zip(st.columns(4), ROLES, strict=True):
-        best = next(r for r in ranked(scores, top=1) if r["role"] == role)
-        if best["score"] < CLEAR_ROLE:
-            column.caption(
-                f"No head of this model has a clear {role} role "
-                f"(best: {best['head']} at {best['score']:.2f})."
-            )
-            continue
-        example = repeated if role in ("induction", "duplicate") else text
-        column.button(
-            f"Open the best {role} head ({best['head']})",
-            key=f"m_open_{role}",
-            on_click=_open,
-            args=(best["layer"], best["index"], example),
-        )
 
 
-def _append(token: int) -> None:
+def _append(token: int, most: int) -> None:
+    """Appends `token`, unless `most` tokens are appended already (the button is disabled then, but
+    a double click's second click may still come)."""
     s = st.session_state
-    s["m_appended"], s["m_query"] = [*s["m_appended"], token], None
+    if len(s["m_appended"]) < most:
+        s["m_appended"], s["m_query"] = [*s["m_appended"], token], None
 
 
 def next_token(view: SentenceView, info: ModelInfo, tokens: tuple[str, ...]) -> None:
-    """The most likely next tokens at a temperature, and a button that appends the likeliest."""
+    """The most likely next tokens at a temperature, and a button that appends the likeliest (while
+    the sentence is below the page's token limit: never past it, to the example sentence)."""
     s = st.session_state
     temperature = st.select_slider(
         "Temperature",
@@ -266,14 +355,23 @@ def next_token(view: SentenceView, info: ModelInfo, tokens: tuple[str, ...]) -> 
     candidates = sentence.next_tokens(view.next_logits, info, temperature)
     chart(figures.next_token_bars(candidates, temperature), key="m_next")
     best_id, best_text, _ = candidates[0]
+    model, _ = models.model(info.source)  # loaded already: the model drawn
+    limit = min(sentence.MAX_TOKENS, model.cfg["context_length"])
+    room = limit - len(tokens)
     st.button(
         f"Append “{literal(best_text)}” and step",
         key="m_append",
         on_click=_append,
-        args=(best_id,),
+        args=(best_id, len(s["m_appended"]) + room),
         type="primary",
+        disabled=room <= 0,
         help="Adds the most likely token to the sentence: then see in Token view where the new token looks.",
     )
+    if room <= 0:
+        st.caption(
+            f"The sentence has {len(tokens)} tokens, as many as this page shows ({limit}): nothing more can "
+            "be appended. Clear the appended tokens or shorten the sentence to go on."
+        )
     if s["m_appended"]:
         shown = " ".join(tokens[-len(s["m_appended"]) :])
         st.caption(f"Appended so far: {literal(shown)}. Token view shows where the newest token looks.")

@@ -5,16 +5,22 @@ every head's weights as JSON and one head's as CSV."""
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from attention.chapter3.trace import STEPS
+from attention.figures.explorer import StepPanel, step_figure
 from attention.figures.layout import (
     HEAD_COLOURS,
     SEQUENTIAL,
+    VERTICAL_TOOLBAR,
+    Cell,
     cell_numbers,
+    chart_title,
     f32,
     figure,
     grid,
@@ -41,14 +47,94 @@ def _shrink(w: np.ndarray, cells: int = THUMB_CELLS) -> np.ndarray:
     )
 
 
-def model_grid(weights: np.ndarray, chosen: tuple[int, int] | None = None) -> go.Figure:
-    """Every head's weights (L, H, T, T) as L rows of H thumbnails, colour only (uint8); the chosen
-    head framed. Titles are "layer.head", zero-based, as the literature names heads."""
-    layers, heads = weights.shape[:2]
+def _ticks(labels: list[str], t: int, px: float, cells: int = THUMB_CELLS) -> dict:
+    """A thumbnail axis labelled with every k-th token, at most one per 14 px: in block
+    coordinates when the matrix was shrunk (a block is named by its first token)."""
+    starts = np.linspace(0, t, cells + 1).astype(int)[:-1] if t > cells else np.arange(t)
+    step = max(1, math.ceil(len(starts) / max(1, px // 14)))
+    return {
+        "showticklabels": True,
+        "tickmode": "array",
+        "tickvals": list(range(0, len(starts), step)),
+        "ticktext": [labels[i] for i in starts[::step]],
+        "tickfont": {"size": 10},
+        "ticklabelstandoff": 4,  # clear of the chosen head's frame
+    }
+
+
+def _click_targets(cells: list[Cell], heads: int, size: int) -> tuple[dict, dict]:
+    """One nearly transparent square over each thumbnail, on axes of their own spanning the
+    figure: Streamlit returns no click on a heatmap but does on a marker (customdata: layer,
+    head). Returns the trace and its axes."""
+    names = [f"{i // heads}.{i % heads}" for i in range(len(cells))]
+    trace = {
+        "type": "scatter",
+        "mode": "markers",
+        "x": f32([(c.x0 + c.x1) / 2 for c in cells]),
+        "y": f32([(c.y0 + c.y1) / 2 for c in cells]),
+        "customdata": [[i // heads, i % heads] for i in range(len(cells))],
+        "text": names,
+        "marker": {"symbol": "square", "size": size, "color": "#000000", "opacity": 0.01},
+        "selected": {"marker": {"opacity": 0.01}},
+        "unselected": {"marker": {"opacity": 0.01}},
+        "hovertemplate": "head %{text}: click to open it in One head<extra></extra>",
+        "showlegend": False,
+        "xaxis": f"x{len(cells) + 1}",
+        "yaxis": f"y{len(cells) + 1}",
+    }
+    hidden = {"visible": False, "range": [0, 1], "fixedrange": True, "domain": [0, 1]}
+    return trace, {f"xaxis{len(cells) + 1}": hidden, f"yaxis{len(cells) + 1}": hidden}
+
+
+GRID_SCALE = {  # one colour bar for every thumbnail: the uint8 0..255 of weights 0..1
+    "showscale": True,
+    "colorbar": {
+        "thickness": 8,
+        "len": 120,
+        "lenmode": "pixels",
+        "y": 1,
+        "yanchor": "top",
+        "x": 1,
+        "xanchor": "left",
+        "xpad": 6,
+        "tickvals": [0, 128, 255],
+        "ticktext": ["0", "0.5", "1"],
+        "tickfont": {"size": 10},
+        "title": {"text": "weight", "font": {"size": 10}, "side": "top"},
+    },
+}
+
+
+def model_grid(
+    weights: np.ndarray,
+    chosen: tuple[int, int] | None = None,
+    tokens: Sequence[str] = (),
+    clickable: bool = False,
+    width_px: int = 900,
+) -> go.Figure:
+    """Every head's weights (L, H, T, T) as L rows of H thumbnails, colour only (uint8) with one
+    colour bar; the chosen head framed. Titles are "layer.head", zero-based, as the literature
+    names heads. With `tokens`, the first column's rows (queries) and the last row's columns (keys)
+    are labelled; `clickable` puts a click target over each thumbnail (_click_targets)."""
+    layers, heads, t = weights.shape[:3]
+    plot_w = (width_px - 115) / heads  # a thumbnail's width in px: the labels and colour bar take 115
+    size = int(max(60, min(160, plot_w / 0.82)))  # a row's height in px: its title takes 18%, the rest square
     cells = grid(layers * heads, heads, gap_x=0.012, head=0.18)
     shrunk = [_shrink(weights[layer, head]) for layer in range(layers) for head in range(heads)]
     titles = [f"{layer}.{head}" for layer in range(layers) for head in range(heads)]
     data, layout = thumbnails(cells, shrunk, titles, title_size=11)
+    data[0] |= GRID_SCALE
+    for name in [k for k in layout if k.startswith(("xaxis", "yaxis"))]:
+        layout[name]["ticks"] = ""  # plotly draws tick marks on hidden axes: stray dashes at the edges
+    margin = {"l": 5, "r": 50, "t": 5, "b": 5}
+    if tokens:  # labels: short, so that the thumbnails keep their room
+        labels = token_labels([token if len(token) <= 7 else token[:6] + "…" for token in tokens])
+        for cell in cells:
+            if cell.index % heads == 0:
+                layout[f"yaxis{cell.suffix}"] |= _ticks(labels, t, size * 0.8)
+            if cell.index >= (layers - 1) * heads:
+                layout[f"xaxis{cell.suffix}"] |= _ticks(labels, t, plot_w) | {"tickangle": -90}
+        margin |= {"l": 55, "b": 60}
     if chosen is not None:  # frame the chosen head
         cell = cells[chosen[0] * heads + chosen[1]]
         pad = 0.004
@@ -62,10 +148,14 @@ def model_grid(weights: np.ndarray, chosen: tuple[int, int] | None = None) -> go
                 "line": {"color": "#d62728", "width": 3},
             }
         ]
-    size = max(60, min(110, 1100 // heads))
-    return figure(
-        data, layout | {"height": 30 + layers * (size + 18), "margin": {"l": 5, "r": 5, "t": 5, "b": 5}}
-    )
+    if clickable:
+        target, axes = _click_targets(cells, heads, int(size * 0.8))
+        data.append(target)
+        # transparent plot areas: the targets' subplot lies over the thumbnails
+        layout |= axes | {"hovermode": "closest", "hoverdistance": 200, "dragmode": False}
+        layout["plot_bgcolor"] = "rgba(0,0,0,0)"
+    height = layers * (size + 18) + margin["t"] + margin["b"] + 20
+    return figure(data, layout | {"height": height, "margin": margin})
 
 
 def role_heatmap(scores: np.ndarray, role: str, caption: str) -> go.Figure:
@@ -89,12 +179,13 @@ def role_heatmap(scores: np.ndarray, role: str, caption: str) -> go.Figure:
     ]
     return figure(
         data,
-        {
-            "title": title(caption, size=13),
+        {  # the title at the top left, clear of the axis title "head" below it
+            "title": chart_title(caption, size=13),
             "xaxis": {"title": {"text": "head"}, "tickmode": "linear", "dtick": 1, "side": "top"},
             "yaxis": {"title": {"text": "layer"}, "tickmode": "linear", "dtick": 1, "autorange": "reversed"},
-            "height": 120 + 28 * layers,
-            "margin": {"l": 10, "r": 10, "t": 70, "b": 10},
+            "height": 134 + 28 * layers,
+            "margin": {"l": 10, "r": 10, "t": 84, "b": 10},
+            "modebar": VERTICAL_TOOLBAR,
         },
     )
 
@@ -105,13 +196,16 @@ BANDS = (0.02, 0.1, 0.25, 0.5, 0.75, 1.01)  # weight bands: a band's lines share
 def token_view(tokens: list[str], weights: np.ndarray, query: int, heads: list[int]) -> go.Figure:
     """BertViz's head view: the tokens twice, queries on the left and keys on the right; a line from
     the chosen query to each key it looks at (weight over 0.02), thicker and darker as the weight
-    grows; one colour per head. weights: (H, T, T) of one layer."""
+    grows; one colour per head. Several heads' lines are drawn thinner and each a little apart
+    (within the row), so that one head's lines cannot hide another's. weights: (H, T, T) of one layer."""
     labels = token_labels(tokens)
     n = len(labels)
+    widest = 8 if len(heads) == 1 else 4
     data = []
-    for head in heads:
+    for i, head in enumerate(heads):
         row = weights[head, query]
         colour = HEAD_COLOURS[head % len(HEAD_COLOURS)]
+        shift = 0.0 if len(heads) == 1 else 0.6 * (i / (len(heads) - 1) - 0.5)  # rows: -0.3 .. 0.3
         for low, high in zip(BANDS, BANDS[1:], strict=False):
             keys = np.flatnonzero((row >= low) & (row < high))
             if not len(keys):
@@ -119,7 +213,7 @@ def token_view(tokens: list[str], weights: np.ndarray, query: int, heads: list[i
             x, y, text = [], [], []
             for key in keys:  # one segment each, None between them
                 x += [0, 1, None]
-                y += [query, int(key), None]
+                y += [query + shift, int(key) + shift, None]
                 note = f"head {head}: {labels[query]} → {labels[key]}: {row[key]:.3f}"
                 text += [note, note, None]
             data.append(
@@ -130,7 +224,7 @@ def token_view(tokens: list[str], weights: np.ndarray, query: int, heads: list[i
                     "text": text,
                     "mode": "lines",
                     "showlegend": False,
-                    "line": {"color": colour, "width": 1 + 8 * high / 1.01},
+                    "line": {"color": colour, "width": 1 + widest * high / 1.01},
                     "opacity": 0.3 + 0.7 * high / 1.01,
                     "hovertemplate": "%{text}<extra></extra>",
                 }
@@ -175,7 +269,7 @@ def token_view(tokens: list[str], weights: np.ndarray, query: int, heads: list[i
             "xaxis": hidden | {"range": [-0.6, 1.6]},
             "yaxis": hidden | {"range": [n - 0.5, -0.5]},
             "height": int(min(1800, 60 + 22 * n)),
-            "legend": {"orientation": "h", "y": 1.02, "yanchor": "bottom"},
+            "legend": {"orientation": "h", "y": 1.02, "yanchor": "bottom", "title": {"text": "colour:"}},
             "margin": {"l": 10, "r": 10, "t": 40, "b": 10},
         },
     )
@@ -233,3 +327,34 @@ def head_csv(weights: np.ndarray, tokens: Sequence[str], layer: int, head: int) 
     """One head's (T, T) weights as CSV: a row per query, a column per key, each named "i:token"."""
     names = [f"{i}:{t}" for i, t in enumerate(tokens)]
     return pd.DataFrame(weights[layer, head], index=names, columns=names).to_csv()
+
+
+HEAD_HEIGHT = 600  # px, the One head chart at most: whole on a 1366 x 768 screen
+LABEL_CHARS = 10  # a token label's characters at most: longer ones end in "…", not cut by the edge
+LABEL_PX = 13  # px of height per query label at least: every k-th token is labelled beyond
+
+
+def head_figure(tokens: Sequence[str], panel: StepPanel, width_px: int) -> go.Figure:
+    """One head's step for Inside a model: the Explorer's step_figure, at most HEAD_HEIGHT px tall
+    (labels thinned to stay readable), labels shortened with an ellipsis, and a weights scale
+    fitted to the values above 24 tokens said so on the chart where it is not about 0..1: yellow
+    is then not 1. Labels are thinned to one per LABEL_PX, down and across (a phone's 360 px)."""
+    short = [t if len(t) <= LABEL_CHARS else t[: LABEL_CHARS - 1] + "…" for t in tokens]
+    fig = step_figure(short, panel, width_px=width_px, fitted=len(tokens) > 24)
+    layout = fig.layout
+    overhead = layout.margin.t + layout.margin.b
+    plot_px = min(layout.height, HEAD_HEIGHT) - overhead
+    labels = token_labels(short)
+    down = max(1, math.ceil(len(labels) / (plot_px / LABEL_PX)))
+    across = max(1, math.ceil(len(labels) / ((width_px - 130) / LABEL_PX)))  # step_figure's plot width
+    fig.update_layout(
+        height=plot_px + overhead,
+        yaxis={"tickvals": list(range(0, len(labels), down)), "ticktext": labels[::down]},
+        xaxis={"tickvals": list(range(0, len(labels), across)), "ticktext": labels[::across]},
+    )
+    heatmap = fig.data[0]
+    if STEPS[panel.name].kind == "weights" and (heatmap.zmin > 0.05 or heatmap.zmax < 0.95):
+        note = f"colours fitted to this head: yellow = {heatmap.zmax:.2f} or more, not 1"
+        heatmap.colorbar = {"thickness": 12, "title": {"text": "fitted", "side": "top"}}
+        fig.update_layout(title={"subtitle": {"text": f"{layout.title.subtitle.text} · {note}"}})
+    return fig

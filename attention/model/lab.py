@@ -22,7 +22,9 @@ from attention.model.catalog import ModelInfo
 from attention.model.gpt import GPTModel
 from attention.model.interventions import Ablation, Head, HeadMap, check_heads, run_with, token_losses
 
-CLEAR_ROLE = 0.3  # below this role score no head is said to have the role (a score is a share of attention)
+# Below this best score no head is said to have a role (no "Open the best … head" button, no experiment):
+# a score is the share of a head's attention on the keys its role expects; under 0.3 most goes elsewhere.
+CLEAR_ROLE = 0.3
 MOST_HEADS = 8  # an experiment knocks out at most this many heads (the clearest)
 EXPERIMENTS = {
     "induction": "Knock out the induction heads",

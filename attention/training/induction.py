@@ -185,9 +185,9 @@ class InductionTrainer(Run):
     @torch.no_grad()
     def _snapshot(self) -> None:
         self.model.eval()
-        scores = roles.head_roles(
-            self.model, range(1, self.config.vocab), START, seed=self.config.seed, draws=1
-        )
+        # Inside a model's probes for a saved run (probe_tokens 1..vocab, start 0): one definition,
+        # so both pages name the same best head
+        scores = roles.head_roles(self.model, range(1, self.config.vocab), START)
         inputs, targets, predictable, first_copy = self.test
         guesses = self.model(inputs).argmax(-1)  # (B, T)
         right = guesses == targets  # (B, T)

@@ -1,6 +1,7 @@
 """Inside a model under AppTest: every view, the numbers are the model's own, the link, and bad
 input (empty or long text, unknown models, folders that are not checkpoints, no network)."""
 
+import json
 import time
 from urllib.parse import parse_qs
 
@@ -39,7 +40,8 @@ def test_opens_on_the_bundled_model_with_every_head(bundled):
     at = page().run()
     assert not at.exception and not at.error
     (grid,) = figures(at)
-    assert len(grid["data"]) == model.layers * model.heads and grid["data"][0]["z"]["dtype"] == "u1"
+    thumbnails = [d for d in grid["data"] if d["type"] == "heatmap"]
+    assert len(thumbnails) == model.layers * model.heads and thumbnails[0]["z"]["dtype"] == "u1"
     assert grid["layout"]["annotations"][0]["text"] == "<b>0.0</b>"  # heads named layer.head
     assert url_params(at) == {}  # the opening view: a bare URL
 
@@ -194,12 +196,17 @@ def test_a_model_load_waits_for_a_free_slot_then_loads_by_itself(monkeypatch):
     assert not at.exception and figures(at) and not asked
 
 
-def test_a_click_on_the_chosen_view_keeps_a_view():
-    """A segmented control's chosen option, clicked again, unselects it (None)."""
+def test_a_click_on_the_chosen_view_keeps_that_view():
+    """A segmented control's chosen option, clicked again, unselects it (None): the page stays on
+    the view it was on (it jumped to All heads)."""
     at = view(page().run(), "Head roles")
     at = at.segmented_control(key="m_view").set_value(None).run()
-    assert not at.exception and at.segmented_control(key="m_view").value == "All heads"
-    assert figures(at)
+    assert not at.exception and at.segmented_control(key="m_view").value == "Head roles"
+    assert url_params(at)["view"] == "roles" and figures(at)
+    at = view(at, "One head").segmented_control(key="m_step").set_value("scores").run()
+    at = at.segmented_control(key="m_step").set_value(None).run()  # the same for One head's step
+    assert at.segmented_control(key="m_step").value == "scores"
+    assert figures(at)[0]["data"][0]["name"] == "scores"
 
 
 def test_the_share_link_holds_the_head_being_looked_at():
@@ -284,7 +291,7 @@ def test_a_role_no_head_has_gets_no_button():
     keys = [b.key for b in at.button]
     captions = " ".join(c.value for c in at.caption)
     for role, score in best.items():
-        if score < 0.3:  # ui.model_views.CLEAR_ROLE
+        if score < 0.3:  # attention.model.lab.CLEAR_ROLE
             assert f"m_open_{role}" not in keys
             assert f"No head of this model has a clear {role} role" in captions
             assert f"at {score:.2f})" in captions
@@ -301,3 +308,86 @@ def test_every_view_says_what_the_model_learned_and_what_its_patterns_mean(name)
         "repeat is, not grammar."
     ]
     assert not [c for c in at.caption if "so the patterns mean something" in c.value]
+
+
+# --- walkthrough findings 3-7: a readable, clickable grid; roles; one head; token view; the limit -----
+
+
+def test_the_grid_labels_its_tokens_states_its_scale_and_offers_a_click_on_every_head(bundled):
+    model, _ = bundled
+    at = page().run()
+    (grid,) = figures(at)
+    (scale,) = [d for d in grid["data"] if d.get("showscale")]
+    assert scale["colorbar"]["ticktext"] == ["0", "0.5", "1"]  # the uint8 0..255 read as weights 0..1
+    assert grid["layout"]["yaxis"]["ticktext"][0] == "Alice"  # the first column's rows: queries
+    last_row = f"xaxis{(model.layers - 1) * model.heads + 1}"
+    assert grid["layout"][last_row]["ticktext"][0] == "Alice"  # the last row's columns: keys
+    (targets,) = [d for d in grid["data"] if d["type"] == "scatter"]
+    heads = [[layer, head] for layer in range(model.layers) for head in range(model.heads)]
+    assert targets["customdata"] == heads and "click to open" in targets["hovertemplate"]
+    chart = at.get("plotly_chart")[0].proto
+    assert json.loads(chart.config)["displayModeBar"] is False  # no toolbar over the heads' titles
+    assert list(chart.selection_mode) == [0]  # points: a click on a target reaches the server
+    said = " ".join(c.value for c in at.caption)
+    assert "dark purple (weight 0) to yellow (weight 1)" in said and "Click a head to open it" in said
+
+
+def test_head_roles_say_which_heads_are_as_good_as_the_best_and_hide_the_layer_and_head():
+    """The bundled model's four layer-1 heads all score 0.93-0.97 on induction: which is 'best'
+    depends on the probes (Watch it learn, on its own probes, named another)."""
+    at = page(view="roles").run()
+    table = at.dataframe[0].value
+    induction = table[table["role"] == "induction"]
+    best, second = induction.iloc[0], induction.iloc[1]
+    assert best["score"] - second["score"] <= 0.05
+    (near,) = [c.value for c in at.caption if "the same job" in c.value]
+    assert f"{second['head']} ({second['score']:.2f})" in near and "changes with the random probes" in near
+    assert len(table) == 12  # every row drawn (the height: tests/e2e)
+    assert [box.key for box in at.selectbox] == ["m_source"]  # no Layer and Head here
+
+
+@pytest.mark.parametrize("name", ["Head roles", "Next token", "Share & export"])
+def test_views_that_ignore_the_layer_and_head_do_not_show_them(name):
+    at = view(page(layer="1", head="2").run(), name)
+    assert "m_layer" not in [box.key for box in at.selectbox]
+    at = view(at, "One head")  # kept while hidden
+    assert at.selectbox(key="m_layer").value == 1 and at.selectbox(key="m_head").value == 2
+
+
+def test_one_head_fits_a_laptop_screen_and_explains_queries_keys_and_values():
+    at = page(view="head", layer="1", head="2").run()
+    step = figures(at)[0]
+    assert step["layout"]["height"] <= 600  # it was 924 px at 32 tokens: more than a 768-px screen
+    said = " ".join(c.value for c in at.caption)
+    assert "**query** is what it looks for" in said and "(batch, heads, tokens, head_dim)" in said
+
+
+def test_the_token_view_opens_in_the_second_copy_and_keeps_every_heads_lines_apart(bundled):
+    model, info = bundled
+    at = page(view="tokens").run()
+    ids, tokens = sentence.encode(info, sentence.SENTENCE, model.cfg["context_length"])
+    query = at.selectbox(key="m_query").value
+    assert len(tokens) // 2 < query < len(tokens) - 1  # in the repeat, not the last "."
+    at = at.toggle(key="m_all_heads").set_value(True).run()
+    lines = [d for d in figures(at)[0]["data"] if d.get("mode") == "lines" and d["x"] != [None]]
+    starts = {d["line"]["color"]: d["y"][0] for d in lines}  # each head's lines leave the query apart
+    assert len(starts) == model.heads and len(set(starts.values())) == model.heads
+
+
+def test_at_the_token_limit_append_is_disabled_and_the_sentence_stays():
+    text = "a" + " a" * 126  # 127 tokens: one more fits the bundled model's 128
+    at = page(view="next", text=text).run()
+    at = at.button(key="m_append").click().run()
+    assert not at.exception and not at.warning
+    assert at.button(key="m_append").disabled
+    assert any("nothing more can be appended" in c.value for c in at.caption)
+    (shown,) = [c.value for c in at.caption if c.value.startswith("Tokens as the model sees them")]
+    assert "Alice" not in shown and len(url_params(at)["next"].split(",")) == 1  # not the example sentence
+
+
+def test_appended_tokens_that_do_not_fit_are_dropped_not_the_sentence():
+    at = page(view="next", text="a" + " a" * 126, next="64,64").run()  # a link one token too long
+    assert not at.exception
+    said = " ".join(w.value for w in at.warning).replace("\\", "")
+    assert "without the appended tokens" in said and "example sentence" not in said
+    assert "next" not in url_params(at)
