@@ -1,14 +1,15 @@
 """Watch attention learn: train a model live and see its attention pattern emerge, from a single
-MultiHeadAttention on tiny tasks to an induction head forming in the book's GPTModel."""
+MultiHeadAttention on tiny tasks to an induction head forming in the book's GPTModel, and replay
+the Shakespeare model's recorded training."""
 
 import streamlit as st
 
-from ui import induction, player, tiny
+from ui import induction, player, replay, tiny
 from ui.router import use_router
 
 use_router()
 
-VIEWS = {key: view for view in (tiny, induction) for key in view.TASKS}  # each task's view
+VIEWS = {key: view for view in (tiny, induction, replay) for key in view.TASKS}  # each task's view
 
 st.title("Watch attention learn")
 task, pace = player.pick(VIEWS)  # the task and the pace

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Protocol
 
 import streamlit as st
@@ -210,6 +211,9 @@ def before_play(view: View, config, pace: float) -> None:
 # --- playing -------------------------------------------------------------------------------------
 
 
+_NO_SLOT = SimpleNamespace(ask=lambda: 0, release=lambda: None)  # a ticket that holds nothing
+
+
 def play(run: Run, pace: float, draw: Callable[[int, bool], None], keep: Callable[[Run], None]) -> None:
     """Train while the run is playing, drawing after every chunk; a Pause or Stop click reruns the
     page, which ends this loop at the run's next step. A run first waits for a training slot (a
@@ -221,7 +225,8 @@ def play(run: Run, pace: float, draw: Callable[[int, bool], None], keep: Callabl
     if not h["running"]:
         return
     h["keep"] = keep  # a Stop that lands as the run finishes keeps it too (_free)
-    ticket, seconds = wait_for(TRAININGS, h, "run", keep_place=True)
+    # a recorded run's step is a read (replay.py): no slot to wait for
+    ticket, seconds = wait_for(TRAININGS, h, "run", keep_place=True) if run.needs_slot else (_NO_SLOT, 0.0)
     h["waited"] = h.get("waited", 0.0) + seconds
     lease = run.lease()  # a rerun still inside this run's train() stops at its next step
     try:
@@ -231,7 +236,7 @@ def play(run: Run, pace: float, draw: Callable[[int, bool], None], keep: Callabl
             draw(-1, True)
             # Watching pauses hold the slot: with others in line, skip them so the line moves
             # (a lecture hall's 30 runs then take ~1 s each, not ~10). sleep(0) still yields.
-            time.sleep(0 if TRAININGS.waiting else pace)
+            time.sleep(0 if run.needs_slot and TRAININGS.waiting else pace)
     except Exception:  # an error, not a rerun: the slot must not stay taken
         ticket.release()
         raise

@@ -24,8 +24,11 @@ from attention.model.gpt import GPTModel
 from attention.model.hub import HUB_MODELS
 from attention.settings import ASSETS, current
 
-BUNDLED = "bundled"
+BUNDLED = "bundled"  # the copy model: random tokens, no language
 BUNDLED_PATH = ASSETS / "model"
+SHAKESPEARE = "shakespeare"  # a language model: Shakespeare's plays (attention/training/shakespeare.py)
+SHAKESPEARE_PATH = ASSETS / "shakespeare"
+SHIPPED = {SHAKESPEARE: SHAKESPEARE_PATH, BUNDLED: BUNDLED_PATH}  # offline, in assets/
 RUNS = Path(tempfile.gettempdir()) / "attention-explorer-runs"  # models Watch it learn trained
 RUN = re.compile(r"run:([0-9a-f]{12})")  # a run's source; nothing else names a folder in RUNS
 KEEP_RUNS = 20  # per machine (every replica shares RUNS); older runs are deleted as new ones are saved
@@ -54,14 +57,20 @@ class ModelInfo:
 
 
 def choices() -> dict[str, str]:
-    """source -> label, for the picker: the bundled model first (offline), then the hub's."""
-    out = {BUNDLED: "Bundled: a small trained GPTModel (offline)"}
+    """source -> label, for the picker: the shipped models first (offline), then the hub's."""
+    out = {SHAKESPEARE: "Shakespeare: has read 36 plays (offline)"} if SHAKESPEARE_PATH.exists() else {}
+    out[BUNDLED] = "Copy model: learned to copy random tokens (offline)"
     out |= {repo: f"{m.label} from the hub ({m.megabytes:,} MB download)" for repo, m in HUB_MODELS.items()}
     if path := current().model_path:
         out[path] = f"Local: {path}"
     for folder, name in runs():
         out[f"run:{folder.name}"] = f"Trained here: {name}"
     return out
+
+
+def default() -> str:
+    """The model a page opens with: the Shakespeare model where it is installed, else the copy model."""
+    return SHAKESPEARE if SHAKESPEARE_PATH.exists() else BUNDLED
 
 
 def listed_only() -> bool:
@@ -106,8 +115,8 @@ def new_run() -> tuple[str, Path]:
 
 def resolve(source: str) -> Path | str:
     """The folder (or file) load_gpt2 takes for a picker source that is no hub model."""
-    if source == BUNDLED:
-        return BUNDLED_PATH
+    if source in SHIPPED:
+        return SHIPPED[source]
     run = RUN.fullmatch(source)
     if run:
         return RUNS / run.group(1)

@@ -42,6 +42,7 @@ class Run:
     Config: ClassVar[type]  # the run's frozen config dataclass: steps, snapshot_every, seed, ...
     limit: ClassVar[float] = 60.0  # seconds of training per run, whatever the settings
     max_snapshots: ClassVar[int] = 300  # beyond it, every other snapshot after the first goes
+    needs_slot: ClassVar[bool] = True  # trains: waits for a training slot (attention.slots.TRAININGS)
 
     def __init__(self, config):
         self.config = config

@@ -1,0 +1,137 @@
+"""Watch it learn's view of a recorded training (attention/training/replay.py): the Shakespeare
+model's hour of training played back — its loss against the unigram and bigram baselines, each
+layer's best previous-token and induction head on Shakespeare's own text, every head's scores at
+the step shown — beside the induction run that trains live. The player (ui/player.py) plays it."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from attention.errors import ConfigError
+from attention.figures.model import role_heatmap
+from attention.figures.train import best_per_layer, recorded_curves
+from attention.training import replay
+from attention.training.replay import FORMED, Replay, ReplayConfig
+from ui import player
+from ui.chrome import pages
+from ui.url import link_params
+from ui.widgets import chart
+
+TASKS = {"shakespeare": (replay.LABEL, replay.GOAL)}
+SETTINGS = ()
+RUN = Replay
+INTRO = (
+    "The same `GPTModel`, bigger (4 layers × 8 heads), trained for an hour on 36 of Shakespeare's plays "
+    "— too long for class, so this replays what its recipe recorded. Every 100 steps: the loss on two "
+    "plays it never read, and each head's role measured on passages of those plays (the previous-token "
+    "role on the text as it is, the induction role on a passage repeated). Does the phase change of the "
+    "live induction run happen on real text too?"
+)
+
+
+def defaults(task: str = "shakespeare") -> None:
+    """Nothing to set: the recording is what it is."""
+
+
+def controls(task: str = "shakespeare") -> ReplayConfig:
+    st.markdown(INTRO)
+    try:
+        return ReplayConfig.of()
+    except ConfigError as error:
+        st.warning(str(error))
+        st.stop()
+
+
+def extras(config: ReplayConfig) -> None:
+    """No knobs: a recording."""
+
+
+def plan(config: ReplayConfig, training: float, pauses: float) -> str:
+    return (
+        f"Press Play: the recorded {config.steps} steps, a snapshot every {config.snapshot_every}, "
+        f"about {pauses:.0f} s to watch ('as fast as it goes': at once). Nothing trains."
+    )
+
+
+def layout() -> dict:
+    slots = {"progress": st.empty()}
+    left, right = st.columns(2)
+    slots["curves"], slots["roles"] = left.empty(), right.empty()
+    slots["explain"], slots["heads"] = st.empty(), st.empty()
+    return slots
+
+
+def words(run: Replay, index: int) -> str:
+    """The snapshot in words, from its numbers."""
+    snap, best = run.snapshots[index], run.best(index)
+    baselines = run.record["baselines"]
+    lines = [
+        f"Step {snap.step}: held-out loss {snap.held_out_loss:.2f} nats per token (unigram "
+        f"{baselines['unigram']:.2f}, bigram {baselines['bigram']:.2f})."
+    ]
+    for role, name in (("previous", "previous-token"), ("induction", "induction")):
+        layer, head, score = best[role]
+        lines.append(
+            f"**Head {layer}.{head} is {'an' if name[0] == 'i' else 'a'} {name} head** ({score:.2f} on "
+            "Shakespeare's text)."
+            if score >= FORMED
+            else f"No {name} head yet (best: {layer}.{head}, {score:.2f})."
+        )
+    return " ".join(lines)
+
+
+def draw(slots: dict, run: Replay, index: int, live: bool) -> None:
+    snap, snaps = run.snapshots[index], run.snapshots
+    suffix = f"_{run.step}" if live else ""
+    slots["progress"].progress(
+        snap.step / run.config.steps,
+        text=f"step {snap.step}/{run.config.steps}{player.behind(run, index)} · held-out loss "
+        f"{snap.held_out_loss:.3f} (recorded)",
+    )
+    steps, marker = [s.step for s in snaps], None if live else snap.step
+    losses = [loss for loss in run.losses if np.isfinite(loss)]
+    with slots["curves"].container():
+        held = [s.held_out_loss for s in snaps]
+        figure = recorded_curves(losses, steps, held, run.record["baselines"], run.appears(), marker)
+        chart(figure, key="rep_curves" + suffix)
+    with slots["roles"].container():
+        scores = {r: np.stack([s.natural[r] for s in snaps]) for r in ("previous", "induction")}
+        chart(best_per_layer(steps, scores, marker), key="rep_roles" + suffix)
+    with slots["explain"].container():
+        (st.success if min(b[2] for b in run.best(index).values()) >= FORMED else st.info)(words(run, index))
+    with slots["heads"].container():
+        left, right = st.columns(2)
+        for column, role in zip((left, right), ("previous", "induction"), strict=True):
+            with column:
+                heatmap = role_heatmap(
+                    snap.natural[role], role, f"every head's {role} score, step {snap.step}"
+                )
+                chart(heatmap, key=f"rep_{role}" + suffix)
+
+
+def keep(run: Replay) -> None:
+    """Nothing to keep: the recording stays on disk."""
+
+
+def summary(run: Replay) -> None:
+    appears = run.appears()
+    st.success(
+        f"Replayed {run.step} recorded steps. "
+        + (f"An induction head appeared at step {appears}. " if appears else "No induction head formed. ")
+        + words(run, -1).split(". ", 1)[0]
+        + "."
+    )
+    layer, head, _ = run.best(-1)["induction"]
+    st.page_link(
+        pages()["model"],
+        label=f"Look inside this model (its induction head {layer}.{head}) in Inside a model",
+        icon=":material/open_in_new:",
+        query_params=link_params(
+            {"model": "shakespeare", "view": "head", "layer": str(layer), "head": str(head)}
+        ),
+    )
+
+
+def after() -> None:
+    """Nothing below the run."""
