@@ -212,7 +212,7 @@ def _open_link(run: InductionTrainer) -> None:
     )
     st.page_link(  # the lab: does the copy break without it? (its experiments knock out all of them)
         pages()["model"],
-        label=f"Test it: knock out head {layer}.{head} and watch the copy break",
+        label=f"Test it: knock out head {layer}.{head} and see whether the copy breaks",
         icon=":material/science:",
         query_params=link_params(params | {"view": "lab", "ko": f"{layer}.{head}"}),
     )

@@ -16,7 +16,7 @@ from attention.model.gpt import GPTModel
 from attention.model.interventions import check_heads, parse_heads
 from ui import models
 from ui.model_url import MAPS, METHODS, MODES
-from ui.widgets import chart, chart_width, copy_link_button, literal, narrow, show_notes
+from ui.widgets import chart, chart_width, copy_link_button, keep_choice, literal, narrow, show_notes
 
 
 def _heads_from_url(model: GPTModel) -> list[str]:
@@ -76,10 +76,9 @@ def head_picker(model: GPTModel) -> tuple[list[str], str]:
 
 def mode_control(where) -> None:
     """Zero or mean: how a knocked-out head is replaced (one setting for the knockout and the map)."""
-    s = st.session_state
-    s["m_mode"] = s["m_mode"] or "zero"  # a click on the chosen mode unselects it; set before it is drawn
+    keep_choice("m_mode", "zero")  # a click on the chosen mode keeps it
     where.segmented_control(
-        "How",
+        "Replace with",
         list(MODES),
         key="m_mode",
         format_func=MODES.get,
@@ -101,7 +100,11 @@ def knockout_view(
     if not picked:
         st.info("Pick at least one head to knock out, or run one of the experiments above.")
         return
-    result = models.knockout(source, model, info, ids, tokens, parse_heads(",".join(picked)), mode)
+    try:
+        result = models.knockout(source, model, info, ids, tokens, parse_heads(",".join(picked)), mode)
+    except ConfigError as error:
+        st.warning(literal(str(error)))
+        return
     st.markdown(" ".join(literal(words) for words in lab.say_knockout(result)))
     chart(figures.loss_figure(tokens, result.loss, result.repeats, chart_width(1100)), key="m_ko_loss")
     chart(figures.next_figure(result.next, narrow()), key="m_ko_next")
@@ -134,7 +137,8 @@ def corrupted_input(
         if len(corrupted) != len(ids):
             raise ConfigError(
                 f"The corrupted sentence has {len(corrupted)} tokens and yours {len(ids)}: patching "
-                "needs the same number, position by position. Change a word for another of the same length.",
+                "needs the same number, position by position. Change a word for another that is one token "
+                "too (the line under the box shows the tokens).",
                 "corrupted",
             )
         return corrupted, shown
@@ -152,7 +156,8 @@ def importance_view(
         "sentence into a corrupted one) and the change is measured on the repeated tokens, where an "
         "earlier copy tells the next one (every token when nothing repeats)."
     )
-    s["m_map"], s["m_method"] = s["m_map"] or "ablation", s["m_method"] or "exact"  # as m_mode
+    keep_choice("m_map", "ablation")
+    keep_choice("m_method", "exact")
     left, middle, right = st.columns([2, 1, 2])
     left.segmented_control("Map", list(MAPS), key="m_map", format_func=MAPS.get)
     if s["m_map"] == "ablation":
@@ -171,7 +176,8 @@ def importance_view(
         if kind == "patching":
             corrupted, shown = corrupted_input(info, ids, model.cfg["context_length"])
             st.caption("Corrupted: " + literal(" ".join(shown[:60])) + (" …" if len(shown) > 60 else ""))
-        grid = models.importance(source, model, ids, corrupted, kind, method, s["m_mode"])
+        mode = s["m_mode"] if kind == "ablation" else "zero"  # patching replaces by the clean run's
+        grid = models.importance(source, model, ids, corrupted, kind, method, mode)
     except ConfigError as error:
         st.warning(literal(str(error)))
         return

@@ -21,15 +21,20 @@ VIEWS = {
     "map": "Head importance",
     "share": "Share & export",
 }  # URL name -> the view's label
-MODES = {"zero": "Zero", "mean": "Mean"}  # how a head is knocked out (interventions.MODES)
+MODES = {"zero": "Zeros", "mean": "Its mean"}  # what a knocked-out head writes instead (interventions.MODES)
 MAPS = {"ablation": "Knock out each head", "patching": "Patch each head"}
-METHODS = {"exact": "Exact: every head run", "attribution": "Fast estimate: attribution"}
+METHODS = {"exact": "Exact: runs the model once per head", "attribution": "Fast estimate: attribution"}
 TEMPERATURES = [0.5, 0.7, 1.0, 1.5, 2.0]
 WIDGETS = [
     *("m_source", "m_text", "m_view", "m_layer", "m_head", "m_query", "m_temperature", "m_appended"),
     *("m_ko", "m_mode", "m_map", "m_method", "m_corrupted"),
 ]
-OPENING = {"model": catalog.BUNDLED, "text": sentence.SENTENCE, "view": "grid", "layer": "0", "head": "0"}
+
+
+def opening() -> dict[str, str]:
+    """The page's opening view (a bare URL): the default model on its example sentence."""
+    model = catalog.default()
+    return {"model": model, "text": sentence.opening_text(model), "view": "grid", "layer": "0", "head": "0"}
 
 
 def load_url(raw: dict[str, tuple[str, ...]]) -> None:
@@ -46,8 +51,8 @@ def load_url(raw: dict[str, tuple[str, ...]]) -> None:
         "method": list(METHODS),
     }
     values, notes = view_values(raw, spec)
-    s["m_source"] = values.get("model", catalog.BUNDLED)
-    s["m_text"] = str(raw["text"][-1])[:2000] if raw.get("text") else sentence.SENTENCE
+    s["m_source"] = values.get("model", catalog.default())
+    s["m_text"] = str(raw["text"][-1])[:2000] if raw.get("text") else sentence.opening_text(s["m_source"])
     s["m_view"] = VIEWS[values.get("view", "grid")]
     # the layer and head are checked against the model's own ranges once it is loaded (view_controls)
     s["_m_layer_head"] = {k: raw[k] for k in ("layer", "head") if k in raw}
@@ -115,7 +120,7 @@ def url_params(source: str, text: str) -> dict[str, str]:
         params["ko"] = ",".join(s["m_ko"])
     defaults = {"m_mode": "zero", "m_map": "ablation", "m_method": "exact", "m_corrupted": ""}
     params |= {key[2:]: s[key] for key, default in defaults.items() if s[key] != default}
-    return {} if params == OPENING else params
+    return {} if params == opening() else params
 
 
 def share_link(source: str, text: str) -> str:

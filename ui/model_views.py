@@ -21,7 +21,7 @@ from attention.model.roles import PUBLISHED, ROLES, ranked
 from attention.model.sentence import SentenceView
 from ui import models
 from ui.model_url import TEMPERATURES, VIEWS, layer_head, share_link, view_name
-from ui.widgets import PROJECTOR_SCALE, chart, chart_width, literal, narrow, show_notes
+from ui.widgets import PROJECTOR_SCALE, chart, chart_width, keep_choice, literal, narrow, show_notes
 
 COPY_MODEL = (
     "This model learned to copy repeated stretches of tokens, not language: its heads show where a "
@@ -147,15 +147,6 @@ HEAD_VIEWS = ("grid", "head", "tokens")  # the views that show the chosen layer 
 MODEL_STEPS = ["scores", "scaled_scores", "masked_scores", "weights"]  # a GPT's in eval: causal, no dropout
 
 
-def _keep_choice(key: str, first: str) -> None:
-    """Before a segmented control is drawn: a click on its chosen option unselects it (None), so
-    put back the option it had (`first` at the start)."""
-    s = st.session_state
-    if s.get(key) is None:
-        s[key] = s.get(f"_{key}_last", first)
-    s[f"_{key}_last"] = s[key]
-
-
 def view_controls(cfg: dict, tokens: int) -> tuple[str, int, int]:
     """The view's tabs, then the layer and head where the view shows them (and One head's step
     beside them, so that its chart starts higher): (the view's URL name, layer, head), each kept
@@ -165,7 +156,7 @@ def view_controls(cfg: dict, tokens: int) -> tuple[str, int, int]:
     s["m_layer"], s["m_head"] = min(s["m_layer"], cfg["n_layers"] - 1), min(s["m_head"], cfg["n_heads"] - 1)
     if s["m_query"] is not None and s["m_query"] >= tokens:  # a shorter sentence: the Token view picks anew
         s["m_query"] = None
-    _keep_choice("m_view", VIEWS["grid"])
+    keep_choice("m_view", VIEWS["grid"])
     st.segmented_control("View", list(VIEWS.values()), key="m_view", label_visibility="collapsed")
     shown = view_name()
     if shown in HEAD_VIEWS:
@@ -173,7 +164,7 @@ def view_controls(cfg: dict, tokens: int) -> tuple[str, int, int]:
         c1.selectbox("Layer", range(cfg["n_layers"]), key="m_layer")
         c2.selectbox("Head", range(cfg["n_heads"]), key="m_head")
         if shown == "head":
-            _keep_choice("m_step", "weights")  # on a phone in a row of its own, where its options wrap
+            keep_choice("m_step", "weights")  # on a phone in a row of its own, where its options wrap
             (st if narrow() else c3).segmented_control("Step", MODEL_STEPS, key="m_step")
     return shown, s["m_layer"], s["m_head"]
 
@@ -213,7 +204,8 @@ def all_heads(view: SentenceView, layer: int, head: int) -> None:
 QKV = (
     "Each token's row of numbers, in this head: its **query** is what it looks for, its **key** what it "
     "offers to be found by, its **value** what it passes on when it is looked at. scores = queries @ keysᵀ "
-    "(each query against every key), weights = softmax(scores / √head_dim) row by row, context = weights "
+    "(each query against every key), then ÷ √head_dim, later keys masked (a GPT reads left to right), "
+    "weights = softmax row by row, context = weights "
     "@ values. Shapes (batch, heads, tokens, head_dim); one head's (tokens, head_dim) is drawn."
 )
 
@@ -258,7 +250,8 @@ def token_lines(view: SentenceView, tokens: tuple[str, ...], layer: int, head: i
     st.caption(
         f"Layer {layer}: where “{literal(tokens[query])}” looks. Thicker, darker lines carry more weight"
         + ("; each head has its colour, its lines a little apart from the others'." if every else ".")
-        + " In the second copy of a repeated phrase, an induction head looks just after the earlier copy."
+        + " In the second copy of a repeated phrase, an induction head looks at the token that followed "
+        "this token's earlier copy."
     )
     chart(figures.token_view(list(tokens), view.weights[layer], query, shown_heads), key="m_token_view")
 

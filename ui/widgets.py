@@ -86,6 +86,15 @@ def predict(key: str, question: str, options: list[str], answer: str, why: str, 
     return False
 
 
+def keep_choice(key: str, first: str) -> None:
+    """Before a segmented control is drawn: a click on its chosen option unselects it (None), so
+    put back the option it had (`first` at the start)."""
+    s = st.session_state
+    if s.get(key) is None:
+        s[key] = s.get(f"_{key}_last", first)
+    s[f"_{key}_last"] = s[key]
+
+
 def plural(count: int, noun: str) -> str:
     return f"{count} {noun}{'' if count == 1 else 's'}"
 

@@ -12,6 +12,7 @@ import plotly.graph_objects as go
 
 from attention.figures.layout import DIVERGING, cell_numbers, f32, figure, position_axis, title, token_labels
 from attention.model.interventions import HeadMap
+from attention.model.lab import stretches
 
 BEFORE, AFTER = "#1f5fbf", "#d55e00"  # blue as the untouched model everywhere; vermilion (Okabe-Ito) after
 
@@ -37,23 +38,9 @@ def loss_figure(
         }
         for when, name, colour in (("before", "untouched", BEFORE), ("after", "knocked out", AFTER))
     ]
-    shapes = []
-    if repeats:
-        shapes.append(
-            {
-                "type": "rect",
-                "xref": "x",
-                "yref": "paper",
-                "x0": repeats[0] - 0.5,
-                "x1": repeats[-1] + 0.5,
-                "y0": 0,
-                "y1": 1,
-                "fillcolor": "#999999",
-                "opacity": 0.15,
-                "line": {"width": 0},
-                "layer": "below",
-            }
-        )
+    shade = {"type": "rect", "xref": "x", "yref": "paper", "y0": 0, "y1": 1, "layer": "below"}
+    shade |= {"fillcolor": "#999999", "opacity": 0.15, "line": {"width": 0}}
+    shapes = [shade | {"x0": a - 0.5, "x1": b + 0.5} for a, b in stretches(repeats)]
     return figure(
         data,
         {

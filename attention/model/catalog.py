@@ -58,7 +58,7 @@ class ModelInfo:
 
 def choices() -> dict[str, str]:
     """source -> label, for the picker: the shipped models first (offline), then the hub's."""
-    out = {SHAKESPEARE: "Shakespeare: has read 36 plays (offline)"} if SHAKESPEARE_PATH.exists() else {}
+    out = {SHAKESPEARE: "Shakespeare: has read 36 plays (offline)"} if installed(SHAKESPEARE) else {}
     out[BUNDLED] = "Copy model: learned to copy random tokens (offline)"
     out |= {repo: f"{m.label} from the hub ({m.megabytes:,} MB download)" for repo, m in HUB_MODELS.items()}
     if path := current().model_path:
@@ -68,9 +68,14 @@ def choices() -> dict[str, str]:
     return out
 
 
+def installed(source: str) -> bool:
+    """A shipped model whose files are all there (a partial copy is no default)."""
+    return all((SHIPPED[source] / name).is_file() for name in ("config.json", "model.safetensors"))
+
+
 def default() -> str:
     """The model a page opens with: the Shakespeare model where it is installed, else the copy model."""
-    return SHAKESPEARE if SHAKESPEARE_PATH.exists() else BUNDLED
+    return SHAKESPEARE if installed(SHAKESPEARE) else BUNDLED
 
 
 def listed_only() -> bool:

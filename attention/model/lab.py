@@ -131,6 +131,10 @@ def knockout(
     check_heads(model, ablation.heads)
     if not ablation.heads:
         raise ConfigError("Pick at least one head to knock out.", "heads")
+    if len(ids) < 2:
+        raise ConfigError(
+            "A knockout needs at least 2 tokens: the loss is on predicting the next one.", "text"
+        )
     device = next(model.parameters()).device
     x = torch.tensor([list(ids)], device=device)
     runs = {"before": run_with(model, x), "after": run_with(model, x, ablation)}
@@ -155,8 +159,21 @@ def _names(heads: Sequence[Head]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
+def stretches(positions: Sequence[int]) -> list[tuple[int, int]]:
+    """Sorted positions as runs of consecutive ones: (10, 30, 31, 32) -> [(10, 10), (30, 32)]."""
+    out: list[tuple[int, int]] = []
+    for p in positions:
+        if out and p == out[-1][1] + 1:
+            out[-1] = (out[-1][0], p)
+        else:
+            out.append((p, p))
+    return out
+
+
 def _span(positions: Sequence[int]) -> str:
-    return f"positions {positions[0]}–{positions[-1]}" if len(positions) > 1 else f"position {positions[0]}"
+    parts = [f"{a}" if a == b else f"{a}–{b}" for a, b in stretches(positions)]
+    joined = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return ("positions " if len(positions) > 1 else "position ") + joined
 
 
 def say_knockout(k: Knockout) -> list[str]:
@@ -177,8 +194,8 @@ def say_knockout(k: Knockout) -> list[str]:
         + (
             "hardly any change, so these heads do little for this prediction."
             if abs(change) < SMALL_CHANGE
-            else f"the right next token's probability is now e^{-after:.1f} ≈ {np.exp(-after):.2g} on "
-            f"average, against {np.exp(-before):.2g} before."
+            else f"the right next token's typical probability (e^−loss) is now {np.exp(-after):.2g}, "
+            f"against {np.exp(-before):.2g} before."
         )
     ]
     (b_id, b_text, b_p), (a_id, a_text, a_p) = k.next["before"][0], k.next["after"][0]

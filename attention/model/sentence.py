@@ -11,7 +11,7 @@ import numpy as np
 import torch
 
 from attention.errors import ConfigError
-from attention.model import tokenizer
+from attention.model import catalog, tokenizer
 from attention.model.catalog import ModelInfo
 from attention.model.gpt import GPTModel, ModelTrace
 
@@ -20,6 +20,17 @@ SENTENCE = (
     "Alice was beginning to get very tired of sitting by her sister on the bank. "
     "Alice was beginning to get very tired of sitting by her sister on the bank."
 )  # a repeated phrase: induction heads show on the second copy
+# For the Shakespeare model: Antony's lines from Julius Caesar, a play it never read (held out), the
+# phrase said twice as Antony does, so what its heads do with the repeat is not memory of the play
+SHAKESPEARE_SENTENCE = (
+    "But Brutus says he was ambitious; And Brutus is an honourable man. He was my friend, faithful and "
+    "just to me: But Brutus says he was ambitious; And Brutus is an honourable man."
+)
+
+
+def opening_text(source: str) -> str:
+    """The sentence a model opens on."""
+    return SHAKESPEARE_SENTENCE if source == catalog.SHAKESPEARE else SENTENCE
 
 
 def example(model_info: ModelInfo) -> str:
@@ -27,7 +38,7 @@ def example(model_info: ModelInfo) -> str:
     show there, and the lab's experiments run on it. A small model's: its start token, then ten of
     its probe tokens twice (as Watch it learn's runs were trained)."""
     if not model_info.symbols:
-        return SENTENCE
+        return opening_text(model_info.source)
     span = [model_info.symbols[i] for i in list(model_info.probe_vocab)[:10]]
     return " ".join([model_info.symbols[model_info.start_token], *span, *span])
 

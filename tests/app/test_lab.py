@@ -23,7 +23,7 @@ def bundled():
 def page(**params):
     at = session(120)
     at.switch_page("pages/model.py")
-    at.query_params.update({"view": "lab"} | params)
+    at.query_params.update({"model": catalog.BUNDLED, "view": "lab"} | params)  # the copy model's numbers
     return at
 
 
@@ -219,3 +219,18 @@ def test_no_clear_role_gets_a_sentence_not_a_button(monkeypatch):
     assert not at.exception
     assert [b.label for b in at.button] == ["Knock out every head of layer 0"]
     assert "No head of this model has a clear induction role" in said(at)
+
+
+def test_a_one_token_sentence_says_what_a_knockout_needs():
+    at = page(ko="1.0", text="Hi").run()
+    assert not at.exception and "A knockout needs at least 2 tokens" in said(at)
+
+
+@pytest.mark.parametrize(
+    "key, value", [("m_mode", "mean"), ("m_map", "patching"), ("m_method", "attribution")]
+)
+def test_a_click_on_the_chosen_option_keeps_it(key, value):
+    at = page(view="lab" if key == "m_mode" else "map", ko="1.0").run()
+    at = at.segmented_control(key=key).set_value(value).run()
+    at = at.segmented_control(key=key).set_value(None).run()  # what a click on the chosen option sends
+    assert not at.exception and at.segmented_control(key=key).value == value

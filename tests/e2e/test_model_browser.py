@@ -16,7 +16,7 @@ THUMBNAIL = """(axis) => { const gd = [...document.querySelectorAll('.js-plotly-
 
 def test_open_the_induction_head_from_the_roles(server, page):
     page.set_viewport_size({"width": 1366, "height": 768})
-    page.goto(f"{server}/model")
+    page.goto(f"{server}/model?model=bundled")  # the copy model, whose heads the test knows
     script_done(page)
     page.get_by_text("Tokens as the model sees them").wait_for(timeout=60_000)
     page.get_by_text("Head roles", exact=True).first.click()
@@ -54,7 +54,7 @@ def test_a_click_on_a_head_in_the_grid_opens_it(server, browser, phone):
     context = browser.new_context(viewport=size, **(mobile if phone else {}))
     page = context.new_page()
     try:
-        page.goto(f"{server}/model")
+        page.goto(f"{server}/model?model=bundled")  # the copy model, whose heads the test knows
         script_done(page)
         grid = page.locator(".stPlotlyChart").first
         grid.wait_for(timeout=60_000)

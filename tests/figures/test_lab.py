@@ -60,3 +60,9 @@ def test_the_exports_hold_every_head():
     )
     assert out["values"] == values and out["kind"] == "patching" and out["corrupted_ids"] == [7, 7, 1, 2, 1]
     assert out["clean"] == 0.5 and out["corrupted"] == 1.0 and out["positions"] == [3, 4]
+
+
+def test_each_stretch_of_repeated_tokens_is_shaded_on_its_own():
+    loss = {"before": np.arange(12.0), "after": np.arange(12.0)}
+    fig = figures.loss_figure([f"t{i}" for i in range(12)], loss, (3, 8, 9, 10), 900).to_plotly_json()
+    assert [(s["x0"], s["x1"]) for s in fig["layout"]["shapes"]] == [(2.5, 3.5), (7.5, 10.5)]

@@ -56,13 +56,19 @@ def test_the_gradient_is_the_metrics_derivative_through_every_later_layer(small6
     assert analytic == pytest.approx(numeric, rel=1e-5, abs=1e-8)
 
 
-def test_the_model_gets_no_gradient_and_grad_mode_is_left_as_it_was(small64):
+def test_the_model_gets_no_gradient_and_grad_mode_is_left_as_it_was():
+    """A model whose weights still require gradients (the CLI's, loaded and not frozen): the
+    estimate differentiates the heads' contexts only, so no weight gets a .grad."""
+    torch.manual_seed(3)
+    model = GPTModel(SMALL).double().eval()
+    assert all(p.requires_grad for p in model.parameters())
     ids = ids_of()
-    attribution_map(small64, ids)
-    assert all(p.grad is None and not p.requires_grad for p in small64.parameters())
+    attribution_map(model, ids)
+    attribution_patching_map(model, ids, ids_of(seed=1))
+    assert all(p.grad is None for p in model.parameters())
     assert torch.is_grad_enabled()
     with torch.no_grad():  # the page and the CLI may call it from inside no_grad: it still works
-        assert np.isfinite(attribution_map(small64, ids).values).all()
+        assert np.isfinite(attribution_map(model, ids).values).all()
 
 
 def test_a_tiny_patch_is_estimated_as_the_exact_map_measures_it(small64):

@@ -110,3 +110,10 @@ def test_the_example_sentence_repeats_in_the_models_own_tokens(info):
     ids, _ = sentence.encode(small, text, 64)
     assert lab.repeat_positions(ids) == tuple(range(12, 21))
     assert sentence.example(info) == sentence.SENTENCE
+
+
+def test_the_words_name_each_stretch_of_repeats(bundled, info):  # noqa: F811
+    ids, tokens = sentence.encode(info, sentence.SHAKESPEARE_SENTENCE, 128)
+    assert lab.stretches(lab.repeat_positions(ids)) == [(10, 10), (30, 44)]
+    result = lab.knockout(bundled, info, ids, tokens, ((1, 0),))
+    assert "(positions 10 and 30–44)" in " ".join(lab.say_knockout(result))
