@@ -40,7 +40,7 @@ def _run_experiment(heads: tuple, text: str) -> None:
 def experiments(source: str, model: GPTModel, info: ModelInfo) -> None:
     """The three classic experiments, a button each, on a sentence that shows them; an experiment
     whose heads this model lacks says so instead."""
-    scores = models.roles(source, model, info)
+    scores = models.roles(source, model, info, models.probes_for(info))
     for column, (name, label) in zip(st.columns(3), lab.EXPERIMENTS.items(), strict=True):
         try:
             heads = lab.experiment_heads(name, scores)

@@ -296,12 +296,25 @@ def _best_head(scores: dict, role: str, example: str) -> None:
 
 def head_roles(source: str, model: GPTModel, info: ModelInfo, text: str) -> None:
     """Every head's role score with one click to its best head, the top heads, what is published."""
-    scores = models.roles(source, model, info)
+    probes = models.probes_for(info)
+    if not info.symbols:  # GPT-2's vocabulary: lines of text too
+        st.session_state.setdefault("m_probes", probes)
+        keep_choice("m_probes", probes)
+        probes = st.segmented_control(
+            "Measured on", list(models.PROBES), key="m_probes", format_func=models.PROBES.get
+        )
+    scores = models.roles(source, model, info, probes)
     st.markdown(
-        "Each head's role, measured on probe sequences (a start token, a random prefix, L random tokens, "
-        "the same L again; L and the prefix vary, so looking a fixed distance back does not pass as "
-        "induction). A score is the attention a head puts on the keys its role expects, averaged over the "
-        "queries: 1 = always exactly there."
+        (
+            "Each head's role, measured on lines of text (each line as it is; for duplicate and induction, "
+            "its first 12, 18 or 24 tokens said twice)."
+            if probes == "text"
+            else "Each head's role, measured on probe sequences of random tokens (a start token, a random "
+            "prefix, L random tokens, the same L again; L and the prefix vary, so looking a fixed distance "
+            "back does not pass as induction)."
+        )
+        + " A score is the attention a head puts on the keys its role expects, averaged over the queries: "
+        "1 = always exactly there."
     )
     repeated = sentence.example(info)
     for row in (list(ROLES)[:2], list(ROLES)[2:]):

@@ -17,7 +17,7 @@ from attention.model.attribution import attribution_map, attribution_patching_ma
 from attention.model.catalog import ModelInfo
 from attention.model.gpt import GPTModel
 from attention.model.interventions import HeadMap, Metric, ablation_map, patching_map
-from attention.model.roles import head_roles
+from attention.model.roles import head_roles, text_roles
 from attention.model.sentence import SentenceView
 from attention.slots import MODEL_LOADS, SWEEPS
 from ui.slots import wait_for
@@ -96,8 +96,20 @@ def layer(source: str, gpt: GPTModel, ids: list[int], index: int) -> AttentionTr
     return _layer(source, tuple(ids), index, gpt)
 
 
+PROBES = {"random": "random tokens", "text": "lines of text"}  # what a role is measured on
+
+
+def probes_for(info: ModelInfo) -> str:
+    """A language model's roles on text; any other model's on random tokens (its own)."""
+    return "text" if info.reads_language else "random"
+
+
 @st.cache_resource(max_entries=4, show_spinner="Measuring every head's role on probe sequences…")
-def roles(source: str, _gpt: GPTModel, _info: ModelInfo) -> dict[str, np.ndarray]:
+def roles(source: str, _gpt: GPTModel, _info: ModelInfo, probes: str = "random") -> dict[str, np.ndarray]:
+    """Every head's role scores (roles.py), on random-token probes or natural text
+    (sentence.NATURAL_LINES, for a model with GPT-2's vocabulary)."""
+    if probes == "text" and not _info.symbols:
+        return text_roles(_gpt, sentence.natural_probes(), _info.start_token)
     return head_roles(_gpt, _info.probe_vocab, _info.start_token)
 
 

@@ -10,15 +10,17 @@ import streamlit as st
 
 from attention.errors import ConfigError
 from attention.figures.model import role_heatmap
-from attention.figures.train import best_per_layer, recorded_curves
+from attention.figures.replay import best_per_layer, recorded_curves
+from attention.model import catalog
 from attention.training import replay
 from attention.training.replay import FORMED, Replay, ReplayConfig
 from ui import player
 from ui.chrome import pages
 from ui.url import link_params
-from ui.widgets import chart
+from ui.widgets import chart, literal
 
-TASKS = {"shakespeare": (replay.LABEL, replay.GOAL)}
+# listed where the Shakespeare model is installed (its recording beside it)
+TASKS = {"shakespeare": (replay.LABEL, replay.GOAL)} if catalog.installed(catalog.SHAKESPEARE) else {}
 SETTINGS = ()
 RUN = Replay
 INTRO = (
@@ -26,7 +28,9 @@ INTRO = (
     "— too long for class, so this replays what its recipe recorded. Every 100 steps: the loss on two "
     "plays it never read, and each head's role measured on passages of those plays (the previous-token "
     "role on the text as it is, the induction role on a passage repeated). Does the phase change of the "
-    "live induction run happen on real text too?"
+    "live induction run happen on real text too? (Until the last 250 steps the training loss counts "
+    "only the ~19,000 tokens the plays use, which is faster; the held-out loss always counts all 50,257, "
+    "so it drops when the last steps teach the model to leave the others out.)"
 )
 
 
@@ -39,7 +43,7 @@ def controls(task: str = "shakespeare") -> ReplayConfig:
     try:
         return ReplayConfig.of()
     except ConfigError as error:
-        st.warning(str(error))
+        st.warning(literal(str(error)))
         st.stop()
 
 
@@ -93,7 +97,8 @@ def draw(slots: dict, run: Replay, index: int, live: bool) -> None:
     losses = [loss for loss in run.losses if np.isfinite(loss)]
     with slots["curves"].container():
         held = [s.held_out_loss for s in snaps]
-        figure = recorded_curves(losses, steps, held, run.record["baselines"], run.appears(), marker)
+        full = run.record.get("full_softmax_from")
+        figure = recorded_curves(losses, steps, held, run.record["baselines"], run.appears(), marker, full)
         chart(figure, key="rep_curves" + suffix)
     with slots["roles"].container():
         scores = {r: np.stack([s.natural[r] for s in snaps]) for r in ("previous", "induction")}

@@ -52,6 +52,11 @@ class ModelInfo:
         return range(int(low), int(high))
 
     @property
+    def reads_language(self) -> bool:
+        """Trained on text (GPT-2's vocabulary and not the copy model's repeats of random tokens)."""
+        return not self.symbols and not any(w in self.trained_on.lower() for w in ("repeat", "copy"))
+
+    @property
     def is_gpt2_small(self) -> bool:
         return self.source == "openai-community/gpt2"
 

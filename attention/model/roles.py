@@ -122,12 +122,17 @@ def scores_on(model, probe_list: Sequence[Probe]) -> dict[str, np.ndarray]:
 
 
 def text_roles(
-    model, passages: Sequence[Sequence[int]], start_token: int, span: int = 24
+    model, passages: Sequence[Sequence[int]], start_token: int, spans: Sequence[int] = (12, 18, 24)
 ) -> dict[str, np.ndarray]:
     """Role scores on natural text: previous-token and first-token on the passages as they are
-    (after the start token); duplicate and induction on each passage's first `span` tokens twice."""
+    (after the start token); duplicate and induction on each passage's first `span` tokens twice,
+    for several spans (so a head that looks a fixed distance back cannot pass as induction)."""
     plain = [Probe([start_token, *p], slice(1, 1 + len(p))) for p in passages]
-    twice = [Probe([start_token, *p[:span], *p[:span]], slice(1 + span, 1 + 2 * span)) for p in passages]
+    twice = [
+        Probe([start_token, *p[:span], *p[:span]], slice(1 + len(p[:span]), 1 + 2 * len(p[:span])))
+        for p in passages
+        for span in spans
+    ]
     first, second = scores_on(model, plain), scores_on(model, twice)
     return {role: (first if role in ("previous", "first") else second)[role] for role in ROLES}
 

@@ -28,6 +28,29 @@ SHAKESPEARE_SENTENCE = (
 )
 
 
+# Natural-text probes for a language model's head roles (roles.text_roles): lines of public-domain
+# English, each read as it is and, cut to a span, twice
+NATURAL_LINES = (
+    "Now is the winter of our discontent made glorious summer by this sun of York, and all the clouds "
+    "that lour'd upon our house in the deep bosom of the ocean buried.",
+    "If music be the food of love, play on; give me excess of it, that, surfeiting, the appetite may "
+    "sicken, and so die.",
+    "All the world's a stage, and all the men and women merely players; they have their exits and "
+    "their entrances, and one man in his time plays many parts.",
+    "The quality of mercy is not strain'd, it droppeth as the gentle rain from heaven upon the place "
+    "beneath: it is twice blest.",
+    "Alice was beginning to get very tired of sitting by her sister on the bank, and of having nothing "
+    "to do: once or twice she had peeped into the book her sister was reading.",
+    "It was the best of times, it was the worst of times, it was the age of wisdom, it was the age of "
+    "foolishness, it was the epoch of belief.",
+)
+
+
+def natural_probes() -> list[list[int]]:
+    """NATURAL_LINES in GPT-2's tokens."""
+    return [tokenizer.encode(line) for line in NATURAL_LINES]
+
+
 def opening_text(source: str) -> str:
     """The sentence a model opens on."""
     return SHAKESPEARE_SENTENCE if source == catalog.SHAKESPEARE else SENTENCE

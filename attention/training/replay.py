@@ -16,10 +16,9 @@ from pathlib import Path
 import numpy as np
 
 from attention.errors import ConfigError
-from attention.settings import ASSETS
+from attention.model.catalog import SHAKESPEARE_PATH
 from attention.training.run import Run
 
-SHAKESPEARE = ASSETS / "shakespeare"
 LABEL = "Shakespeare's plays: the shipped model's training, recorded"
 GOAL = "previous-token and induction heads forming on real text"
 FORMED = 0.5  # a role score above this: the head does the job (as Watch it learn's induction run)
@@ -30,19 +29,22 @@ def record(folder: str) -> dict:
     """training.json of a model folder (the recipe writes it), read once."""
     path = Path(folder) / "training.json"
     if not path.exists():
-        raise ConfigError(f"No recorded training in {folder}: run the recipe (README) to make one.", "folder")
+        raise ConfigError(
+            f"No recorded training in {Path(folder).name}: run the Shakespeare recipe (README) to make one.",
+            "folder",
+        )
     return json.loads(path.read_text())
 
 
 @dataclass(frozen=True)
 class ReplayConfig:
-    folder: str = str(SHAKESPEARE)
+    folder: str = str(SHAKESPEARE_PATH)
     steps: int = 0  # the record's (ReplayConfig.of)
     snapshot_every: int = 100
     seed: int = 0
 
     @classmethod
-    def of(cls, folder: str | Path = SHAKESPEARE) -> ReplayConfig:
+    def of(cls, folder: str | Path = SHAKESPEARE_PATH) -> ReplayConfig:
         snaps = record(str(folder))["snapshots"]
         every = snaps[0]["step"] if snaps else 1
         return cls(str(folder), snaps[-1]["step"] if snaps else 0, every)

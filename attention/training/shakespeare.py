@@ -7,7 +7,8 @@ held out) as the book's chapter 5 trains it, at a larger scale.
     python -m attention.training shakespeare --out DIR [--steps 2500] [--seed 0] [--threads 2]
 
 Run again with the same --out, it resumes from DIR/checkpoint.pt (written every 100 steps, with
-the data order's generator): one long run or many short ones give the same model.
+the data order's generator and torch's global RNG, which draws the dropout masks): one long run or
+many short ones give the same model.
 
 The recipe:
 - AdamW (0.9, 0.95), weight decay 0.1 on matrices, lr 1e-3 after 100 warm-up steps, cosine to
@@ -144,6 +145,8 @@ def train(out: Path, seed: int = 0, steps: int = STEPS, log=print) -> tuple[GPTM
         model.out_head.weight = model.tok_emb.weight
         optimizer.load_state_dict(saved["optimizer"])
         generator.set_state(saved["generator"])
+        if "rng" in saved:  # dropout's masks go on where they stopped
+            torch.set_rng_state(saved["rng"])
         start, snapshots, losses = saved["step"], json.loads(saved["snapshots"]), saved["losses"]
         log(f"resumed at step {start}")
     started = time.perf_counter()
@@ -177,6 +180,7 @@ def train(out: Path, seed: int = 0, steps: int = STEPS, log=print) -> tuple[GPTM
                 "model": model.state_dict(),
                 "optimizer": optimizer.state_dict(),
                 "generator": generator.get_state(),
+                "rng": torch.get_rng_state(),
                 "step": step + 1,
                 "snapshots": json.dumps(snapshots),
                 "losses": losses,
@@ -193,6 +197,9 @@ def write_record(out: Path, baselines: dict) -> None:
     record = {
         "config": CONFIG,
         "baselines": baselines,
+        # steps before this measured the training loss over the ~19,000 ids the plays use (the
+        # held-out loss is always over all 50,257, so it carries the untrained rows' share until then)
+        "full_softmax_from": saved["step"] - LAST_FULL + 1,
         "losses": [round(loss, 4) for loss in saved["losses"]],
         "snapshots": json.loads(saved["snapshots"]),
     }

@@ -211,7 +211,7 @@ def test_no_clear_role_gets_a_sentence_not_a_button(monkeypatch):
     monkeypatch.setattr(
         models,
         "roles",
-        lambda source, gpt, info: {
+        lambda source, gpt, info, probes="random": {
             r: np.zeros((2, 4)) for r in ("previous", "first", "duplicate", "induction")
         },
     )

@@ -391,3 +391,17 @@ def test_appended_tokens_that_do_not_fit_are_dropped_not_the_sentence():
     said = " ".join(w.value for w in at.warning).replace("\\", "")
     assert "without the appended tokens" in said and "example sentence" not in said
     assert "next" not in url_params(at)
+
+
+def test_head_roles_say_which_probes_and_measure_on_lines_of_text_too(bundled):
+    from attention.model import roles
+
+    model, info = bundled
+    at = view(page().run(), "Head roles")
+    assert at.segmented_control(key="m_probes").value == "random"  # the copy model never read text
+    assert "measured on probe sequences of random tokens" in at.markdown[0].value
+    at = at.segmented_control(key="m_probes").set_value("text").run()
+    assert not at.exception and "measured on lines of text" in at.markdown[0].value
+    expected = roles.text_roles(model, sentence.natural_probes(), info.start_token)
+    shown = [f for f in figures(at) if f["data"][0].get("name") == "induction"][0]
+    np.testing.assert_allclose(decode(shown["data"][0]["z"]), expected["induction"], rtol=1e-5)

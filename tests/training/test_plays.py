@@ -74,6 +74,6 @@ def test_the_baselines_are_their_definitions():
 def test_natural_text_probes_score_the_copy_models_heads_as_random_ones_do():
     model = load_gpt2(catalog.BUNDLED_PATH)
     passages = [list(range(1000 + 40 * i, 1040 + 40 * i)) for i in range(4)]  # no token repeats inside
-    scores = roles.text_roles(model, passages, 50256, span=16)
+    scores = roles.text_roles(model, passages, 50256, spans=(10, 16))
     assert set(scores) == set(roles.ROLES) and scores["induction"].shape == (2, 4)
     assert scores["induction"][1].min() > 0.8 and scores["previous"][0, 2] > 0.8

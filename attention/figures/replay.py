@@ -1,0 +1,132 @@
+"""Watch it learn's figures for a recorded training (ui/replay.py): the loss against the unigram
+and bigram baselines, and each layer's best previous-token and induction head over the steps."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from attention.figures.layout import HEAD_COLOURS, f32, figure, title
+from attention.figures.train import step_line
+
+
+def recorded_curves(
+    losses: list[float],
+    steps: list[int],
+    held_out: list[float],
+    baselines: dict[str, float],
+    appears: int | None,
+    marker: int | None = None,
+    full_from: int | None = None,
+) -> go.Figure:
+    """The training loss per step and the held-out loss per snapshot, against what a unigram and a
+    bigram model of the training text get on the held-out plays; the step where an induction head
+    appears marked, and the step from which the training loss counts the whole vocabulary."""
+    data = [
+        {
+            "type": "scatter",
+            "mode": "lines",
+            "name": "training loss",
+            "x": np.arange(1, len(losses) + 1, dtype=np.int32),
+            "y": f32(losses),
+            "line": {"color": "#0072b2", "width": 1},
+            "hovertemplate": "step %{x}<br>training loss %{y:.3f}<extra></extra>",
+        },
+        {
+            "type": "scatter",
+            "mode": "lines+markers",
+            "name": "held-out plays",
+            "x": np.array(steps, np.int32),
+            "y": f32(held_out),
+            "line": {"color": "#d55e00"},
+            "hovertemplate": "step %{x}<br>held-out loss %{y:.3f}<extra></extra>",
+        },
+    ]
+    for (name, value), dash in zip(baselines.items(), ("dot", "dash"), strict=False):
+        data.append(
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "name": f"{name} model, held out",
+                "x": [1, max(steps[-1] if steps else 1, len(losses))],
+                "y": [value, value],
+                "line": {"color": "#777777", "dash": dash},
+                "hovertemplate": f"{name}: %{{y:.3f}}<extra></extra>",
+            }
+        )
+    shapes, notes = [], []
+    if appears is not None:
+        shapes.append(step_line(appears, "#d62728", "solid"))
+        notes.append(
+            {
+                "text": f"induction head, step {appears}",
+                "x": appears,
+                "xref": "x",
+                "y": 1,
+                "yref": "paper",
+                "yanchor": "bottom",
+                "showarrow": False,
+                "font": {"color": "#d62728", "size": 12},
+            }
+        )
+    if full_from is not None:
+        shapes.append(step_line(full_from, "#777777", "dot"))
+        notes.append(
+            {
+                "text": "all 50,257 tokens from here",
+                "x": full_from,
+                "xref": "x",
+                "y": 0.9,
+                "yref": "paper",
+                "xanchor": "right",
+                "showarrow": False,
+                "font": {"color": "#555555", "size": 11},
+            }
+        )
+    if marker is not None:
+        shapes.append(step_line(marker))
+    return figure(
+        data,
+        {
+            "title": title("Loss (nats per token)"),
+            "xaxis": {"title": {"text": "step"}, "rangemode": "tozero"},
+            "yaxis": {"title": {"text": "loss"}, "range": [0, 11]},
+            "shapes": shapes,
+            "annotations": notes,
+            "legend": {"orientation": "h", "y": -0.25},
+            "height": 420,
+            "margin": {"l": 10, "r": 10, "t": 60, "b": 10},
+        },
+    )
+
+
+def best_per_layer(steps: list[int], scores: dict[str, np.ndarray], marker: int | None = None) -> go.Figure:
+    """Each layer's best score over training, for the previous-token role (solid) and the induction
+    role (dashed), one colour per layer. scores: role -> (S, L, H) on natural-text probes."""
+    x = np.array(steps, np.int32)
+    data = []
+    for role, dash in (("previous", "solid"), ("induction", "dash")):
+        for layer in range(scores[role].shape[1]):
+            data.append(
+                {
+                    "type": "scatter",
+                    "mode": "lines",
+                    "name": f"layer {layer} {role}",
+                    "x": x,
+                    "y": f32(np.nanmax(scores[role][:, layer], axis=-1)),
+                    "line": {"color": HEAD_COLOURS[layer % len(HEAD_COLOURS)], "dash": dash},
+                    "hovertemplate": f"step %{{x}}<br>layer {layer}'s best {role} %{{y:.2f}}<extra></extra>",
+                }
+            )
+    return figure(
+        data,
+        {
+            "title": title("Each layer's best head, on Shakespeare's text"),
+            "xaxis": {"title": {"text": "step"}, "rangemode": "tozero"},
+            "yaxis": {"title": {"text": "score"}, "range": [0, 1.02]},
+            "shapes": [] if marker is None else [step_line(marker)],
+            "legend": {"orientation": "h", "y": -0.25},
+            "height": 420,
+            "margin": {"l": 10, "r": 10, "t": 60, "b": 10},
+        },
+    )
