@@ -483,9 +483,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--mix", choices=("explore", "play", "model"), default="explore", help=mixes + "N on Inside a model"
     )
-    parser.add_argument(
-        "--model", default="", help="model mix: the model's source (default: the page's own)"
-    )
+    parser.add_argument("--model", default="", help="model mix: the model's source (default: the page's own)")
     args = parser.parse_args(argv)
     results = {}
     if args.url:
