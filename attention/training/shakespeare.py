@@ -18,8 +18,10 @@ The recipe:
 - The softmax runs over the ~19,000 ids the training plays use (the other 31,000 rows of the
   tied embedding never change), except the last LAST_FULL steps, which use all 50,257 so that the
   saved model gives ids Shakespeare never used their share (speed-up: ~2x on the CPU).
-- REPEATS of the windows get a passage of 8-48 tokens repeated right after itself, so induction
-  heads have a reason to form (natural text repeats mostly names).
+- Half the windows (REPEATS) get a passage of 8-48 tokens repeated right after itself, so induction
+  heads have a reason to form (natural text repeats mostly names): ~5% of the tokens trained on.
+  With 5% of the windows, every head was still near uniform at step 1,000 (previous-token 0.18,
+  induction 0.10 on the plays' text).
 - Every 100 steps a snapshot: the training loss, the held-out loss and every head's role scores on
   natural-text probes and random-token ones (DIR/training.json: Watch it learn replays it).
 """
@@ -52,7 +54,7 @@ CONFIG = {
 }
 BATCH, STEPS, WARMUP, LR, LR_END = 16, 2500, 100, 1e-3, 1e-4
 LAST_FULL = 250
-REPEATS = 0.05
+REPEATS = 0.5  # 0.05 left every head near uniform at step 1,000 (README: the first run)
 EVERY = 100  # steps between snapshots and checkpoints
 EVAL_WINDOWS = 24  # held-out windows of 256 tokens for the held-out loss
 
