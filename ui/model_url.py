@@ -116,8 +116,8 @@ def url_params(source: str, text: str) -> dict[str, str]:
         params["next"] = ",".join(map(str, s["m_appended"]))
     if s["m_temperature"] != 1.0:
         params["temperature"] = str(s["m_temperature"])
-    if s["m_ko"]:
-        params["ko"] = ",".join(s["m_ko"])
+    if s["m_ko"] or s.get("_m_ko"):  # the link's heads, until the lab has checked them against the model
+        params["ko"] = ",".join(s["m_ko"]) or s["_m_ko"]
     defaults = {"m_mode": "zero", "m_map": "ablation", "m_method": "exact", "m_corrupted": ""}
     params |= {key[2:]: s[key] for key, default in defaults.items() if s[key] != default}
     return {} if params == opening() else params

@@ -154,7 +154,7 @@ def ranked(scores: dict[str, np.ndarray], top: int = 5) -> list[dict]:
     """The `top` heads of each role, best first: {role, head "layer.head", layer, index, score}."""
     rows = []
     for role, grid in scores.items():
-        order = np.argsort(grid, axis=None)[::-1][:top]
+        order = np.argsort(np.nan_to_num(grid, nan=-np.inf), axis=None)[::-1][:top]  # NaN last
         for flat in order:
             layer, head = np.unravel_index(flat, grid.shape)
             rows.append(

@@ -78,3 +78,8 @@ def test_untrained_heads_have_no_induction_or_previous_token_role():
     assert scores["induction"].max() < 0.3 and scores["previous"].max() < 0.3
     top = roles.ranked(scores, top=2)
     assert len(top) == 8 and top[0]["score"] >= top[1]["score"] and top[0]["head"].count(".") == 1
+
+
+def test_a_role_no_query_asks_about_ranks_its_heads_last():
+    scores = {"induction": np.array([[np.nan, 0.2], [0.5, np.nan]])}
+    assert [r["head"] for r in roles.ranked(scores, top=2)] == ["1.0", "0.1"]
