@@ -26,6 +26,7 @@ from attention.figures.layout import (
     grid,
     thumbnails,
     title,
+    token_label,
     token_labels,
 )
 
@@ -128,7 +129,7 @@ def model_grid(
         layout[name]["ticks"] = ""  # plotly draws tick marks on hidden axes: stray dashes at the edges
     margin = {"l": 5, "r": 50, "t": 5, "b": 5}
     if tokens:  # labels: short, so that the thumbnails keep their room
-        labels = token_labels([token if len(token) <= 7 else token[:6] + "…" for token in tokens])
+        labels = [token_label(token, limit=7) for token in tokens]
         for cell in cells:
             if cell.index % heads == 0:
                 layout[f"yaxis{cell.suffix}"] |= _ticks(labels, t, size * 0.8)
