@@ -7,7 +7,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from attention.figures.layout import HEAD_COLOURS, f32, figure, title
-from attention.figures.train import step_line
+from attention.figures.train import step_line, step_note
 
 
 def recorded_curves(
@@ -57,32 +57,10 @@ def recorded_curves(
     shapes, notes = [], []
     if appears is not None:
         shapes.append(step_line(appears, "#d62728", "solid"))
-        notes.append(
-            {
-                "text": f"induction head, step {appears}",
-                "x": appears,
-                "xref": "x",
-                "y": 1,
-                "yref": "paper",
-                "yanchor": "bottom",
-                "showarrow": False,
-                "font": {"color": "#d62728", "size": 12},
-            }
-        )
+        notes.append(step_note(appears, f"induction head, step {appears}"))
     if full_from is not None:
         shapes.append(step_line(full_from, "#777777", "dot"))
-        notes.append(
-            {
-                "text": "all 50,257 tokens from here",
-                "x": full_from,
-                "xref": "x",
-                "y": 0.9,
-                "yref": "paper",
-                "xanchor": "right",
-                "showarrow": False,
-                "font": {"color": "#555555", "size": 11},
-            }
-        )
+        notes.append(step_note(full_from, "all 50,257 tokens from here", "#555555", 0.9, xanchor="right"))
     if marker is not None:
         shapes.append(step_line(marker))
     return figure(

@@ -50,6 +50,21 @@ def step_line(step: int, colour: str = "#555555", dash: str = "dash") -> dict:
     }
 
 
+def step_note(step: int, text: str, colour: str = "#d62728", y: float = 1.0, **place) -> dict:
+    """Words at the top of a step_line (above the plot at y 1; `place`: xanchor, yanchor...)."""
+    where = {"yanchor": "bottom"} if y >= 1 else {}
+    font = {"color": colour, "size": 12}
+    return {
+        "text": text,
+        "x": step,
+        "xref": "x",
+        "y": y,
+        "yref": "paper",
+        "showarrow": False,
+        "font": font,
+    } | (where | place)
+
+
 def training_curves(
     losses: list[float], accuracies: list[tuple[int, float]], marker: int | None = None
 ) -> go.Figure:
@@ -202,18 +217,7 @@ def phase_curves(
     shapes, notes = [], []
     if phase_step is not None:
         shapes.append(step_line(phase_step, "#d62728", "solid"))
-        notes.append(
-            {
-                "text": f"phase change, step {phase_step}",
-                "x": phase_step,
-                "xref": "x",
-                "y": 1,
-                "yref": "paper",
-                "yanchor": "bottom",
-                "showarrow": False,
-                "font": {"color": "#d62728", "size": 12},
-            }
-        )
+        notes.append(step_note(phase_step, f"phase change, step {phase_step}"))
     if marker is not None:
         shapes.append(step_line(marker))
     return figure(

@@ -1,0 +1,29 @@
+"""A recorded training's figures: the losses given, the baselines as flat lines, the step an
+induction head appears and the step the loss starts counting every token marked; each layer's best
+head over the steps."""
+
+import numpy as np
+
+from attention.figures.replay import best_per_layer, recorded_curves
+from tests.specs import decode
+
+
+def test_the_loss_curves_carry_the_record_and_mark_its_steps():
+    fig = recorded_curves(
+        [9.0, 8.0, 7.0, 6.0], [2, 4], [8.5, 7.5], {"unigram": 6.5, "bigram": 5.1}, 4, None, 3
+    )
+    fig = fig.to_plotly_json()
+    train, held, unigram, bigram = fig["data"]
+    np.testing.assert_allclose(decode(train["y"]), [9, 8, 7, 6])
+    np.testing.assert_allclose(decode(held["y"]), [8.5, 7.5])
+    assert list(unigram["y"]) == [6.5, 6.5] and list(bigram["y"]) == [5.1, 5.1]
+    notes = {a["text"]: a["x"] for a in fig["layout"]["annotations"]}
+    assert notes == {"induction head, step 4": 4, "all 50,257 tokens from here": 3}
+
+
+def test_each_layers_best_head_over_the_steps():
+    scores = {role: np.random.default_rng(0).random((3, 2, 4)) for role in ("previous", "induction")}
+    fig = best_per_layer([100, 200, 300], scores).to_plotly_json()
+    lines = {d["name"]: decode(d["y"]) for d in fig["data"]}
+    np.testing.assert_allclose(lines["layer 1 induction"], scores["induction"][:, 1].max(-1), rtol=1e-6)
+    assert len(lines) == 4
