@@ -11,6 +11,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from attention.figures.layout import DIVERGING, cell_numbers, f32, figure, position_axis, title, token_labels
+from attention.figures.model import probability_bars
 from attention.model.interventions import HeadMap
 from attention.model.lab import stretches
 
@@ -68,19 +69,7 @@ def next_figure(next_tokens: dict[str, list[tuple[int, str, float]]], narrow: bo
         suffix = "" if i == 0 else "2"
         probabilities = f32([p for _, _, p in rows])
         data.append(
-            {
-                "type": "bar",
-                "orientation": "h",
-                "x": probabilities,
-                "y": np.arange(len(rows), dtype=np.int16),
-                "text": [f"{p:.1%}" for p in probabilities],
-                "textposition": "outside",
-                "marker": {"color": colour},
-                "name": name,
-                "xaxis": f"x{suffix}",
-                "yaxis": f"y{suffix}",
-                "hovertemplate": "%{x:.4f}<extra></extra>",
-            }
+            probability_bars(rows, colour) | {"name": name, "xaxis": f"x{suffix}", "yaxis": f"y{suffix}"}
         )
         domain = (
             ([0, 1], [0.55 * (1 - i), 0.45 + 0.55 * (1 - i)])

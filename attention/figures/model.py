@@ -276,22 +276,26 @@ def token_view(tokens: list[str], weights: np.ndarray, query: int, heads: list[i
     )
 
 
+def probability_bars(candidates: list[tuple[int, str, float]], colour: str) -> dict:
+    """A horizontal bar per next token (id, text, probability), row i at y = i, its share written."""
+    probabilities = f32([p for _, _, p in candidates])
+    return {
+        "type": "bar",
+        "orientation": "h",
+        "x": probabilities,
+        "y": np.arange(len(candidates), dtype=np.int16),
+        "text": [f"{p:.1%}" for p in probabilities],
+        "textposition": "outside",
+        "marker": {"color": colour},
+        "hovertemplate": "%{x:.4f}<extra></extra>",
+    }
+
+
 def next_token_bars(candidates: list[tuple[int, str, float]], temperature: float) -> go.Figure:
     """The top next tokens, most likely on top, with their probabilities."""
     texts = token_labels([text for _, text, _ in candidates])
     probabilities = f32([p for _, _, p in candidates])
-    data = [
-        {
-            "type": "bar",
-            "orientation": "h",
-            "x": probabilities,
-            "y": np.arange(len(texts), dtype=np.int16),
-            "text": [f"{p:.1%}" for p in probabilities],
-            "textposition": "outside",
-            "marker": {"color": "#1f5fbf"},
-            "hovertemplate": "%{x:.4f}<extra></extra>",
-        }
-    ]
+    data = [probability_bars(candidates, "#1f5fbf")]
     return figure(
         data,
         {
