@@ -4,6 +4,7 @@ shipped model.
     python -m attention.training [--task previous|first|reverse|sort|text|induction] [...]
     python -m attention.training copying --out assets/model   # the bundled copy model's recipe
     python -m attention.training shakespeare --out assets/shakespeare   # the Shakespeare model's
+    python -m attention.training shakespeare-check DIR   # a retrained one against the shipped one
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ RECIPES = {
     "copying": copying.main,
     "bundled": copying.main,
     "shakespeare": shakespeare.main,
+    "shakespeare-check": lambda argv: sys.exit(shakespeare.check(argv)),
 }  # "bundled": old name
 
 

@@ -44,7 +44,7 @@ import torch
 import torch.nn.functional as F
 
 from attention.model import roles
-from attention.model.checkpoint import save_gpt2
+from attention.model.checkpoint import load_gpt2, save_gpt2
 from attention.model.gpt import GPTModel
 from attention.training import plays
 
@@ -256,6 +256,48 @@ def main(argv: list[str] | None = None) -> None:
         f"held-out loss {snapshots[-1]['held_out_loss']:.3f} nats; unigram {baselines['unigram']:.3f}, "
         f"bigram {baselines['bigram']:.3f}; saved to {out} in {time.perf_counter() - started:.0f} s"
     )
+
+
+@torch.no_grad()
+def measure(folder: Path) -> dict:
+    """What a retrained model is compared on: the mean loss over both held-out plays (every whole
+    window of the model's context) and each role's best head on natural-text probes."""
+    model = load_gpt2(Path(folder))
+    _, held = plays.corpus()
+    n = model.cfg["context_length"]
+    windows = held[: (len(held) - 1) // n * n + 1].unfold(0, n + 1, n)  # (W, n + 1), overlapping by 1
+    total = sum(
+        F.cross_entropy(model(w[:, :-1]).flatten(0, 1), w[:, 1:].flatten(), reduction="sum").item()
+        for w in windows.split(32)
+    )
+    scores = roles.text_roles(model, plays.passages(held, 64, 8, seed=2), plays.START)
+    heads = {}
+    for role in ("previous", "induction"):
+        layer, head = np.unravel_index(np.nanargmax(scores[role]), scores[role].shape)
+        heads[role] = (f"{layer}.{head}", float(scores[role][layer, head]))
+    return {"held_out_loss": total / windows[:, 1:].numel(), "heads": heads}
+
+
+def check(argv: list[str] | None = None) -> int:
+    """python -m attention.training shakespeare-check DIR [--against assets/shakespeare]: DIR's held-out
+    loss and best heads beside the shipped model's; exit status 1 if any differs by more than 5%."""
+    parser = argparse.ArgumentParser(description=check.__doc__)
+    parser.add_argument("folder")
+    parser.add_argument("--against", default=str(Path(__file__).parents[2] / "assets" / "shakespeare"))
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    new, old = measure(Path(args.folder)), measure(Path(args.against))
+    pairs = [("held-out loss", new["held_out_loss"], old["held_out_loss"], "")]
+    for role in ("previous", "induction"):
+        pairs.append((f"best {role} head", new["heads"][role][1], old["heads"][role][1],
+                      f" ({new['heads'][role][0]} vs {old['heads'][role][0]})"))  # fmt: skip
+    worst = 0.0
+    for label, a, b, heads in pairs:
+        worst = max(worst, abs(a - b) / abs(b))
+        print(f"{label}: {a:.3f} here, {b:.3f} shipped, {100 * abs(a - b) / abs(b):.1f}% apart{heads}")
+    print("within 5%" if worst <= 0.05 else "MORE than 5% apart")
+    return 0 if worst <= 0.05 else 1
 
 
 if __name__ == "__main__":
