@@ -1,5 +1,7 @@
 """Attention Explorer: the router. Page config and the shared chrome live here, once."""
 
+import os
+
 import streamlit as st
 
 from attention.devices import configure_torch_threads
@@ -22,6 +24,8 @@ def torch_threads() -> int:
 
 
 torch_threads()
+# Who may open what (attention/settings.py: listed_only) depends on who can reach this server.
+os.environ.setdefault("ATTENTION_SERVER_ADDRESS", st.get_option("server.address") or "")
 # A page keeps heavy per-session state (a model being trained) under "_held_<its url>": leaving
 # the page drops it, so a student wandering off frees the memory.
 for key in [k for k in st.session_state if k.startswith("_held_") and k != f"_held_{page.url_path}"]:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"  # presets, the bundled model, alice.txt, CSS
+LOOPBACK = ("localhost", "127.0.0.1", "::1")  # a server listening here only is no one else's
 
 
 def number(name: str, default: float, low: float = 1) -> float:
@@ -28,6 +29,16 @@ def flag(name: str) -> bool:
     return os.environ.get(name, "").strip().lower() not in ("", "0", "false", "no", "off")
 
 
+def listed_only() -> bool:
+    """Whether visitors may open only the Model list's models (no folder on the server, no other
+    hub repo). ATTENTION_LISTED_MODELS_ONLY=1 or 0 decides; unset, only a server that listens on
+    loopback alone (`streamlit run app.py --server.address localhost`: nobody else can reach it)
+    opens anything. ATTENTION_SERVER_ADDRESS is Streamlit's server.address, which app.py copies."""
+    if os.environ.get("ATTENTION_LISTED_MODELS_ONLY", "").strip():
+        return flag("ATTENTION_LISTED_MODELS_ONLY")
+    return os.environ.get("ATTENTION_SERVER_ADDRESS", "").strip().lower().strip("[]") not in LOOPBACK
+
+
 @dataclass(frozen=True)
 class Settings:
     torch_threads: int | None  # ATTENTION_TORCH_THREADS; None: the app's own default
@@ -38,7 +49,7 @@ class Settings:
     max_model_mb: int  # ATTENTION_MAX_MODEL_MB: the largest model a config.json may ask for
     hub_timeout: float  # ATTENTION_HUB_TIMEOUT: seconds to wait for the hub to answer
     model_path: str  # ATTENTION_MODEL_PATH: a folder the Model list offers ("" for none)
-    listed_models_only: bool  # ATTENTION_LISTED_MODELS_ONLY: visitors open only listed models
+    listed_models_only: bool  # visitors open only listed models (listed_only below)
     hub_offline: bool  # HF_HUB_OFFLINE (Hugging Face's own): never reach the hub
     hub_endpoint: str  # HF_ENDPOINT (Hugging Face's own): the hub's address
 
@@ -54,7 +65,7 @@ def current() -> Settings:
         max_model_mb=number("ATTENTION_MAX_MODEL_MB", 2048),
         hub_timeout=number("ATTENTION_HUB_TIMEOUT", 5.0, low=0.5),
         model_path=os.environ.get("ATTENTION_MODEL_PATH", ""),
-        listed_models_only=flag("ATTENTION_LISTED_MODELS_ONLY"),
+        listed_models_only=listed_only(),
         hub_offline=flag("HF_HUB_OFFLINE"),
         hub_endpoint=os.environ.get("HF_ENDPOINT", "https://huggingface.co").rstrip("/"),
     )

@@ -3,6 +3,7 @@ tests, the load test and the browser benchmark (one copy of this code)."""
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -51,7 +52,11 @@ def wait_healthy(url: str, proc: subprocess.Popen | None = None, timeout: float 
 
 
 def start_streamlit(
-    script: Path | str = ROOT / "app.py", port: int | None = None, *args: str, cwd: Path = ROOT
+    script: Path | str = ROOT / "app.py",
+    port: int | None = None,
+    *args: str,
+    cwd: Path = ROOT,
+    env: dict[str, str] | None = None,
 ) -> tuple[subprocess.Popen, str]:
     """`streamlit run script` on loopback, from `cwd` (whose .streamlit/config.toml it reads);
     returns the process and its URL once it is healthy. Extra `args` go to streamlit. Its log goes
@@ -74,6 +79,7 @@ def start_streamlit(
             *args,
         ],
         cwd=cwd,
+        env=None if env is None else os.environ | env,
         stdout=log,
         stderr=subprocess.STDOUT,
     )

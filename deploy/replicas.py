@@ -13,6 +13,7 @@ in. Needs /usr/sbin/nginx (apt-get install -y nginx). Load it with:
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import signal
 import subprocess
@@ -51,7 +52,12 @@ class Replicas:
         self.port = self.port or spare
         try:
             for port in self.ports:
-                self.procs.append(start_streamlit(ROOT / "app.py", port)[0])
+                # each listens on loopback, but nginx lets anyone in: only the listed models
+                # open, unless the administrator said otherwise (README: who may open what)
+                public = {
+                    "ATTENTION_LISTED_MODELS_ONLY": os.environ.get("ATTENTION_LISTED_MODELS_ONLY") or "1"
+                }
+                self.procs.append(start_streamlit(ROOT / "app.py", port, env=public)[0])
             self.prefix = tempfile.mkdtemp(prefix="attention-nginx-")
             Path(self.prefix, "nginx.conf").write_text(nginx_conf(self.port, self.ports))
             self.log = tempfile.TemporaryFile() if self.capture else None  # noqa: SIM115 (closed by __exit__)

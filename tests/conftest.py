@@ -35,6 +35,20 @@ def pytest_runtest_setup(item):
 
 
 @pytest.fixture
+def local_server(monkeypatch):
+    """A server that listens on loopback only: it opens any folder or hub repo (settings.listed_only)."""
+    monkeypatch.delenv("ATTENTION_LISTED_MODELS_ONLY", raising=False)
+    monkeypatch.setenv("ATTENTION_SERVER_ADDRESS", "localhost")
+
+
+@pytest.fixture
+def public_server(monkeypatch):
+    """A server anyone can reach (Streamlit's default address): the listed models only."""
+    monkeypatch.delenv("ATTENTION_LISTED_MODELS_ONLY", raising=False)
+    monkeypatch.setenv("ATTENTION_SERVER_ADDRESS", "")
+
+
+@pytest.fixture
 def inputs():
     return torch.tensor(INPUTS)
 

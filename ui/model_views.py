@@ -87,7 +87,12 @@ def model_picker() -> tuple[str, GPTModel, ModelInfo]:
         format_func=choices.get,
         help="The bundled model works offline. Hub models download once (Hugging Face's cache) when picked.",
     )
-    if not listed_only:
+    if listed_only:
+        st.caption(  # README: who may open what
+            "This server opens the models listed here only: anyone can reach it. On your own "
+            "machine, `streamlit run app.py --server.address localhost` opens any folder or hub repo."
+        )
+    else:
         right.text_input(
             "…or a folder on this server",
             key="m_path",

@@ -83,18 +83,23 @@ def default() -> str:
     return SHAKESPEARE if installed(SHAKESPEARE) else BUNDLED
 
 
+LISTED_ONLY = (
+    "This server opens only the models in its Model list (anyone can reach it; a server run with "
+    "--server.address localhost opens any folder or hub repo)."
+)
+
+
 def listed_only() -> bool:
-    """ATTENTION_LISTED_MODELS_ONLY=1, for a class server: visitors open only the picker's models
-    (no folder on the server, no other hub repo, whatever the URL says)."""
+    """Visitors open only the picker's models (no folder on the server, no other hub repo, whatever
+    the URL says): the default wherever others can reach the server (settings.listed_only)."""
     return current().listed_models_only
 
 
 def check_source(source: str) -> None:
-    """ConfigError for a model this server does not open for visitors."""
+    """ConfigError for a model this server does not open for visitors: one message, whatever the
+    source is (nothing on the server is looked at before this, so nothing about it is told)."""
     if listed_only() and source not in choices():
-        raise ConfigError(
-            f"This server opens only the models in its Model list, not {source[:80]!r}.", "source"
-        )
+        raise ConfigError(LISTED_ONLY, "source")
 
 
 def runs() -> list[tuple[Path, str]]:
@@ -128,10 +133,12 @@ def resolve(source: str) -> Path | str:
     if source in SHIPPED:
         return SHIPPED[source]
     run = RUN.fullmatch(source)
-    if run:
+    if run and (RUNS / run.group(1) / "config.json").is_file():
         return RUNS / run.group(1)
-    if source.startswith("run:"):
-        raise ConfigError(f"{source[:40]!r} names no run trained here.", "model")
+    if source.startswith("run:"):  # no server path in the message
+        raise ConfigError(
+            f"{source[:40]!r} names no run trained here (this server keeps its last {KEEP_RUNS}).", "model"
+        )
     return source
 
 

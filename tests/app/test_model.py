@@ -140,7 +140,7 @@ def test_bad_input_gets_a_clear_message_and_the_page_goes_on(params, message):
 
 
 @pytest.mark.parametrize("folder", ["/does/not/exist", "tests"])
-def test_a_folder_that_is_not_a_checkpoint(folder):
+def test_a_folder_that_is_not_a_checkpoint(folder, local_server):
     at = page().run()
     at = at.text_input(key="m_path").set_value(folder).run()
     assert not at.exception and "Showing the bundled model instead" in at.error[0].value
@@ -155,6 +155,20 @@ def test_a_class_server_hides_the_folder_box_and_opens_only_its_list(monkeypatch
     assert "only the models in its Model list" in message and "Showing the bundled model instead" in message
     assert [box.key for box in at.text_input] == ["m_text"]  # no "folder on this server"
     assert at.selectbox(key="m_source").value == catalog.BUNDLED and figures(at)
+
+
+def test_a_public_server_says_the_same_for_every_name_it_refuses(public_server):
+    """Its default: a real folder, a missing one and a hub repo from a link get one message, so a
+    visitor learns nothing of the server's paths; the picker says what this server opens."""
+    said = []
+    for name in (str(catalog.BUNDLED_PATH), "/does/not/exist", "someone/gpt2-finetuned"):
+        at = page(model=name).run()
+        assert not at.exception and at.selectbox(key="m_source").value == catalog.BUNDLED and figures(at)
+        message = at.error[0].value  # "Could not open <the name asked for>: …": the rest is one text
+        said.append(message[message.index("This server") :])
+        assert [box.key for box in at.text_input] == ["m_text"]  # no "folder on this server"
+    assert len(set(said)) == 1 and "only the models in its Model list" in said[0].replace("\\", "")
+    assert any("opens the models listed here only" in c.value for c in at.caption)
 
 
 def test_picking_a_hub_model_without_a_network_says_so_within_seconds(monkeypatch, tmp_path):
@@ -267,7 +281,9 @@ def test_a_hub_model_that_cannot_be_downloaded_leaves_the_picker_on_the_bundled_
 
 
 @pytest.mark.parametrize("bad", ["../../etc", "<script>alert(1)</script>", "some/nonexistent-repo"])
-def test_a_model_from_the_url_that_cannot_be_opened_is_not_added_to_the_picker(bad, monkeypatch, tmp_path):
+def test_a_model_from_the_url_that_cannot_be_opened_is_not_added_to_the_picker(
+    bad, monkeypatch, tmp_path, local_server
+):
     monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")  # the hub id: no network either
     import huggingface_hub.constants as constants
 

@@ -36,11 +36,57 @@ def test_the_bundled_model_opens_offline_with_its_name():
 @pytest.mark.parametrize(
     "source, message", [("run:nothing", "names no run"), ("/does/not/exist", "does not exist")]
 )
-def test_a_source_that_is_no_model_is_a_clear_error(source, message):
+def test_a_source_that_is_no_model_is_a_clear_error(source, message, local_server):
     from attention.errors import ConfigError
 
     with pytest.raises(ConfigError, match=message):
         catalog.load(source)
+
+
+def test_a_public_server_opens_its_list_only_and_tells_nothing_about_its_paths(public_server, tmp_path):
+    """Anyone can reach it: a folder (real or not), a hub repo, a run that was never trained all get
+    the same words, so no visitor learns which server paths exist."""
+    from attention.errors import ConfigError
+
+    refused = []
+    for source in (
+        str(catalog.BUNDLED_PATH),
+        "/does/not/exist",
+        "/etc",
+        "someone/gpt2-finetuned",
+        "run:0123456789ab",
+    ):
+        with pytest.raises(ConfigError) as error:
+            catalog.load(source)
+        refused.append(str(error.value))
+    assert set(refused) == {catalog.LISTED_ONLY} and "/" not in catalog.LISTED_ONLY.split("(")[0]
+    for source in catalog.choices():  # the list itself still opens
+        catalog.check_source(source)
+
+
+@pytest.mark.parametrize(
+    "env, listed",
+    [
+        ({"ATTENTION_SERVER_ADDRESS": ""}, True),  # Streamlit's default: every interface
+        ({"ATTENTION_SERVER_ADDRESS": "0.0.0.0"}, True),
+        ({"ATTENTION_SERVER_ADDRESS": "localhost"}, False),
+        ({"ATTENTION_SERVER_ADDRESS": "127.0.0.1"}, False),
+        ({"ATTENTION_SERVER_ADDRESS": "::1"}, False),
+        ({"ATTENTION_SERVER_ADDRESS": "localhost", "ATTENTION_LISTED_MODELS_ONLY": "1"}, True),
+        ({"ATTENTION_SERVER_ADDRESS": "0.0.0.0", "ATTENTION_LISTED_MODELS_ONLY": "0"}, False),
+    ],
+)
+def test_who_may_open_what(monkeypatch, env, listed):
+    monkeypatch.delenv("ATTENTION_LISTED_MODELS_ONLY", raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert catalog.listed_only() is listed
+    folder = str(catalog.BUNDLED_PATH)  # a real checkpoint, named by its path
+    if listed:
+        with pytest.raises(Exception, match="only the models in its Model list"):
+            catalog.load(folder)
+    else:
+        assert catalog.load(folder)[0].layers >= 1
 
 
 def test_hub_downloads_are_dispatched_in_one_place():

@@ -4,7 +4,6 @@ promises (previous-token and induction heads), measured by roles.py on GPT-2 ids
 import pytest
 import torch
 
-from attention.errors import ConfigError
 from attention.model import catalog, roles
 from attention.model.checkpoint import load_gpt2
 from attention.training import copying
@@ -29,14 +28,3 @@ def test_the_shipped_model_has_a_previous_token_and_an_induction_head():
     scores = roles.head_roles(model, range(50256), 50256)
     assert scores["previous"][0].max() >= 0.7 and scores["induction"][1].max() >= 0.7
     assert (catalog.BUNDLED_PATH / "model.safetensors").stat().st_size < 20 * 2**20
-
-
-def test_a_class_server_opens_only_the_models_in_its_list(monkeypatch):
-    folder = str(catalog.BUNDLED_PATH)  # a real checkpoint, but named by its path
-    assert catalog.load(folder)[0].layers >= 1  # a laptop opens any folder
-    monkeypatch.setenv("ATTENTION_LISTED_MODELS_ONLY", "1")
-    for source in (folder, "someone/gpt2-finetuned", "/etc"):
-        with pytest.raises(ConfigError, match="only the models in its Model list"):
-            catalog.load(source)
-    for source in catalog.choices():  # the list itself still opens
-        catalog.check_source(source)
