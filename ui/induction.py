@@ -12,7 +12,7 @@ from attention.figures.train import pattern_figure, phase_curves, role_curves
 from attention.model import catalog
 from attention.training import induction
 from attention.training.induction import MAX_SECONDS, MAX_STEPS, InductionConfig, InductionTrainer
-from ui import player
+from ui import models, player
 from ui.chrome import pages
 from ui.url import link_params
 from ui.widgets import chart, narrow
@@ -190,6 +190,7 @@ def keep(run: InductionTrainer) -> None:
     }
     st.session_state[RESULTS] = [*st.session_state.get(RESULTS, [])[-5:], row]
     run.saved = source
+    st.session_state[models.OWN_RUNS] = [source, *models.own_runs()]  # listed for this session
 
 
 def _open_link(run: InductionTrainer) -> None:

@@ -9,7 +9,7 @@ import streamlit as st
 
 from attention.chapter3.query_params import view_values
 from attention.model import catalog, sentence
-from ui import url
+from ui import models, url
 
 VIEWS = {
     "grid": "All heads",
@@ -40,7 +40,7 @@ def opening() -> dict[str, str]:
 def load_url(raw: dict[str, tuple[str, ...]]) -> None:
     """The URL's view into the widgets (url.sync's `load`); what could not be used is noted."""
     s = st.session_state
-    choices = catalog.choices()
+    choices = catalog.choices(models.own_runs())
     spec = {
         "model": list(choices) + [k for k in (raw.get("model") or ())[-1:] if k not in choices],
         "view": list(VIEWS),

@@ -66,7 +66,7 @@ def model_picker() -> tuple[str, GPTModel, ModelInfo]:
     opened, its model and what it is. A source that cannot be opened is said so once, and the
     picker shows the bundled model, which is drawn instead."""
     s = st.session_state
-    choices = catalog.choices()
+    choices = catalog.choices(models.own_runs())
     listed_only = catalog.listed_only()  # a class server can turn the folder box off (README: A lecture hall)
     path = "" if listed_only else str(s.get("m_path") or "").strip()
     source = path or s["m_source"]

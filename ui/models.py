@@ -37,6 +37,14 @@ class _Loaded:  # a tuple cannot be weakly referenced
 _loaded: weakref.WeakValueDictionary[str, _Loaded] = weakref.WeakValueDictionary()
 
 
+OWN_RUNS = "_own_runs"  # the run sources this session trained (ui/induction.keep), newest first
+
+
+def own_runs() -> list[str]:
+    """This session's runs: the only ones its Model list shows (catalog.choices)."""
+    return st.session_state.get(OWN_RUNS, [])
+
+
 @st.cache_resource(max_entries=3, show_spinner=False)
 def _model(source: str) -> _Loaded:
     model, info = catalog.load(source)  # a hub model is on disk by now (see model())
@@ -65,7 +73,7 @@ def model(source: str) -> tuple[GPTModel, ModelInfo]:
     if (loaded := _loaded.get(source)) is None:
         ticket, _ = wait_for(MODEL_LOADS, st.session_state.setdefault("_held_model", {}), "model load")
         try:
-            with st.spinner(f"Loading {catalog.choices().get(source, source)}…"):
+            with st.spinner(f"Loading {catalog.choices(own_runs()).get(source, source)}…"):
                 loaded = _loaded[source] = _model(source)
         finally:
             ticket.release()

@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 import re
 import tempfile
+import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -61,16 +62,27 @@ class ModelInfo:
         return self.source == "openai-community/gpt2"
 
 
-def choices() -> dict[str, str]:
-    """source -> label, for the picker: the shipped models first (offline), then the hub's."""
+def choices(own: Collection[str] = ()) -> dict[str, str]:
+    """source -> label, for the picker: the shipped models first (offline), then the hub's, then
+    the runs in `own` (a session's own, trained on Watch it learn) still on this server: what one
+    visitor trains is not listed for everyone."""
     out = {SHAKESPEARE: "Shakespeare: has read 36 plays (offline)"} if installed(SHAKESPEARE) else {}
     out[BUNDLED] = "Copy model: learned to copy random tokens (offline)"
     out |= {repo: f"{m.label} from the hub ({m.megabytes:,} MB download)" for repo, m in HUB_MODELS.items()}
     if path := current().model_path:
         out[path] = f"Local: {path}"
     for folder, name in runs():
-        out[f"run:{folder.name}"] = f"Trained here: {name}"
+        if f"run:{folder.name}" in own:
+            out[f"run:{folder.name}"] = f"Your run: {name}{_saved_at(folder)}"
     return out
+
+
+def _saved_at(folder: Path) -> str:
+    """ ", saved 14:02:31": two runs of the same settings told apart."""
+    try:
+        return f", saved {time.strftime('%H:%M:%S', time.localtime(folder.stat().st_mtime))}"
+    except OSError:  # deleted just now (new_run)
+        return ""
 
 
 def installed(source: str) -> bool:
@@ -98,8 +110,8 @@ def listed_only() -> bool:
 def check_source(source: str) -> None:
     """ConfigError for a model this server does not open for visitors: one message, whatever the
     source is (nothing on the server is looked at before this, so nothing about it is told)."""
-    if listed_only() and source not in choices():
-        raise ConfigError(LISTED_ONLY, "source")
+    if listed_only() and source not in choices() and not RUN.fullmatch(source):
+        raise ConfigError(LISTED_ONLY, "source")  # a run's link (12 hex digits, unguessed) opens
 
 
 def runs() -> list[tuple[Path, str]]:

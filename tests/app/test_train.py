@@ -266,6 +266,8 @@ def test_the_saved_run_opens_in_inside_a_model(induction_page):
     at.switch_page("pages/model.py").run()
     assert not at.exception and not at.error
     assert at.selectbox(key="m_source").value == trainer.saved
+    labels = at.selectbox(key="m_source").options  # listed for the session that trained it, by its time
+    assert sum(label.startswith("Your run: Induction run: 2 layers, seed 3") for label in labels) == 1
     assert (at.session_state["m_layer"], at.session_state["m_head"]) == (layer, head)
 
 

@@ -108,7 +108,8 @@ def test_a_finished_run_opens_in_transformers_and_inside_a_model(runs, monkeypat
     two = runs["two"]
     source, folder = catalog.new_run()
     two.save(folder)
-    assert source in catalog.choices() and "Trained here: Induction run" in catalog.choices()[source]
+    assert source not in catalog.choices()  # another session's run is not listed
+    assert catalog.choices([source])[source].startswith("Your run: Induction run")
     model, info = catalog.load(source)
     assert info.symbols[:3] == ("<s>", "t1", "t2") and info.start_token == 0
     ids = torch.tensor([two.probe])
@@ -144,6 +145,9 @@ def test_run_sources_name_only_runs(monkeypatch, tmp_path, local_server):
     with pytest.raises(ConfigError, match="names no run trained here") as error:
         catalog.load("run:0123456789ab")
     assert str(tmp_path) not in str(error.value)  # no server path in a visitor's page
+    monkeypatch.setenv("ATTENTION_SERVER_ADDRESS", "")  # public: a run's link is still let through,
+    with pytest.raises(ConfigError, match="names no run trained here"):  # to the same words
+        catalog.load("run:0123456789ab")
 
 
 def test_old_runs_are_deleted_beyond_the_limit(monkeypatch, tmp_path):
@@ -173,7 +177,7 @@ def test_a_one_layer_run_is_named_in_the_singular_and_warns_with_the_students_wo
     monkeypatch.setattr(catalog, "RUNS", tmp_path)
     source, folder = catalog.new_run()
     InductionTrainer(InductionConfig(steps=1, layers=1)).save(folder)
-    assert "Induction run: 1 layer, seed 3, step 0" in catalog.choices()[source]  # not "1 layers"
+    assert "Induction run: 1 layer, seed 3, step 0" in catalog.choices([source])[source]  # not "1 layers"
     model, info = catalog.load(source)
     with pytest.raises(ConfigError) as error:  # the Alice sentence: the student's words, as typed, once each
         sentence.encode(info, sentence.SENTENCE, model.cfg["context_length"])
