@@ -48,6 +48,7 @@ class Settings:
     model_load_slots: int  # ATTENTION_MODEL_LOAD_SLOTS
     max_model_mb: int  # ATTENTION_MAX_MODEL_MB: the largest model a config.json may ask for
     hub_timeout: float  # ATTENTION_HUB_TIMEOUT: seconds to wait for the hub to answer
+    hub_budget_mb: int  # ATTENTION_HUB_BUDGET_MB: the most hub downloads may take on disk
     model_path: str  # ATTENTION_MODEL_PATH: a folder the Model list offers ("" for none)
     listed_models_only: bool  # visitors open only listed models (listed_only below)
     hub_offline: bool  # HF_HUB_OFFLINE (Hugging Face's own): never reach the hub
@@ -64,6 +65,7 @@ def current() -> Settings:
         model_load_slots=number("ATTENTION_MODEL_LOAD_SLOTS", 1),
         max_model_mb=number("ATTENTION_MAX_MODEL_MB", 2048),
         hub_timeout=number("ATTENTION_HUB_TIMEOUT", 5.0, low=0.5),
+        hub_budget_mb=number("ATTENTION_HUB_BUDGET_MB", 4096),
         model_path=os.environ.get("ATTENTION_MODEL_PATH", ""),
         listed_models_only=listed_only(),
         hub_offline=flag("HF_HUB_OFFLINE"),

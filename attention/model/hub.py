@@ -1,13 +1,18 @@
 """GPT-2 checkpoints from the Hugging Face hub, downloaded only when a learner picks one.
 
 Files land in Hugging Face's usual cache (HF_HOME, ~/.cache/huggingface) and are read from there
-afterwards, with no network. Without a network the download fails within seconds with a message
-that says which file, how large, and how to place it by hand; it never hangs a page.
+afterwards, with no network. What this app downloads there stays within a disk budget
+(ATTENTION_HUB_BUDGET_MB, default 4 GB): its own downloads are evicted oldest first to make
+room, and a model that cannot fit is refused before a byte of it is fetched. Without a network
+the download fails within seconds with a message that says which file, how large, and how to
+place it by hand; it never hangs a page.
 """
 
 from __future__ import annotations
 
+import json
 import re
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,6 +58,51 @@ def cached(repo: str) -> Path | None:
     if all(isinstance(p, str) for p in paths):
         return Path(paths[0]).parent
     return None
+
+
+LEDGER = "attention-explorer-downloads.json"  # in the hub cache: the repos we fetched, oldest first
+
+
+def cache_dir() -> Path:
+    from huggingface_hub import constants
+
+    return Path(constants.HF_HUB_CACHE)
+
+
+def disk_usage(folder: Path) -> int:
+    """Bytes of the files under `folder` (the cache's blobs; its snapshot links counted once)."""
+    return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file() and not f.is_symlink())
+
+
+def _ledger() -> list[str]:
+    try:
+        return [r for r in json.loads((cache_dir() / LEDGER).read_text()) if _REPO.match(r)]
+    except (OSError, ValueError, TypeError):
+        return []
+
+
+def _write_ledger(repos: list[str]) -> None:
+    cache_dir().mkdir(parents=True, exist_ok=True)
+    (cache_dir() / LEDGER).write_text(json.dumps(repos))
+
+
+def make_room(repo: str, size: int) -> None:
+    """Evict this app's own downloads, oldest first, until `size` more bytes fit in the budget;
+    ConfigError, with nothing evicted, when they cannot (the rest of the cache is not ours to
+    delete). Downloads run one at a time (ui/models.py), so two cannot both take the last room."""
+    budget = current().hub_budget_mb * 2**20
+    folders = {r: cache_dir() / f"models--{r.replace('/', '--')}" for r in _ledger() if r != repo}
+    ours = {r: disk_usage(f) if f.is_dir() else 0 for r, f in folders.items()}
+    if disk_usage(cache_dir()) - sum(ours.values()) + size > budget:
+        raise ConfigError(
+            f"{repo} would not fit: its weights take {size / 2**20:,.1f} MB and this server keeps hub "
+            f"models within {budget / 2**20:,.0f} MB (ATTENTION_HUB_BUDGET_MB); it is not downloaded.",
+            "source",
+        )
+    kept = list(ours)
+    while kept and disk_usage(cache_dir()) + size > budget:
+        shutil.rmtree(folders[kept.pop(0)], ignore_errors=True)
+    _write_ledger(kept)
 
 
 def unavailable(repo: str, why: str) -> ConfigError:
@@ -109,16 +159,21 @@ def download(repo: str, progress: Callable[[int, int], None] | None = None, time
         # Any visitor can name any repo: its config.json (a few hundred bytes) comes first and must
         # describe a GPT-2 this server opens (checkpoint.MAX_MODEL_MB), and the weights file must be no
         # larger than that model (plus 1 MiB of header), before a byte of the weights is downloaded.
-        config = hf_hub_download(repo, FILES[0], etag_timeout=timeout)
+        endpoint = current().hub_endpoint
+        config = hf_hub_download(repo, FILES[0], etag_timeout=timeout, endpoint=endpoint)
         limit = model_bytes(read_config(config)) + 2**20
-        size = get_hf_file_metadata(hf_hub_url(repo, FILES[1]), timeout=timeout).size or 0
+        size = get_hf_file_metadata(hf_hub_url(repo, FILES[1], endpoint=endpoint), timeout=timeout).size or 0
         if size > limit:
             raise ConfigError(
                 f"{repo}'s model.safetensors is {size / 2**20:,.0f} MB, more than its config.json's model "
                 f"can weigh in float32 ({limit / 2**20:,.0f} MB); it is not downloaded.",
                 "source",
             )
-        weights = hf_hub_download(repo, FILES[1], etag_timeout=timeout, tqdm_class=tqdm_class)
+        make_room(repo, size)
+        weights = hf_hub_download(
+            repo, FILES[1], etag_timeout=timeout, tqdm_class=tqdm_class, endpoint=endpoint
+        )
+        _write_ledger([*_ledger(), repo])
     except ConfigError:
         raise
     except LocalEntryNotFoundError as error:  # no connection, and not in the cache

@@ -1,9 +1,12 @@
 """Hub models without a network: a clear message within seconds, and the cache is used first."""
 
+import hashlib
 import json
+import os
 import socket
 import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import SimpleNamespace
 
 import pytest
@@ -85,7 +88,9 @@ def fake_hub(monkeypatch, tmp_path):
             return str(path)
 
         import huggingface_hub
+        import huggingface_hub.constants as constants
 
+        monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub"))  # the budget's ledger
         monkeypatch.setattr(hub, "cached", lambda repo: None)
         monkeypatch.setattr(hub, "reachable", lambda repo, timeout: None)
         monkeypatch.setattr(huggingface_hub, "hf_hub_download", download)
@@ -114,3 +119,76 @@ def test_a_visitors_repo_is_refused_before_its_weights_are_downloaded(fake_hub, 
     with pytest.raises(ConfigError, match=message):
         hub.download("someone/something-big")
     assert got == ["config.json"]  # a few hundred bytes, never the weights
+
+
+@pytest.fixture
+def hub_server(monkeypatch, tmp_path):
+    """A hub on loopback, speaking the hub's resolve protocol to huggingface_hub itself: the files
+    of the repos put in `files`, and every request it was sent, in order."""
+    files: dict[str, dict[str, bytes]] = {}
+    requests: list[tuple[str, str]] = []
+
+    class Hub(BaseHTTPRequestHandler):
+        def answer(self, with_body: bool) -> None:
+            requests.append((self.command, self.path))
+            _, owner, name, *route = self.path.split("/")
+            body = (
+                files.get(f"{owner}/{name}", {}).get(route[-1]) if route[:2] == ["resolve", "main"] else None
+            )
+            if body is None:
+                self.send_response(404)
+                self.send_header("X-Error-Code", "EntryNotFound")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            self.send_response(200)
+            self.send_header("X-Repo-Commit", "0" * 40)
+            self.send_header("ETag", f'"{hashlib.sha256(body).hexdigest()}"')
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            if with_body:
+                self.wfile.write(body)
+
+        def do_HEAD(self):
+            self.answer(False)
+
+        def do_GET(self):
+            self.answer(True)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Hub)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    import huggingface_hub.constants as constants
+
+    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{server.server_port}")
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    yield files, requests
+    server.shutdown()
+
+
+TINY = {"vocab_size": 50257, "n_positions": 16, "n_embd": 8, "n_head": 1, "n_layer": 1}  # 1.6 MB in float32
+
+
+def test_hub_downloads_stay_within_the_disk_budget(hub_server, monkeypatch):
+    """A 1 MiB budget and 400 kB models: the third download evicts the first (ours, oldest first);
+    a model larger than the budget is refused before its weights are asked for, evicting nothing."""
+    files, requests = hub_server
+    monkeypatch.setenv("ATTENTION_HUB_BUDGET_MB", "1")
+    config = json.dumps(TINY).encode()
+    for repo in ("class/one", "class/two", "class/three"):
+        files[repo] = {"config.json": config, "model.safetensors": os.urandom(400_000)}
+    files["class/huge"] = {"config.json": config, "model.safetensors": os.urandom(1_200_000)}
+    for repo in ("class/one", "class/two", "class/three"):
+        folder = hub.download(repo, timeout=5)
+        assert (folder / "model.safetensors").read_bytes() == files[repo]["model.safetensors"]
+        assert hub.disk_usage(hub.cache_dir()) <= 2**20
+    assert hub.cached("class/one") is None  # evicted
+    assert hub.cached("class/two") is not None and hub.cached("class/three") is not None
+    with pytest.raises(ConfigError, match="would not fit: its weights take 1.1 MB"):
+        hub.download("class/huge", timeout=5)
+    assert ("GET", "/class/huge/resolve/main/model.safetensors") not in requests
+    assert hub.cached("class/two") is not None  # nothing evicted for a model that cannot fit
+    assert hub.disk_usage(hub.cache_dir()) <= 2**20
