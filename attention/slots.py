@@ -6,7 +6,8 @@ A lecture hall presses Play at the same moment; two cores cannot train 30 models
 Explorers interactive. A run asks for a slot with its ticket, again and again (each ask is also
 its heartbeat); the first `capacity` tickets in line run. A ticket that stops asking (a closed
 tab, a page left) is dropped after `lease` seconds, and a Ticket that is garbage-collected
-(Streamlit dropped the session's state) gives its place back at once.
+(Streamlit dropped the session's state) gives its place back at once. A session holds one place
+in each line at most: its new ticket takes the place of its old one.
 """
 
 from __future__ import annotations
@@ -26,8 +27,9 @@ class Slots:
         if capacity < 1:
             raise ValueError(f"{name}: capacity {capacity} must be at least 1")
         self.name, self.capacity, self.lease = name, capacity, lease
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # a ticket collected while it is held releases through it
         self._line: dict[int, float] = {}  # ticket id -> last heard from, in arrival order
+        self._owners: dict[str, int] = {}  # a session's ticket in this line
 
     def ask(self, ticket: Ticket) -> int:
         """0: run now (the ticket holds a slot); n > 0: n runs are ahead of it. Joins the line
@@ -47,6 +49,8 @@ class Slots:
     def _release_id(self, key: int) -> None:
         with self._lock:
             self._line.pop(key, None)
+            for owner in [o for o, k in self._owners.items() if k == key]:
+                del self._owners[owner]
 
     @property
     def running(self) -> int:
@@ -58,8 +62,15 @@ class Slots:
         with self._lock:
             return max(0, len(self._line) - self.capacity)
 
-    def ticket(self) -> Ticket:
-        return Ticket(self)
+    def ticket(self, owner: str | None = None) -> Ticket:
+        """A new place in line; an `owner` (a session) that held one here gives the old one up."""
+        ticket = Ticket(self)
+        if owner is not None:
+            with self._lock:
+                old = self._owners.get(owner)
+                self._owners[owner] = ticket.id
+                self._line.pop(old, None)
+        return ticket
 
 
 class Ticket:

@@ -54,3 +54,15 @@ def test_a_dropped_ticket_leaves_the_line_at_once():
     del held  # Streamlit dropped the page's state
     gc.collect()
     assert other.ask() == 0
+
+
+def test_a_session_holds_one_place_in_each_line_at_most():
+    slots, other = Slots("sweeps", 1), Slots("model loads", 1)
+    first = slots.ticket("session-a")
+    assert first.ask() == 0 and other.ticket("session-a").ask() == 0  # one place in each line
+    second = slots.ticket("session-a")  # the same session asks again (another page, another map)
+    assert second.ask() == 0 and slots.running == 1 and slots.waiting == 0  # it took the old place
+    behind = slots.ticket("session-b")
+    assert behind.ask() == 1  # another session still waits behind it
+    del first  # the old ticket collected later: the session's new place stays
+    assert second.ask() == 0 and slots.waiting == 1

@@ -13,13 +13,21 @@ from ui.widgets import plural
 POLL = 0.5  # seconds between asks while waiting; each redraws the line's length
 
 
+def session_id() -> str | None:
+    """This browser tab's session: one place in each line at most (attention.slots.Slots.ticket)."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    return ctx.session_id if ctx else None
+
+
 def wait_for(slots: Slots, held: dict, noun: str, keep_place: bool = False) -> tuple[Ticket, float]:
     """A slot for this session (held["ticket"]), after waiting in line; the seconds waited. Each
     wait redraws, so a click (Pause, Stop, another page) interrupts it like any rerun. An
     interrupted wait leaves the line, unless `keep_place`: then the page's next run asks with the
     same ticket, where it stood, and the page leaves the line itself when it gives up (Pause,
     Stop; leaving the page drops `held`, and with it the ticket)."""
-    ticket = held.get("ticket") or held.setdefault("ticket", slots.ticket())
+    ticket = held.get("ticket") or held.setdefault("ticket", slots.ticket(session_id()))
     notice, started = st.empty(), time.monotonic()
     try:
         while (ahead := ticket.ask()) > 0:
