@@ -12,9 +12,13 @@ use_router()
 VIEWS = {key: view for view in (tiny, induction, replay) for key in view.TASKS}  # each task's view
 
 st.title("Watch attention learn")
-task, pace = player.pick(VIEWS)  # the task and the pace
-view = VIEWS[task]
-config = view.controls(task)  # the view's words and knobs -> the run's config
+# On a projector, once a run is held its settings fold away: the curves start high enough for the
+# back row to see the phase change as it happens.
+folded = st.session_state.get("projector") and player.active()
+with st.expander("Task and settings") if folded else st.container():
+    task, pace = player.pick(VIEWS)  # the task and the pace
+    view = VIEWS[task]
+    config = view.controls(task)  # the view's words and knobs -> the run's config
 run = player.current(config, view.RUN)  # the held run; made when Play asked for it
 player.buttons(run)
 view.extras(config)

@@ -89,6 +89,12 @@ def held() -> dict:
     return s[HELD]
 
 
+def active() -> bool:
+    """A run is held (playing, paused or finished): the page is about its curves now."""
+    h = st.session_state.get(HELD)
+    return bool(h and (h["run"] is not None or h["running"]))
+
+
 def current(config, make: Callable[[object], Run]) -> Run | None:
     """The held run for `config`: stopped when the settings changed, made when Play asked for it."""
     h = held()

@@ -241,11 +241,25 @@ def scale_text(fig: go.Figure, factor: float, color: str | None = None) -> go.Fi
             updates["margin"] = {"t": round(margin.get("t", 80) * factor)}
     if layout.get("annotations"):
         updates["annotations"] = [a | {"font": bigger(a.get("font"))} for a in layout["annotations"]]
+    if isinstance(legend := layout.get("legend"), dict):
+        updates["legend"] = {"font": bigger(legend.get("font"))}
+        if legend.get("orientation") == "h" and legend.get("y", 1) < 0:  # below the x-axis title,
+            updates["legend"]["y"] = legend["y"] * factor  # which grew: further down, with room
+            updates["margin"] = updates.get("margin", {}) | {
+                "b": round(layout.get("margin", {}).get("b", 80) * factor)
+            }
+    for name, axis in layout.items():  # a shared colour bar's numbers
+        if name.startswith("coloraxis") and isinstance(axis.get("colorbar"), dict):
+            updates[name] = {"colorbar": {"tickfont": bigger(axis["colorbar"].get("tickfont"))}}
     fig.update_layout(updates)
-    for trace in fig.data:  # numbers in cells: larger, in the colour plotly picks against each cell
-        if getattr(trace, "texttemplate", None):
+    for trace in fig.data:
+        if getattr(trace, "texttemplate", None):  # numbers in cells: in the colour plotly picks per cell
             size = (trace.textfont.size if trace.textfont and trace.textfont.size else 14) * factor
             trace.textfont = {"size": round(size)}
+        elif "text" in (getattr(trace, "mode", None) or "") and trace.textfont.size:  # labels drawn as
+            trace.textfont.size = round(trace.textfont.size * factor)  # text (Token view): their colours kept
+        if getattr(trace, "showscale", None) is not False and getattr(trace, "colorbar", None) is not None:
+            trace.colorbar.tickfont = bigger(trace.colorbar.tickfont.to_plotly_json())  # its own bar
     return fig
 
 

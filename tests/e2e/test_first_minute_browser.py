@@ -95,7 +95,7 @@ def test_projector_mode_enlarges_axis_titles_and_survives_a_reload(server, brows
     assert page.evaluate(size) > before
     page.reload()
     wait_idle(page)
-    assert page.evaluate(root) == "20px"  # the page's text, not only the charts
+    assert page.evaluate(root) == "22px"  # the page's text, not only the charts
     assert page.evaluate(size) > before
     context.close()
 

@@ -34,3 +34,26 @@ def test_a_title_sits_in_the_head_of_its_row_or_above_the_plot():
     )
     without = grid(1, 1)[0]
     assert panel_title("t", without)["yanchor"] == "bottom"
+
+
+def test_projector_text_grows_everywhere_and_the_legend_keeps_clear_of_the_axis_title():
+    """Projector mode (scale_text): a legend under the x-axis title moves down with room made for
+    it; colour-bar numbers and labels drawn as text (Token view) grow too, their colours kept."""
+    import numpy as np
+
+    from attention.figures.layout import scale_text
+    from attention.figures.model import token_view
+    from attention.figures.train import training_curves
+
+    curves = training_curves([2.0, 1.0, 0.5], [(1, 0.1), (3, 0.9)], 3)
+    before = curves.layout.to_plotly_json()
+    scale_text(curves, 1.4)
+    assert curves.layout.legend.y == pytest.approx(before["legend"]["y"] * 1.4)
+    assert curves.layout.legend.font.size == round(14 * 1.4)
+    assert curves.layout.margin.b == round(before.get("margin", {}).get("b", 80) * 1.4)
+    view = token_view(["a", "b", "c"], np.full((1, 3, 3), 1 / 3), 2, [0])
+    labels = [t for t in view.data if t.mode == "text"]
+    colours = [t.textfont.color for t in labels]
+    scale_text(view, 1.4)
+    assert [t.textfont.size for t in labels] == [round(13 * 1.4)] * 2
+    assert [t.textfont.color for t in labels] == colours
