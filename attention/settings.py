@@ -39,6 +39,15 @@ def listed_only() -> bool:
     return os.environ.get("ATTENTION_SERVER_ADDRESS", "").strip().lower().strip("[]") not in LOOPBACK
 
 
+def reached_from_elsewhere(headers) -> bool:
+    """A request that came through a proxy or a tunnel (nginx, ngrok, port forwarding) to a server
+    that listens on loopback: someone else can reach it after all. An empty Host (a test) says
+    nothing."""
+    host = str(headers.get("Host") or "").rsplit(":", 1)[0].strip("[]").lower()
+    forwarded = any(headers.get(h) for h in ("X-Forwarded-For", "X-Forwarded-Host", "Forwarded", "X-Real-Ip"))
+    return forwarded or bool(host and host not in LOOPBACK)
+
+
 @dataclass(frozen=True)
 class Settings:
     torch_threads: int | None  # ATTENTION_TORCH_THREADS; None: the app's own default

@@ -64,3 +64,22 @@ def test_settings_hold_every_attention_variable(monkeypatch):
     assert (s.hub_timeout, s.model_path, s.listed_models_only) == (2.5, "/models/gpt2", True)
     monkeypatch.setenv("ATTENTION_TORCH_THREADS", "lots")  # not a number: the app's own default
     assert current().torch_threads is None
+
+
+@pytest.mark.parametrize(
+    "headers, elsewhere",
+    [
+        ({}, False),  # a test: no request at all
+        ({"Host": "localhost:8501"}, False),
+        ({"Host": "127.0.0.1:8501"}, False),
+        ({"Host": "[::1]:8501"}, False),
+        ({"Host": "class.example.org"}, True),  # a tunnel or a proxy that passes the Host on
+        ({"Host": "abc123.ngrok.app"}, True),
+        ({"Host": "127.0.0.1:8501", "X-Forwarded-For": "203.0.113.7"}, True),  # a proxy that rewrites it
+        ({"Host": "localhost", "Forwarded": "for=203.0.113.7"}, True),
+    ],
+)
+def test_a_visitor_through_a_proxy_or_tunnel_is_someone_else(headers, elsewhere):
+    from attention.settings import reached_from_elsewhere
+
+    assert reached_from_elsewhere(headers) is elsewhere

@@ -89,8 +89,8 @@ def model_picker() -> tuple[str, GPTModel, ModelInfo]:
     )
     if listed_only:
         st.caption(  # README: who may open what
-            "This server opens the models listed here only: anyone can reach it. On your own "
-            "machine, `streamlit run app.py --server.address localhost` opens any folder or hub repo."
+            "This server opens the models listed here only. On your own machine, `streamlit run app.py "
+            "--server.address localhost` opens any folder or hub repo."
         )
     else:
         right.text_input(

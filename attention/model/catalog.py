@@ -70,7 +70,7 @@ def choices(own: Collection[str] = ()) -> dict[str, str]:
     out[BUNDLED] = "Copy model: learned to copy random tokens (offline)"
     out |= {repo: f"{m.label} from the hub ({m.megabytes:,} MB download)" for repo, m in HUB_MODELS.items()}
     if path := current().model_path:
-        out[path] = f"Local: {path}"
+        out[path] = f"Local: {Path(path).name}"  # the administrator's folder, by name only
     for folder, name in runs():
         if f"run:{folder.name}" in own:
             out[f"run:{folder.name}"] = f"Your run: {name}{_saved_at(folder)}"
@@ -187,5 +187,12 @@ def load(source: str, progress: Callable[[int, int], None] | None = None) -> tup
     """A model and what it is; ConfigError with a clear message for anything unusable."""
     check_source(source)
     folder = download(source, progress)
-    model = load_gpt2(folder or resolve(source))
+    try:
+        model = load_gpt2(folder or resolve(source))
+    except ConfigError:
+        if RUN.fullmatch(source):  # deleted as it was opened (new_run): no server path in the words
+            raise ConfigError(
+                f"{source!r} names no run trained here (this server keeps its last {KEEP_RUNS}).", "model"
+            ) from None
+        raise
     return model, info(source, folder)
