@@ -2,8 +2,9 @@
 
 Files land in Hugging Face's usual cache (HF_HOME, ~/.cache/huggingface) and are read from there
 afterwards, with no network. What this app downloads there stays within a disk budget
-(ATTENTION_HUB_BUDGET_MB, default 4 GB): its own downloads are evicted oldest first to make
-room, and a model that cannot fit is refused before a byte of it is fetched. Without a network
+(ATTENTION_HUB_BUDGET_MB, default 4 GB; the rest of the cache is not counted, nor touched): its
+own downloads are evicted oldest first to make room, and a model that cannot fit is refused
+before a byte of its weights is fetched. Without a network
 the download fails within seconds with a message that says which file, how large, and how to
 place it by hand; it never hangs a page.
 """
@@ -11,6 +12,7 @@ place it by hand; it never hangs a page.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 from collections.abc import Callable
@@ -82,27 +84,37 @@ def _ledger() -> list[str]:
 
 
 def _write_ledger(repos: list[str]) -> None:
+    """Atomically: a replica reading it meanwhile sees the old list or the new, never half."""
     cache_dir().mkdir(parents=True, exist_ok=True)
-    (cache_dir() / LEDGER).write_text(json.dumps(repos))
+    part = cache_dir() / f"{LEDGER}.{os.getpid()}.part"
+    part.write_text(json.dumps(repos))
+    os.replace(part, cache_dir() / LEDGER)
+
+
+def _folder(repo: str) -> Path:
+    return cache_dir() / f"models--{repo.replace('/', '--')}"
 
 
 def make_room(repo: str, size: int) -> None:
-    """Evict this app's own downloads, oldest first, until `size` more bytes fit in the budget;
-    ConfigError, with nothing evicted, when they cannot (the rest of the cache is not ours to
-    delete). Downloads run one at a time (ui/models.py), so two cannot both take the last room."""
+    """Evict this app's own downloads, oldest first, until theirs and `size` more bytes fit in the
+    budget, then note `repo` as ours before its weights arrive (a download cut short by a rerun is
+    still ours to evict). ConfigError, nothing evicted, for a model larger than the whole budget.
+    Only repos this app fetched whole are ever deleted; the rest of the cache is someone else's."""
     budget = current().hub_budget_mb * 2**20
-    folders = {r: cache_dir() / f"models--{r.replace('/', '--')}" for r in _ledger() if r != repo}
-    ours = {r: disk_usage(f) if f.is_dir() else 0 for r, f in folders.items()}
-    if disk_usage(cache_dir()) - sum(ours.values()) + size > budget:
+    if size > budget:
         raise ConfigError(
             f"{repo} would not fit: its weights take {size / 2**20:,.1f} MB and this server keeps hub "
             f"models within {budget / 2**20:,.0f} MB (ATTENTION_HUB_BUDGET_MB); it is not downloaded.",
             "source",
         )
-    kept = list(ours)
-    while kept and disk_usage(cache_dir()) + size > budget:
-        shutil.rmtree(folders[kept.pop(0)], ignore_errors=True)
-    _write_ledger(kept)
+    from filelock import FileLock
+
+    with FileLock(str(cache_dir() / f"{LEDGER}.lock")):  # replicas share the cache
+        ours = [r for r in _ledger() if r != repo]
+        sizes = {r: disk_usage(_folder(r)) if _folder(r).is_dir() else 0 for r in ours}
+        while ours and sum(sizes[r] for r in ours) + size > budget:
+            shutil.rmtree(_folder(ours.pop(0)), ignore_errors=True)
+        _write_ledger(ours + [repo])
 
 
 def unavailable(repo: str, why: str) -> ConfigError:
@@ -160,6 +172,7 @@ def download(repo: str, progress: Callable[[int, int], None] | None = None, time
         # describe a GPT-2 this server opens (checkpoint.MAX_MODEL_MB), and the weights file must be no
         # larger than that model (plus 1 MiB of header), before a byte of the weights is downloaded.
         endpoint = current().hub_endpoint
+        weights_before = _folder(repo).is_dir()  # before config.json lands in it
         config = hf_hub_download(repo, FILES[0], etag_timeout=timeout, endpoint=endpoint)
         limit = model_bytes(read_config(config)) + 2**20
         size = get_hf_file_metadata(hf_hub_url(repo, FILES[1], endpoint=endpoint), timeout=timeout).size or 0
@@ -169,11 +182,11 @@ def download(repo: str, progress: Callable[[int, int], None] | None = None, time
                 f"can weigh in float32 ({limit / 2**20:,.0f} MB); it is not downloaded.",
                 "source",
             )
-        make_room(repo, size)
+        if not weights_before or repo in _ledger():  # a repo another tool put here is not ours
+            make_room(repo, size)  # to budget or to evict
         weights = hf_hub_download(
             repo, FILES[1], etag_timeout=timeout, tqdm_class=tqdm_class, endpoint=endpoint
         )
-        _write_ledger([*_ledger(), repo])
     except ConfigError:
         raise
     except LocalEntryNotFoundError as error:  # no connection, and not in the cache

@@ -174,9 +174,13 @@ TINY = {"vocab_size": 50257, "n_positions": 16, "n_embd": 8, "n_head": 1, "n_lay
 
 def test_hub_downloads_stay_within_the_disk_budget(hub_server, monkeypatch):
     """A 1 MiB budget and 400 kB models: the third download evicts the first (ours, oldest first);
-    a model larger than the budget is refused before its weights are asked for, evicting nothing."""
+    a model larger than the budget is refused before its weights are asked for, evicting nothing;
+    what other tools keep in the cache is neither counted nor touched."""
     files, requests = hub_server
     monkeypatch.setenv("ATTENTION_HUB_BUDGET_MB", "1")
+    theirs = hub.cache_dir() / "models--someone--else" / "blobs" / "abc"
+    theirs.parent.mkdir(parents=True)
+    theirs.write_bytes(os.urandom(900_000))
     config = json.dumps(TINY).encode()
     for repo in ("class/one", "class/two", "class/three"):
         files[repo] = {"config.json": config, "model.safetensors": os.urandom(400_000)}
@@ -184,11 +188,24 @@ def test_hub_downloads_stay_within_the_disk_budget(hub_server, monkeypatch):
     for repo in ("class/one", "class/two", "class/three"):
         folder = hub.download(repo, timeout=5)
         assert (folder / "model.safetensors").read_bytes() == files[repo]["model.safetensors"]
-        assert hub.disk_usage(hub.cache_dir()) <= 2**20
+        assert hub.disk_usage(hub.cache_dir()) - len(theirs.read_bytes()) <= 2**20
     assert hub.cached("class/one") is None  # evicted
     assert hub.cached("class/two") is not None and hub.cached("class/three") is not None
     with pytest.raises(ConfigError, match="would not fit: its weights take 1.1 MB"):
         hub.download("class/huge", timeout=5)
     assert ("GET", "/class/huge/resolve/main/model.safetensors") not in requests
     assert hub.cached("class/two") is not None  # nothing evicted for a model that cannot fit
-    assert hub.disk_usage(hub.cache_dir()) <= 2**20
+    assert theirs.stat().st_size == 900_000  # never ours to delete
+
+
+def test_a_download_is_ours_before_its_weights_arrive(monkeypatch, tmp_path):
+    """make_room notes the repo first: a download a rerun cuts short is still evicted later."""
+    import huggingface_hub.constants as constants
+
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path))
+    hub.make_room("class/one", 10)
+    hub.make_room("class/two", 10)
+    assert json.loads((tmp_path / hub.LEDGER).read_text()) == ["class/one", "class/two"]
+    (tmp_path / hub.LEDGER).write_text("{not json")  # a torn or foreign ledger: nothing of ours is known
+    hub.make_room("class/three", 10)
+    assert json.loads((tmp_path / hub.LEDGER).read_text()) == ["class/three"]
