@@ -7,7 +7,7 @@ Explorers interactive. A run asks for a slot with its ticket, again and again (e
 its heartbeat); the first `capacity` tickets in line run. A ticket that stops asking (a closed
 tab, a page left) is dropped after `lease` seconds, and a Ticket that is garbage-collected
 (Streamlit dropped the session's state) gives its place back at once. A session holds one place
-in each line at most: its new ticket takes the place of its old one.
+in each line at most: asking with a new ticket drops its old one (the new one queues at the back).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ class Slots:
         with self._lock:
             for key, seen in list(self._line.items()):
                 if now - seen > self.lease:
-                    del self._line[key]  # stopped asking: a closed tab
+                    self._line.pop(key, None)  # stopped asking: a closed tab (or collected meanwhile)
             self._line[ticket.id] = now  # keeps its place (dict order) when already in line
             place = list(self._line).index(ticket.id)
         return max(0, place - self.capacity + 1)
@@ -63,7 +63,7 @@ class Slots:
             return max(0, len(self._line) - self.capacity)
 
     def ticket(self, owner: str | None = None) -> Ticket:
-        """A new place in line; an `owner` (a session) that held one here gives the old one up."""
+        """A new ticket; an `owner` (a session) that held one in this line loses that one now."""
         ticket = Ticket(self)
         if owner is not None:
             with self._lock:

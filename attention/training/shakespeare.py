@@ -99,6 +99,16 @@ def batch(ids: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
     return x
 
 
+def full_softmax_loss(
+    logits: torch.Tensor, targets: torch.Tensor, index: torch.Tensor, unused: int
+) -> torch.Tensor:
+    """The cross-entropy over all 50,257 ids of a model whose `unused` rows are zero, from the used
+    rows' logits (B, T, C) alone: the rest's logits are exactly 0, so they add one term,
+    log(unused), to the softmax's sum. Exact, at half the cost. `index` maps an id to its column."""
+    rest = torch.full((*logits.shape[:-1], 1), math.log(unused))
+    return F.cross_entropy(torch.cat([logits.float(), rest], -1).flatten(0, 1), index[targets].flatten())
+
+
 def lr_at(step: int, steps: int) -> float:
     if step < WARMUP:
         return LR * (step + 1) / WARMUP
@@ -141,14 +151,16 @@ def snapshot(model, held, step, train_loss) -> dict:
     }
 
 
-def train(out: Path, seed: int = 0, steps: int = STEPS, log=print) -> tuple[GPTModel, list[dict]]:
-    """The model after `steps` steps, resumed from out/checkpoint.pt when there is one."""
+def train(
+    out: Path, seed: int = 0, steps: int = STEPS, log=print, until: int | None = None
+) -> tuple[GPTModel, list[dict]]:
+    """The model after `steps` steps, resumed from out/checkpoint.pt when there is one; `until`
+    stops early (the learning rate still follows the `steps`-long schedule), as an interrupted run."""
     train_ids, held = plays.corpus()
     used = torch.unique(torch.cat([train_ids, torch.tensor([plays.START])]))  # (C,) sorted
     index = torch.full((CONFIG["vocab_size"],), -1, dtype=torch.long)
     index[used] = torch.arange(len(used))
     model = build(seed, used).train()
-    rest_of_vocab = math.log(CONFIG["vocab_size"] - len(used))  # their zero logits, summed
     decay = [p for n, p in model.named_parameters() if p.dim() == 2 and "emb" not in n]
     rest = [p for n, p in model.named_parameters() if not (p.dim() == 2 and "emb" not in n)]
     optimizer = torch.optim.AdamW(
@@ -168,18 +180,21 @@ def train(out: Path, seed: int = 0, steps: int = STEPS, log=print) -> tuple[GPTM
         generator.set_state(saved["generator"])
         if "rng" in saved:  # dropout's masks go on where they stopped
             torch.set_rng_state(saved["rng"])
+        if saved.get("steps", steps) != steps:  # the schedule is the run's: a resume keeps it
+            raise SystemExit(
+                f"{checkpoint} is a run of {saved['steps']} steps: resume it with --steps {saved['steps']}"
+            )
         start, snapshots, losses = saved["step"], json.loads(saved["snapshots"]), saved["losses"]
         log(f"resumed at step {start}")
     started = time.perf_counter()
-    for step in range(start, steps):
+    for step in range(start, steps if until is None else min(until, steps)):
         for group in optimizer.param_groups:
             group["lr"] = lr_at(step, steps)
         x = batch(train_ids, generator)
         with torch.autocast("cpu", dtype=torch.bfloat16):  # mixed precision: the loss in float32
             hidden = model.hidden_states(x[:, :-1])  # (B, T, d)
             logits = hidden @ model.tok_emb.weight[used].T  # (B, T, C): the rows the plays use
-        rest = torch.full((*logits.shape[:2], 1), rest_of_vocab)  # the zero rows' share, exactly
-        loss = F.cross_entropy(torch.cat([logits.float(), rest], -1).flatten(0, 1), index[x[:, 1:]].flatten())
+        loss = full_softmax_loss(logits, x[:, 1:], index, CONFIG["vocab_size"] - len(used))
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -201,6 +216,7 @@ def train(out: Path, seed: int = 0, steps: int = STEPS, log=print) -> tuple[GPTM
                 "generator": generator.get_state(),
                 "rng": torch.get_rng_state(),
                 "step": step + 1,
+                "steps": steps,
                 "snapshots": json.dumps(snapshots),
                 "losses": losses,
             }
@@ -268,7 +284,7 @@ def measure(folder: Path) -> dict:
     windows = held[: (len(held) - 1) // n * n + 1].unfold(0, n + 1, n)  # (W, n + 1), overlapping by 1
     total = sum(
         F.cross_entropy(model(w[:, :-1]).flatten(0, 1), w[:, 1:].flatten(), reduction="sum").item()
-        for w in windows.split(32)
+        for w in windows.split(8)  # (8, 128, 50,257) logits at a time: 200 MB
     )
     scores = roles.text_roles(model, plays.passages(held, 64, 8, seed=2), plays.START)
     heads = {}
@@ -287,6 +303,9 @@ def check(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
+    for folder in (args.folder, args.against):
+        if not (Path(folder) / "model.safetensors").is_file():
+            raise SystemExit(f"{folder} holds no model.safetensors: nothing to compare")
     new, old = measure(Path(args.folder)), measure(Path(args.against))
     pairs = [("held-out loss", new["held_out_loss"], old["held_out_loss"], "")]
     for role in ("previous", "induction"):
@@ -294,8 +313,9 @@ def check(argv: list[str] | None = None) -> int:
                       f" ({new['heads'][role][0]} vs {old['heads'][role][0]})"))  # fmt: skip
     worst = 0.0
     for label, a, b, heads in pairs:
-        worst = max(worst, abs(a - b) / abs(b))
-        print(f"{label}: {a:.3f} here, {b:.3f} shipped, {100 * abs(a - b) / abs(b):.1f}% apart{heads}")
+        apart = abs(a - b) / max(abs(b), 1e-9)
+        worst = max(worst, apart)
+        print(f"{label}: {a:.3f} here, {b:.3f} shipped, {100 * apart:.1f}% apart{heads}")
     print("within 5%" if worst <= 0.05 else "MORE than 5% apart")
     return 0 if worst <= 0.05 else 1
 

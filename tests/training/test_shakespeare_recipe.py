@@ -3,7 +3,6 @@ the full 50,257-way softmax's, exactly (the unused ids' rows stay zero); positio
 sinusoids; one long run and a run resumed from its checkpoint give the same model."""
 
 import json
-import math
 
 import pytest
 import torch
@@ -39,17 +38,20 @@ def test_the_bucket_softmax_is_the_full_softmax(tiny):
     index[used] = torch.arange(len(used))
     x = used[torch.randint(len(used), (2, 9), generator=torch.Generator().manual_seed(0))]
     with torch.no_grad():
-        logits = model.hidden_states(x[:, :-1]) @ model.tok_emb.weight[used].T
-        rest = torch.full((*logits.shape[:2], 1), math.log(50257 - len(used)))
-        bucket = F.cross_entropy(torch.cat([logits, rest], -1).flatten(0, 1), index[x[:, 1:]].flatten())
+        logits = model.hidden_states(x[:, :-1]) @ model.tok_emb.weight[used].T  # as train() computes them
+        bucket = shakespeare.full_softmax_loss(logits, x[:, 1:], index, int(unused.sum()))
         full = F.cross_entropy(model(x[:, :-1]).flatten(0, 1), x[:, 1:].flatten())
     torch.testing.assert_close(bucket, full)
 
 
 @pytest.mark.slow
 def test_a_resumed_run_is_the_long_run_and_unused_rows_stay_zero(tiny, tmp_path):
+    """Interrupted at step 2 of 4 (every step's learning rate differs: warm-up 1, then cosine), then
+    resumed: the same model as one uninterrupted run. Resuming with another length is refused."""
     long, _ = shakespeare.train(tmp_path / "long", steps=4, log=lambda _: None)
-    shakespeare.train(tmp_path / "short", steps=2, log=lambda _: None)
+    shakespeare.train(tmp_path / "short", steps=4, log=lambda _: None, until=2)
+    with pytest.raises(SystemExit, match="resume it with --steps 4"):
+        shakespeare.train(tmp_path / "short", steps=6, log=lambda _: None)
     resumed, snapshots = shakespeare.train(tmp_path / "short", steps=4, log=lambda _: None)
     for name, tensor in long.state_dict().items():
         torch.testing.assert_close(resumed.state_dict()[name], tensor, msg=name)
