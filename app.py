@@ -1,11 +1,9 @@
 """Attention Explorer: the router. Page config and the shared chrome live here, once."""
 
-import os
-
 import streamlit as st
 
 from attention.devices import configure_torch_threads
-from attention.settings import reached_from_elsewhere
+from attention.settings import note_server
 from ui import url
 from ui.chrome import APP_CSS, PROJECTOR_CSS, pages
 from ui.widgets import narrow
@@ -27,9 +25,7 @@ def torch_threads() -> int:
 torch_threads()
 # Who may open what (attention/settings.py: listed_only) depends on who can reach this server: the
 # address it listens on, and whether a visitor came through a proxy or tunnel to a loopback one.
-os.environ.setdefault("ATTENTION_SERVER_ADDRESS", st.get_option("server.address") or "")
-if reached_from_elsewhere(st.context.headers):
-    os.environ["ATTENTION_SERVER_ADDRESS"] = "proxied"  # for good: this process opens its list only
+note_server(st.get_option("server.address"), st.context.headers)
 # A page keeps heavy per-session state (a model being trained) under "_held_<its url>": leaving
 # the page drops it, so a student wandering off frees the memory.
 for key in [k for k in st.session_state if k.startswith("_held_") and k != f"_held_{page.url_path}"]:

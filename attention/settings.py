@@ -39,6 +39,15 @@ def listed_only() -> bool:
     return os.environ.get("ATTENTION_SERVER_ADDRESS", "").strip().lower().strip("[]") not in LOOPBACK
 
 
+def note_server(address: str | None, headers) -> None:
+    """What app.py knows of who can reach this process, for listed_only: Streamlit's
+    server.address (once; a test's own setting stays), and, for good, a visitor who came through a
+    proxy or a tunnel."""
+    os.environ.setdefault("ATTENTION_SERVER_ADDRESS", address or "")
+    if reached_from_elsewhere(headers):
+        os.environ["ATTENTION_SERVER_ADDRESS"] = "proxied"
+
+
 def reached_from_elsewhere(headers) -> bool:
     """A request that came through a proxy or a tunnel (nginx, ngrok, port forwarding) to a server
     that listens on loopback: someone else can reach it after all. An empty Host (a test) says

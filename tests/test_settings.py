@@ -83,3 +83,16 @@ def test_a_visitor_through_a_proxy_or_tunnel_is_someone_else(headers, elsewhere)
     from attention.settings import reached_from_elsewhere
 
     assert reached_from_elsewhere(headers) is elsewhere
+
+
+def test_one_proxied_visitor_closes_a_loopback_server_for_good(monkeypatch):
+    from attention.settings import listed_only, note_server
+
+    monkeypatch.delenv("ATTENTION_LISTED_MODELS_ONLY", raising=False)
+    monkeypatch.delenv("ATTENTION_SERVER_ADDRESS", raising=False)
+    note_server("localhost", {"Host": "localhost:8501"})
+    assert not listed_only()  # a laptop
+    note_server("localhost", {"Host": "class.example.org"})  # through a tunnel
+    assert listed_only()
+    note_server("localhost", {"Host": "localhost:8501"})  # the next local visitor changes nothing
+    assert listed_only()
