@@ -89,7 +89,8 @@ def test_one_proxied_visitor_closes_a_loopback_server_for_good(monkeypatch):
     from attention.settings import listed_only, note_server
 
     monkeypatch.delenv("ATTENTION_LISTED_MODELS_ONLY", raising=False)
-    monkeypatch.delenv("ATTENTION_SERVER_ADDRESS", raising=False)
+    monkeypatch.setenv("ATTENTION_SERVER_ADDRESS", "")  # so that what note_server writes is undone
+    monkeypatch.delenv("ATTENTION_SERVER_ADDRESS")
     note_server("localhost", {"Host": "localhost:8501"})
     assert not listed_only()  # a laptop
     note_server("localhost", {"Host": "class.example.org"})  # through a tunnel
