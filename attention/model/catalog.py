@@ -96,7 +96,7 @@ def default() -> str:
 
 
 LISTED_ONLY = (
-    "This server opens only the models in its Model list (anyone can reach it; a server run with "
+    "This server opens only the models in its Model list (on your own machine, a server run with "
     "--server.address localhost opens any folder or hub repo)."
 )
 
