@@ -97,8 +97,7 @@ def draw(slots: dict, run: Replay, index: int, live: bool) -> None:
     losses = [loss for loss in run.losses if np.isfinite(loss)]
     with slots["curves"].container():
         held = [s.held_out_loss for s in snaps]
-        full = run.record.get("full_softmax_from")
-        figure = recorded_curves(losses, steps, held, run.record["baselines"], run.appears(), marker, full)
+        figure = recorded_curves(losses, steps, held, run.record["baselines"], run.appears(), marker)
         chart(figure, key="rep_curves" + suffix)
     with slots["roles"].container():
         scores = {r: np.stack([s.natural[r] for s in snaps]) for r in ("previous", "induction")}

@@ -17,11 +17,10 @@ def recorded_curves(
     baselines: dict[str, float],
     appears: int | None,
     marker: int | None = None,
-    full_from: int | None = None,
 ) -> go.Figure:
     """The training loss per step and the held-out loss per snapshot, against what a unigram and a
     bigram model of the training text get on the held-out plays; the step where an induction head
-    appears marked, and the step from which the training loss counts the whole vocabulary."""
+    appears marked."""
     data = [
         {
             "type": "scatter",
@@ -58,9 +57,6 @@ def recorded_curves(
     if appears is not None:
         shapes.append(step_line(appears, "#d62728", "solid"))
         notes.append(step_note(appears, f"induction head, step {appears}"))
-    if full_from is not None:
-        shapes.append(step_line(full_from, "#777777", "dot"))
-        notes.append(step_note(full_from, "all 50,257 tokens from here", "#555555", 0.9, xanchor="right"))
     if marker is not None:
         shapes.append(step_line(marker))
     return figure(

@@ -9,16 +9,15 @@ from tests.specs import decode
 
 
 def test_the_loss_curves_carry_the_record_and_mark_its_steps():
-    fig = recorded_curves(
-        [9.0, 8.0, 7.0, 6.0], [2, 4], [8.5, 7.5], {"unigram": 6.5, "bigram": 5.1}, 4, None, 3
-    )
+    fig = recorded_curves([9.0, 8.0, 7.0, 6.0], [2, 4], [8.5, 7.5], {"unigram": 6.5, "bigram": 5.1}, 4, 3)
     fig = fig.to_plotly_json()
     train, held, unigram, bigram = fig["data"]
     np.testing.assert_allclose(decode(train["y"]), [9, 8, 7, 6])
     np.testing.assert_allclose(decode(held["y"]), [8.5, 7.5])
     assert list(unigram["y"]) == [6.5, 6.5] and list(bigram["y"]) == [5.1, 5.1]
     notes = {a["text"]: a["x"] for a in fig["layout"]["annotations"]}
-    assert notes == {"induction head, step 4": 4, "all 50,257 tokens from here": 3}
+    assert notes == {"induction head, step 4": 4}
+    assert [shape["x0"] for shape in fig["layout"]["shapes"]] == [4, 3]  # the head's step, the one shown
 
 
 def test_each_layers_best_head_over_the_steps():
