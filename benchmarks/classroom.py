@@ -170,7 +170,9 @@ class Session:
         widget_id = getattr(widget, "id", "")
         if not widget_id or kind not in WIDGETS:
             return
-        value_kind = {"text_area": "str", "text_input": "str", "checkbox": "bool"}.get(kind)
+        # text by its value; a selectbox or radio by the option it shows, as the browser sends it
+        text = ("text_area", "text_input", "selectbox", "radio")
+        value_kind = "str" if kind in text else "bool" if kind == "checkbox" else None
         if kind == "number_input":
             value_kind = "int" if widget.data_type == widget.INT else "float"
         if value_kind:

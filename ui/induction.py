@@ -172,9 +172,15 @@ def draw(slots: dict, run: InductionTrainer, index: int, live: bool) -> None:
 
 
 def keep(run: InductionTrainer) -> None:
-    """A finished run: its model saved for Inside a model, its figures kept for the table."""
-    source, folder = catalog.new_run()
-    run.save(folder)
+    """A finished run: its model saved for Inside a model (once: every session that played a
+    shared run keeps it, the first one while the model is still there), its figures kept for the
+    table, and the run listed among this session's models."""
+    if run.saved is None and not run.stopped:
+        source, folder = catalog.new_run()
+        run.save(folder)
+        run.saved = source
+    if run.saved is not None and run.saved in models.own_runs():
+        return  # this session kept it already
     best, snap = run.best_heads(), run.snapshots[-1]
     (pl, ph, prev), (il, ih, ind) = best["previous"], best["induction"]
     row = {
@@ -189,8 +195,8 @@ def keep(run: InductionTrainer) -> None:
         "seconds": round(run.seconds, 1),
     }
     st.session_state[RESULTS] = [*st.session_state.get(RESULTS, [])[-5:], row]
-    run.saved = source
-    st.session_state[models.OWN_RUNS] = [source, *models.own_runs()]  # listed for this session
+    if run.saved is not None:
+        st.session_state[models.OWN_RUNS] = [run.saved, *models.own_runs()]  # listed for this session
 
 
 def _open_link(run: InductionTrainer) -> None:

@@ -7,10 +7,15 @@ draws Pause enabled (a Pause drawn disabled during training could never be click
 starts the rerun a click asks for at once, in a thread of its own, while the previous rerun may
 still be inside run.train(): Pause and Stop wait for the step in flight (Run.pause, Run.stop), and
 a rerun that goes on playing takes the run over with a new lease, so one loop trains at a time.
+
+Runs are shared by their settings (attention.training.shared): Play on settings another session
+is playing joins that run, one session's loop trains it and the others' loops watch it; Pause and
+Stop leave it to the others, and a finished run replays at once for whoever plays it next.
 """
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 from types import SimpleNamespace
@@ -19,8 +24,10 @@ from typing import Protocol
 import streamlit as st
 
 from attention.slots import TRAININGS
+from attention.training import shared
 from attention.training.run import Run
-from ui.slots import wait_for
+from ui.slots import session_id, wait_for
+from ui.widgets import plural
 
 HELD = "_held_train"  # app.py drops it when the learner leaves this page (frees the model)
 NOTE = "_train_note"  # what the held run was doing: survives leaving the page, unlike HELD
@@ -29,6 +36,7 @@ KEPT = "_train_settings"  # the page's settings, kept while the learner is elsew
 PACES = {"watch": 0.15, "fast": 0.0}  # seconds between snapshots; either way the thread yields
 PACE_LABELS = {"watch": "watch it (a short pause per snapshot)", "fast": "as fast as it goes"}
 SLOW = 20.0  # seconds: a run that takes longer at "watch it" pace says so before Play
+WATCH = 0.5  # seconds between a watcher's looks at a run another session trains
 
 
 class View(Protocol):
@@ -95,17 +103,21 @@ def active() -> bool:
     return bool(h and (h["run"] is not None or h["running"]))
 
 
-def current(config, make: Callable[[object], Run]) -> Run | None:
-    """The held run for `config`: stopped when the settings changed, made when Play asked for it."""
+def current(config, kind: type[Run]) -> Run | None:
+    """The held run for `config`: let go when the settings changed; when Play asked for it, the run
+    of these settings on this server (attention.training.shared): a live one is joined, a finished
+    one replays at once, and only settings nobody plays make a new one."""
     h = held()
     run = h["run"]
-    if run is not None and run.config != config:  # new settings: a new run
-        _free(run)
+    if run is not None and run.config != config:  # new settings: another run
+        _let_go(run)
         h.update(run=None, running=False)
         _leave_line()
         run = None
     if h["running"] and run is None:
-        run = h["run"] = make(config)
+        run = h["run"] = shared.SHARED.join(kind, config, session_id())
+        h["joined"] = run.step  # 0: a new run (or one still waiting); more: joined mid-way or finished
+        h["replayed"] = run.done  # trained here before: no training, its snapshots at once
     remember(run, h["running"])
     return run
 
@@ -124,8 +136,8 @@ def new_run() -> None:
     """Play a new run: current() makes it from the settings of the run that follows."""
     h = held()
     if h["run"] is not None:
-        _free(h["run"])
-    h.update(run=None, running=True, waited=0.0, lost=None)
+        _let_go(h["run"])
+    h.update(run=None, running=True, waited=0.0, lost=None, left=None)
 
 
 def _play() -> None:
@@ -146,8 +158,18 @@ def _pause() -> None:
     h = held()
     h["running"] = False
     if h["run"] is not None:
-        h["run"].pause()  # the previous rerun's step in flight ends; its loop trains no more
+        _stop_playing(h["run"])
     _leave_line()
+
+
+def _stop_playing(run: Run) -> None:
+    """This session plays the run no more: when it was training it, the step in flight ends and
+    its loop trains no more (Run.pause); another session watching it takes over."""
+    h, me = held(), session_id()
+    h["loop"] = None  # this session's play loop ends at its next look
+    if run.audience.trainer == me:
+        run.pause()
+    run.audience.leave(me)
 
 
 def _free(run: Run) -> None:
@@ -157,11 +179,22 @@ def _free(run: Run) -> None:
     run.stop(then=held().get("keep") if run.done else None)
 
 
+def _let_go(run: Run) -> bool:
+    """This session lets go of a run: stopped and freed when nobody else plays it; otherwise it goes
+    on for them (True)."""
+    _stop_playing(run)
+    if run.audience.watching():
+        return True
+    _free(run)
+    return False
+
+
 def _stop() -> None:
     h = held()
     h["running"] = False
-    if h["run"] is not None:
-        _free(h["run"])
+    run = h["run"]
+    if run is not None and _let_go(run):  # others play it: this session leaves it to them
+        h.update(run=None, left={"name": run.name, "step": run.step, "others": run.audience.watching()})
     _leave_line()
 
 
@@ -199,8 +232,21 @@ def seconds_per_step(kind: type[Run], config) -> float:
 def before_play(view: View, config, pace: float) -> None:
     """What Play will do and about how long it takes; first, what became of a run thrown away when
     the learner left the page."""
+    left = held().get("left")
+    if left:
+        st.info(
+            f"You left the shared run ({left['name']}) at step {left['step']}: it goes on for the "
+            f"{plural(left['others'], 'other session')} playing it. Press Play to join it again.",
+            icon=":material/groups:",
+        )
     lost = held().get("lost")
-    if lost:
+    if lost and shared.SHARED.live(view.RUN, config):
+        st.info(
+            f"You left this page while your run ({lost['name']}) was at step {lost['step']}; other "
+            "sessions with the same settings still play it. Press Play to join it again.",
+            icon=":material/groups:",
+        )
+    elif lost:
         doing = "training" if lost["running"] else "paused"
         st.warning(
             f"Your run ({lost['name']}) was {doing} at step {lost['step']} of {lost['steps']} when you "
@@ -209,6 +255,19 @@ def before_play(view: View, config, pace: float) -> None:
             icon=":material/history:",
         )
     kind = view.RUN
+    if live := shared.SHARED.live(kind, config):
+        n = live.audience.watching()
+        st.info(
+            f"{plural(n, 'session')} on this server {'is' if n == 1 else 'are'} playing these same "
+            f"settings now (step {live.step} of {config.steps}): Play joins that run, with its history.",
+            icon=":material/groups:",
+        )
+    elif shared.SHARED.finished_run(kind, config):
+        st.info(
+            "These settings were trained on this server already: Play shows that run at once. "
+            "Change the seed to train a new one.",
+            icon=":material/groups:",
+        )
     training = min(kind.limit, config.steps * seconds_per_step(kind, config))
     pauses = config.steps // config.snapshot_every * pace
     st.info(view.plan(config, training, pauses))
@@ -220,38 +279,81 @@ def before_play(view: View, config, pace: float) -> None:
 _NO_SLOT = SimpleNamespace(ask=lambda: 0, release=lambda: None)  # a ticket that holds nothing
 
 
-def play(run: Run, pace: float, draw: Callable[[int, bool], None], keep: Callable[[Run], None]) -> None:
-    """Train while the run is playing, drawing after every chunk; a Pause or Stop click reruns the
-    page, which ends this loop at the run's next step. A run first waits for a training slot (a
-    lecture hall presses Play at once), saying how many runs are ahead. Any other rerun (the pace,
-    projector mode) keeps its place in line, or its slot, and takes the run over: the page's next
-    run goes on with the same ticket. The slot goes back when the run ends, pauses, stops, fails or
-    its settings change. A finished run is kept by `keep`, then freed."""
+def play(
+    run: Run,
+    pace: float,
+    draw: Callable[[int, bool], None],
+    keep: Callable[[Run], None],
+    tell: Callable[[], None] = lambda: None,
+) -> None:
+    """Play the run: train it, or watch it grow while another session with the same settings
+    trains it, until it finishes; a Pause or Stop click reruns the page, which ends this loop. When
+    the session training it pauses, stops or leaves, the next watcher to look takes over. A
+    finished run is kept by `keep` (saved once, noted in every session that played it), then freed.
+    `tell()` says who plays it, after every chunk or look (a look draws, so a closed tab's loop
+    ends there: Streamlit stops a session's script at its next message)."""
     h = held()
     if not h["running"]:
         return
     h["keep"] = keep  # a Stop that lands as the run finishes keeps it too (_free)
+    me, loop = session_id(), object()
+    h["loop"] = loop  # a newer rerun of this page plays on in its own loop, and this one ends
+    drawn = -1
+    try:
+        while not run.done and not run.stopped and h.get("loop") is loop:
+            if run.audience.claim(me):
+                _train(run, pace, draw, me, tell)
+                drawn = run.snapshots[-1].step if run.snapshots else -1
+            else:  # another session trains it: draw each new snapshot, and take over if it stops
+                run.audience.beat(me)
+                if run.snapshots and run.snapshots[-1].step != drawn:
+                    drawn = run.snapshots[-1].step
+                    draw(-1, True)
+                tell()
+                time.sleep(WATCH)
+    finally:
+        if h.get("loop") is loop:  # no newer rerun took over: nothing trains on this session's behalf
+            run.audience.release(me)
+    if not run.done or h.get("loop") is not loop:  # paused, stopped, taken over: that rerun draws it
+        return
+    h["running"] = False
+    if not run.stop(then=keep):  # another session's loop or Stop kept it first
+        keep(run)  # noted for this session too (the model was saved once)
+    shared.SHARED.finish(run)
+    st.rerun()  # draw the finished run once more, with the step slider
+
+
+def _train(
+    run: Run, pace: float, draw: Callable[[int, bool], None], me: str, tell: Callable[[], None]
+) -> None:
+    """Trains the run a chunk at a time, drawing after each, while this loop holds its lease: after
+    a training slot (a lecture hall presses Play at once; the wait says how many runs are ahead).
+    Another rerun of this page (the pace, projector mode) keeps the place in line, or the slot, and
+    takes the run over with the same ticket. The slot goes back when the run ends, pauses, stops,
+    fails or its settings change."""
+    h = held()
+    beat = functools.partial(run.audience.beat, me)  # the session that trains it is still here
     # a recorded run's step is a read (replay.py): no slot to wait for
-    ticket, seconds = wait_for(TRAININGS, h, "run", keep_place=True) if run.needs_slot else (_NO_SLOT, 0.0)
+    ticket, seconds = (
+        wait_for(TRAININGS, h, "run", keep_place=True, beat=beat) if run.needs_slot else (_NO_SLOT, 0.0)
+    )
     h["waited"] = h.get("waited", 0.0) + seconds
     lease = run.lease()  # a rerun still inside this run's train() stops at its next step
     try:
         while run.train(run.chunk, lease):
-            ticket.ask()  # the heartbeat: still here
+            ticket.ask()  # the heartbeats: still here
+            beat()
             remember(run, True)
             draw(-1, True)
+            tell()
             # Watching pauses hold the slot: with others in line, skip them so the line moves
             # (a lecture hall's 30 runs then take ~1 s each, not ~10). sleep(0) still yields.
             time.sleep(0 if run.needs_slot and TRAININGS.waiting else pace)
     except Exception:  # an error, not a rerun: the slot must not stay taken
         ticket.release()
         raise
-    if not run.done:  # paused, stopped, or a newer rerun took the run over: that rerun draws it
-        return
-    ticket.release()  # finished: the next in line goes
-    h["running"] = False
-    if run.stop(then=keep):  # the curves and snapshots hold everything left to show
-        st.rerun()  # draw the finished run once more, with the step slider
+    if run.done:
+        ticket.release()  # finished: the next in line goes
 
 
 def waited() -> None:
@@ -295,17 +397,67 @@ def status(run: Run, summary: Callable[[Run], None]) -> None:
     if run.done:
         summary(run)
         waited()
+        if held().get("replayed"):
+            st.caption(
+                "These settings had already been trained on this server (by you or another session), "
+                "so this is that run, from its saved snapshots: the same seed gives the same run. "
+                "Change the seed to train a new one."
+            )
         if run.out_of_time:
             st.warning(f"Stopped at the {run.limit:.0f} s limit per run; use fewer steps or a smaller model.")
     elif run.stopped:
         st.info(f"Stopped at step {run.step}: the model is freed. Press Play to start again.")
+    elif run.audience.watching():
+        others = run.audience.watching()
+        st.info(
+            f"Paused for you at step {run.step}; the run goes on for the {plural(others, 'other session')} "
+            "playing it (same settings). Resume to watch it again."
+        )
     else:
         st.info(f"Paused at step {run.step}. Resume, or scrub back through the snapshots.")
 
 
+def audience(run: Run, me: str, joined: int) -> str:
+    """Who plays this run besides session `me` (which joined it at step `joined`), in words; ""
+    when nobody does, or the run is over."""
+    others = run.audience.watching(but=me)
+    if run.done:
+        return ""
+    if run.audience.trainer not in (None, me) and run.step == 0:
+        return (
+            "Waiting: another session pressed Play on these same settings first; this run starts "
+            f"when a training slot frees, and {plural(others + 1, 'session')} will watch it together."
+        )
+    if not others:
+        return ""
+    if run.audience.trainer == me:
+        return (
+            f":material/groups: {plural(others, 'other session')} on this server "
+            f"{'is' if others == 1 else 'are'} watching this run: same settings, so one run, trained once."
+        )
+    return (
+        f":material/groups: Shared run: {plural(others + 1, 'session')} with these settings are watching "
+        "it; one of them trains it, and another takes over if it leaves."
+        + (f" You joined at step {joined}: the curves before it are the run's history." if joined else "")
+    )
+
+
 def show(view: View, run: Run, pace: float) -> None:
     """The held run: played while it plays, then drawn at the scrubbed snapshot, with its status."""
+    note = st.empty()
     slots = view.layout()
-    play(run, pace, lambda index, live: view.draw(slots, run, index, live), view.keep)
-    view.draw(slots, run, scrub(run), False)
+
+    def tell() -> None:
+        words = audience(run, session_id(), held().get("joined", 0))
+        if not words:
+            note.empty()
+        elif words.startswith("Waiting:"):
+            note.info(words, icon=":material/hourglass_top:")
+        else:
+            note.caption(words)
+
+    play(run, pace, lambda index, live: view.draw(slots, run, index, live), view.keep, tell)
+    tell()
+    if run.snapshots:
+        view.draw(slots, run, scrub(run), False)
     status(run, view.summary)

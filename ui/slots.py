@@ -3,6 +3,7 @@ itself. The ticket lives in the page's "_held_…" state, so leaving the page gi
 
 from __future__ import annotations
 
+import secrets
 import time
 
 import streamlit as st
@@ -13,24 +14,27 @@ from ui.widgets import plural
 POLL = 0.5  # seconds between asks while waiting; each redraws the line's length
 
 
-def session_id() -> str | None:
-    """This browser tab's session: one place in each line at most (attention.slots.Slots.ticket)."""
-    from streamlit.runtime.scriptrunner import get_script_run_ctx
+def session_id() -> str:
+    """This browser tab's session: one place in each line at most (attention.slots.Slots.ticket),
+    one seat in a shared run (attention.training.shared). A token in the session's state, not
+    Streamlit's session id, which every AppTest shares."""
+    return st.session_state.setdefault("_session", secrets.token_hex(8))
 
-    ctx = get_script_run_ctx()
-    return ctx.session_id if ctx else None
 
-
-def wait_for(slots: Slots, held: dict, noun: str, keep_place: bool = False) -> tuple[Ticket, float]:
+def wait_for(
+    slots: Slots, held: dict, noun: str, keep_place: bool = False, beat=lambda: None
+) -> tuple[Ticket, float]:
     """A slot for this session (held["ticket"]), after waiting in line; the seconds waited. Each
     wait redraws, so a click (Pause, Stop, another page) interrupts it like any rerun. An
     interrupted wait leaves the line, unless `keep_place`: then the page's next run asks with the
     same ticket, where it stood, and the page leaves the line itself when it gives up (Pause,
-    Stop; leaving the page drops `held`, and with it the ticket)."""
+    Stop; leaving the page drops `held`, and with it the ticket). `beat()` on every ask: the
+    waiting session is still here (a shared run's trainer, attention.training.shared)."""
     ticket = held.get("ticket") or held.setdefault("ticket", slots.ticket(session_id()))
     notice, started = st.empty(), time.monotonic()
     try:
         while (ahead := ticket.ask()) > 0:
+            beat()
             notice.info(
                 f"Waiting: {plural(ahead, noun)} ahead of you ({slots.capacity} at a time on this "
                 f"server). Yours starts by itself.",

@@ -12,6 +12,7 @@ InductionTrainer (induction.py) are both Runs; the page and the command line dri
                                        model and the optimiser; a stopped run never trains again
     seconds_per_step(config)           the pace: what one step costs on this machine now
     save(folder)                       the trained model, in a folder
+    audience                           the sessions playing it: one trains, the others watch
     name, report()                     the run in a few words, and in a few lines for the command line
 
 Why a lock: a Streamlit server runs each rerun of a session's page in a thread of its own, and a
@@ -32,6 +33,52 @@ from pathlib import Path
 from typing import ClassVar
 
 _leases = itertools.count(1)  # process-wide: no two leases, of any run, are ever equal
+
+STALE = 30.0  # seconds without a heartbeat: that session's tab is gone (a crash, a lost network)
+
+
+class Audience:
+    """The sessions playing one run. Each heartbeats while it plays; one of them, the trainer,
+    trains, and the others watch. A trainer that pauses, stops or leaves releases the run, and
+    the next watcher to look claims it."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._seen: dict[str, float] = {}  # session -> its last heartbeat
+        self.trainer: str | None = None
+
+    def beat(self, who: str) -> None:
+        with self._lock:
+            self._seen[who] = time.monotonic()
+
+    def claim(self, who: str) -> bool:
+        """True when `who` trains the run now: it already did, nobody did, or the trainer went quiet."""
+        with self._lock:
+            now = time.monotonic()
+            self._seen[who] = now
+            trainer = self.trainer
+            if trainer is None or trainer == who or now - self._seen.get(trainer, 0.0) > STALE:
+                self.trainer = who
+            return self.trainer == who
+
+    def release(self, who: str) -> None:
+        """`who` trains it no more (it may go on watching)."""
+        with self._lock:
+            if self.trainer == who:
+                self.trainer = None
+
+    def leave(self, who: str) -> None:
+        """`who` neither trains nor watches it any more."""
+        with self._lock:
+            self._seen.pop(who, None)
+            if self.trainer == who:
+                self.trainer = None
+
+    def watching(self, but: str | None = None) -> int:
+        """Sessions playing the run now (heard from in the last STALE seconds), `but` one left out."""
+        now = time.monotonic()
+        with self._lock:
+            return sum(1 for who, seen in self._seen.items() if who != but and now - seen <= STALE)
 
 
 class Run:
@@ -54,6 +101,7 @@ class Run:
         self._lock = threading.Lock()  # held for every step and snapshot, by one thread at a time
         self._lease = 0  # the play loop allowed to train; 0: none yet
         self._stopping = False
+        self.audience = Audience()  # the sessions playing it (attention.training.shared)
 
     @classmethod
     def configure(cls, task: str, **values) -> object:

@@ -11,6 +11,14 @@ from tests.specs import decode
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
+@pytest.fixture(autouse=True)
+def fresh_runs(monkeypatch):
+    """Each test's sessions share runs only among themselves (attention.training.shared)."""
+    from attention.training import shared
+
+    monkeypatch.setattr(shared, "SHARED", shared.Shared())
+
+
 def session(timeout: int = 60, **params: str) -> AppTest:
     """A fresh session of the app (not yet run), opened with these URL parameters."""
     at = AppTest.from_file(APP, default_timeout=timeout)

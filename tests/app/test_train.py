@@ -348,3 +348,87 @@ def test_stop_landing_as_a_run_finishes_still_keeps_it():
     player._stop()
     player._stop()  # a second click: kept once
     assert run.done and run.stopped and kept == [run]
+
+
+# --- one run per settings: a class that presses Play together trains once --------------------------
+
+
+def test_a_second_session_on_finished_settings_gets_that_run_at_once(train_page):
+    from tests.app.conftest import open_page
+
+    train_page.number_input(key="tr_steps").set_value(20)
+    first = train_page.button(key="tr_play").click().run()
+    run = first.session_state["_held_train"]["run"]
+    other = open_page("pages/train.py", timeout=120)
+    other.radio(key="tr_pace").set_value("fast")
+    other.number_input(key="tr_steps").set_value(20)
+    other = other.run()
+    assert any("trained on this server already" in i.value for i in other.info)
+    other = other.button(key="tr_play").click().run()
+    assert not other.exception and other.session_state["_held_train"]["run"] is run  # no new training
+    assert any(a.value.startswith("Finished: accuracy") for a in [*other.success, *other.info])
+    assert any("had already been trained on this server" in c.value for c in other.caption)
+    assert [d["z"] for d in figures(other)[1]["data"]] == [d["z"] for d in figures(first)[1]["data"]]
+
+
+def shared_paused(at, others=1, steps=10):
+    """A shared run paused after `steps` steps, which `others` other sessions are playing."""
+    trainer = paused(at, steps)
+    for n in range(others):
+        trainer.audience.beat(f"other {n}")
+    return trainer
+
+
+def test_pausing_a_run_others_play_pauses_it_only_for_this_session(train_page):
+    shared_paused(train_page, others=2)
+    at = train_page.run()
+    assert (
+        "Paused for you at step 10; the run goes on for the 2 other sessions playing it" in at.info[0].value
+    )
+
+
+def test_stopping_a_run_others_play_leaves_it_to_them(train_page):
+    trainer = shared_paused(train_page)
+    at = train_page.run().button(key="tr_stop").click().run()
+    assert trainer.model is not None and not trainer.stopped  # it goes on for the other session
+    assert at.session_state["_held_train"]["run"] is None
+    assert (
+        "You left the shared run (copy the previous token) at step 10: it goes on for the 1 other session"
+        in (at.info[0].value)
+    )
+
+
+def test_the_words_say_who_else_plays_the_run():
+    from ui.player import audience
+
+    run = Trainer(TrainConfig(steps=10))
+    assert run.audience.claim("me") and audience(run, "me", 0) == ""  # alone: nothing to say
+    run.audience.beat("other")
+    assert audience(run, "other", 0).startswith(
+        "Waiting: another session pressed Play on these same settings"
+    )
+    run.train(5)
+    assert "1 other session on this server is watching this run" in audience(run, "me", 0)
+    said = audience(run, "other", 5)
+    assert "Shared run: 2 sessions with these settings are watching it" in said
+    assert said.endswith("You joined at step 5: the curves before it are the run's history.")
+    run.train(5)
+    assert run.done and audience(run, "other", 5) == ""  # finished: the summary says it all
+
+
+@pytest.mark.slow
+def test_a_shared_induction_run_is_saved_once_and_listed_for_each_session(induction_page, tmp_path):
+    from tests.app.conftest import open_page
+
+    first = induction_page.button(key="tr_play").click().run()
+    run = first.session_state["_held_train"]["run"]
+    other = open_page("pages/train.py", timeout=120)
+    other.radio(key="tr_pace").set_value("fast")
+    other = other.selectbox(key="tr_task").set_value("induction").run()
+    other = other.number_input(key="ind_steps").set_value(100).run()
+    other = other.button(key="tr_play").click().run()
+    assert not other.exception and other.session_state["_held_train"]["run"] is run
+    assert len(list(tmp_path.iterdir())) == 1  # saved once
+    for at in (first, other):
+        assert at.session_state["_own_runs"] == [run.saved]  # Inside a model lists it for both
+        assert len(at.session_state["_ind_results"]) == 1
