@@ -4,7 +4,7 @@ import streamlit as st
 
 from attention.devices import configure_torch_threads
 from attention.settings import note_server
-from ui import url
+from ui import url, wakeups
 from ui.chrome import APP_CSS, PROJECTOR_CSS, pages
 from ui.widgets import narrow
 
@@ -16,20 +16,23 @@ page = st.navigation(PAGES, position="hidden")
 
 
 @st.cache_resource
-def torch_threads() -> int:
+def per_process() -> int:
     """Once per server process (a cached resource): torch's thread pool is process-wide, and one
-    thread per computation lets 30 students' reruns run side by side."""
+    thread per computation lets 30 students' reruns run side by side; the event loop that sends
+    every element to the browsers wakes once per batch of messages (ui/wakeups.py)."""
+    wakeups.coalesce()
     return configure_torch_threads()
 
 
-torch_threads()
+per_process()
 # Who may open what (attention/settings.py: listed_only) depends on who can reach this server: the
 # address it listens on, and whether a visitor came through a proxy or tunnel to a loopback one.
 note_server(st.get_option("server.address"), st.context.headers)
 # A page keeps heavy per-session state (a model being trained) under "_held_<its url>": leaving
 # the page drops it, so a student wandering off frees the memory.
-for key in [k for k in st.session_state if k.startswith("_held_") and k != f"_held_{page.url_path}"]:
-    del st.session_state[key]
+for other in PAGES:  # by name: iterating the session's state costs more (it filters every key)
+    if other.url_path != page.url_path:
+        st.session_state.pop(f"_held_{other.url_path}", None)
 if "projector" not in st.session_state:  # a shared link or a reload keeps projector mode
     st.session_state["projector"] = st.query_params.get("projector") == "1"
 

@@ -27,7 +27,7 @@ from attention.figures.layout import token_labels
 from tests.threads import in_threads
 
 CEILING = 2.7 * 2**30  # Streamlit Community Cloud's memory limit, roughly
-CACHE_ENTRIES = 16  # ui/cache.py: _trace_for(max_entries=16)
+CACHE_ENTRIES = 16  # ui/cache.py: ENTRIES
 
 
 def worst_config(seed: int) -> ExplorerConfig:

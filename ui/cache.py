@@ -2,19 +2,76 @@
 
 from __future__ import annotations
 
-import streamlit as st
+import threading
+import time
+import weakref
+from collections import OrderedDict
+from collections.abc import Callable
 
 from attention.chapter3 import AttentionTrace, ExplorerConfig, run
 from attention.chapter3.query_params import to_query_params
 
-
 # Bounded: a trace at the caps holds ~25 MB (16 heads x 256^2 x 6 matrices x 4 B), so 16 entries
 # stay under ~400 MB even if every one is that large. Traces are immutable, so sharing is safe.
-@st.cache_resource(max_entries=16, ttl=3600, show_spinner=False)
-def _trace_for(key: tuple[tuple[str, str], ...], _config: ExplorerConfig) -> AttentionTrace:
-    return run(_config)  # `_config` is not hashed: `key` (its URL parameters) stands for it
+ENTRIES, TTL = 16, 3600.0  # an hour unused and a trace is made again (its memory goes back)
+
+# A plain dict, not st.cache_resource: Streamlit's cache call was ~7% of an Explorer rerun's CPU
+# under a classroom's load (it hashes the key its own way and records the call's elements).
+_lock = threading.Lock()
+_traces: OrderedDict[tuple, tuple[float, AttentionTrace]] = OrderedDict()  # key -> (made, trace)
+_making: dict[tuple, threading.Lock] = {}  # a key being traced: the sessions asking for it wait
+
+
+def _fresh(key: tuple) -> AttentionTrace | None:
+    hit = _traces.get(key)
+    if hit is None or time.monotonic() - hit[0] > TTL:
+        return None
+    _traces.move_to_end(key)
+    return hit[1]
 
 
 def cached_trace(config: ExplorerConfig) -> AttentionTrace:
+    """The trace of `config`, made once for every session that asks (a class opens the same
+    presets at once: one of them traces, the others wait for it)."""
     config = config.normalised()
-    return _trace_for(tuple(sorted(to_query_params(config).items())), config)
+    key = tuple(sorted(to_query_params(config).items()))  # its URL parameters stand for it
+    with _lock:
+        if (trace := _fresh(key)) is not None:
+            return trace
+        making = _making.setdefault(key, threading.Lock())
+    with making:
+        try:
+            with _lock:
+                if (trace := _fresh(key)) is not None:
+                    return trace
+            trace = run(config)
+            with _lock:
+                _traces[key] = (time.monotonic(), trace)
+                _traces.move_to_end(key)
+                while len(_traces) > ENTRIES:
+                    _traces.popitem(last=False)
+        finally:
+            with _lock:
+                _making.pop(key, None)
+    return trace
+
+
+# A trace's figures, built once for every session that shows them (a class opens the same presets:
+# the second student gets the first one's figure). Keyed by the trace itself: they go with it.
+FIGURES_PER_TRACE = 64
+_figures: weakref.WeakKeyDictionary[AttentionTrace, dict[tuple, object]] = weakref.WeakKeyDictionary()
+
+
+def cached_figure(trace: AttentionTrace, key: tuple, build: Callable[[], object]) -> object:
+    """The figure `build()` makes of `trace`, by `key`: every setting it depends on beyond the
+    trace. Shared by sessions, so nobody may change it after (ui/widgets.chart(ready=True))."""
+    with _lock:
+        figures = _figures.setdefault(trace, {})
+        if (figure := figures.get(key)) is not None:
+            return figure
+    figure = build()
+    with _lock:
+        if len(figures) >= FIGURES_PER_TRACE:
+            figures.clear()
+        figures[key] = figure
+    return figure

@@ -69,7 +69,8 @@ def _load(config: ExplorerConfig) -> None:
 
 def _raw_values() -> dict:
     """Widget values as from_values takes them: only the knobs this variant and embedding use."""
-    s = {key[2:]: value for key, value in st.session_state.items() if key.startswith("w_")}
+    state = st.session_state
+    s = {key[2:]: state[key] for key in WIDGETS if key in state}  # by name: iterating the state costs more
     variant = VARIANTS[s["variant"]]
     raw = {k: s[k] for k in ("text", "tokenizer", "variant", "seed", "device")}
     raw |= {k: s[k] for k in KNOBS if variant.has(k)}

@@ -18,10 +18,20 @@ from attention.devices import resolve_device
 from attention.figures import explorer as figures
 from attention.figures import export
 from attention.figures.layout import token_labels
+from ui.cache import cached_figure
 from ui.chrome import pages
 from ui.controls import EMBEDDING_LABELS, explorer_url, explorer_view, write_url
 from ui.url import link_params, share_link
-from ui.widgets import chart, chart_width, copy_link_button, device_caption, literal, number_table, plural
+from ui.widgets import (
+    chart,
+    chart_width,
+    copy_link_button,
+    device_caption,
+    literal,
+    number_table,
+    plural,
+    projected,
+)
 
 MAX_TABLE_CELLS = 20_000  # numbers in a table on the page; larger ones are offered as CSV
 
@@ -39,24 +49,24 @@ def summary(config: ExplorerConfig, trace: AttentionTrace) -> None:
         + f". {config.tokenizer} tokenizer, {config.embedding} embedding, seed {config.seed}. "
         f"Computed in {trace.seconds * 1e3:.2f} ms on {device_caption(config.device)}."
     )
-    left, right = st.columns([5, 1], vertical_alignment="center")
-    left.markdown(" · ".join(parts + [f"output {len(tokens)} × {width}"]), help=jargon)
-    with right:
-        copy_link_button()
-    if reason := resolve_device(config.device).reason:
-        st.caption(reason)
     if config.spec.trainable:
         weights_note = (
             f"W_query, W_key, W_value are random (seed {config.seed}), not trained: these patterns mean "
-            "nothing yet. For trained heads, see"
+            "nothing yet. For trained heads, see Watch it learn."
         )
     else:
         weights_note = "No trainable weights here: the scores are dot products of the embeddings themselves."
-    note, link = st.columns([5, 1], vertical_alignment="center")
-    note.caption(weights_note)
-    link.page_link(
-        pages()["train"], label="Watch it learn", icon=":material/school:", query_params=link_params({})
-    )
+    # One row (each column is a message to every browser on every rerun): the words, the links.
+    left, right = st.columns([5, 1], vertical_alignment="center")
+    left.markdown(" · ".join(parts + [f"output {len(tokens)} × {width}"]), help=jargon)
+    left.caption(weights_note)
+    with right:
+        copy_link_button()
+        st.page_link(
+            pages()["train"], label="Watch it learn", icon=":material/school:", query_params=link_params({})
+        )
+    if reason := resolve_device(config.device).reason:
+        st.caption(reason)
 
 
 @st.fragment
@@ -87,18 +97,30 @@ def steps_view(config: ExplorerConfig, trace: AttentionTrace, shown: dict) -> No
     """One step of one head, or every step it went through two a row, then what marks them."""
     options = {"numbers": shown["numbers"], "fitted": shown["fitted"]}
     chosen = trace.step_names() if shown["step"] == ALL_STEPS else [shown["step"]]
-    panels = figures.step_panels(trace, shown["head"], chosen)
-    texts = trace.tokens.texts
-    if len(panels) == 1:
-        fig = figures.step_figure(texts, panels[0], width_px=chart_width(960), **options)
-        chart(fig, key="step_chart")
+    texts, head = trace.tokens.texts, shown["head"]
+    projector = bool(st.session_state.get("projector"))
+
+    def step_chart(step: str, width: int, key: str) -> None:
+        """Built once per trace and settings, for every session that shows it (ui/cache.py)."""
+        fig = cached_figure(
+            trace,
+            ("step", step, head, width, projector, *options.values()),
+            lambda: projected(
+                figures.step_figure(
+                    texts, figures.step_panels(trace, head, [step])[0], width_px=width, **options
+                )
+            ),
+        )
+        chart(fig, key=key, ready=True)
+
+    if len(chosen) == 1:
+        step_chart(chosen[0], chart_width(960), "step_chart")
     else:  # two a row; Streamlit stacks columns on a narrow screen (a phone)
-        for row in range(0, len(panels), 2):
-            for column, panel in zip(st.columns(2), panels[row : row + 2], strict=False):
+        for row in range(0, len(chosen), 2):
+            for column, step in zip(st.columns(2), chosen[row : row + 2], strict=False):
                 with column:
-                    fig = figures.step_figure(texts, panel, width_px=chart_width(470), **options)
-                    chart(fig, key=f"step_{panel.name}")
-    for caption in _steps_captions(config, trace, shown, [p.name for p in panels]):
+                    step_chart(step, chart_width(470), f"step_{step}")
+    for caption in _steps_captions(config, trace, shown, chosen):
         st.caption(caption)
 
 

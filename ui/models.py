@@ -155,7 +155,8 @@ def importance(source, gpt, ids, corrupted, kind, method, mode) -> HeadMap:
     heavy = method == "exact" and sum(p.numel() for p in gpt.parameters()) > HEAVY_PARAMETERS
     if not heavy:
         return _importance(*args, gpt)
-    ticket, _ = wait_for(SWEEPS, st.session_state.setdefault("_held_map", {}), "heavy computation")
+    held = st.session_state.setdefault("_held_model", {}).setdefault("map", {})  # goes with the page
+    ticket, _ = wait_for(SWEEPS, held, "heavy computation")
     try:
         with st.spinner("Running every head…"):
             return _importance(*args, gpt)

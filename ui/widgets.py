@@ -48,11 +48,18 @@ def chart_width(wide: int) -> int:
 PROJECTOR_SCALE = 1.4  # text in charts in projector mode (the sidebar toggle)
 
 
-def chart(fig, key: str) -> None:
-    """A plotly chart with its PNG download (the modebar camera) kept; in projector mode, with
-    every text in it 1.4 times larger."""
+def projected(fig):
+    """The figure as this session shows it: in projector mode, every text in it 1.4 times larger."""
     if st.session_state.get("projector"):
         scale_text(fig, PROJECTOR_SCALE, color="#000000")
+    return fig
+
+
+def chart(fig, key: str, ready: bool = False) -> None:
+    """A plotly chart with its PNG download (the modebar camera) kept, `projected` unless it is
+    `ready` (a figure shared by sessions, ui/cache.cached_figure: projected when it was built)."""
+    if not ready:
+        projected(fig)
     st.plotly_chart(
         fig, key=key, config={"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
     )
