@@ -2,10 +2,9 @@
 
 import streamlit as st
 
-from attention.devices import configure_torch_threads
 from attention.settings import note_server
-from ui import url, wakeups
-from ui.chrome import APP_CSS, PROJECTOR_CSS, pages
+from ui import url
+from ui.chrome import APP_CSS, PROJECTOR_CSS, pages, per_process
 from ui.widgets import narrow
 
 st.set_page_config(page_title="Attention Explorer", page_icon=":material/grid_on:", layout="wide")
@@ -15,16 +14,7 @@ PAGES = list(pages().values())
 page = st.navigation(PAGES, position="hidden")
 
 
-@st.cache_resource
-def per_process() -> int:
-    """Once per server process (a cached resource): torch's thread pool is process-wide, and one
-    thread per computation lets 30 students' reruns run side by side; the event loop that sends
-    every element to the browsers wakes once per batch of messages (ui/wakeups.py)."""
-    wakeups.coalesce()
-    return configure_torch_threads()
-
-
-per_process()
+per_process()  # torch threads, event-loop wake-ups: once per server process
 # Who may open what (attention/settings.py: listed_only) depends on who can reach this server: the
 # address it listens on, and whether a visitor came through a proxy or tunnel to a loopback one.
 note_server(st.get_option("server.address"), st.context.headers)

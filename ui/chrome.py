@@ -4,21 +4,43 @@ on every rerun; building these there cost ~20% of a rerun's CPU under a classroo
 
 from __future__ import annotations
 
+import copy
+import functools
+
 import streamlit as st
 
+from attention.devices import configure_torch_threads
 from attention.settings import ASSETS
+from ui import wakeups
 
 APP_CSS = "<style>" + (ASSETS / "app.css").read_text() + "</style>"
 PROJECTOR_CSS = "<style>" + (ASSETS / "projector.css").read_text() + "</style>"
 
 
+@functools.cache
+def per_process() -> int:
+    """Once per server process: torch's thread pool is process-wide, and one thread per computation
+    lets 30 students' reruns run side by side; the event loop that sends every element to the
+    browsers wakes once per batch of messages (ui/wakeups.py). (A module's function, not one
+    defined in app.py under st.cache_resource: app.py runs on every rerun, and so would the
+    decorator, which reads the function's source: 7% of a first page load.)"""
+    wakeups.coalesce()
+    return configure_torch_threads()
+
+
 def pages() -> dict[str, st.Page]:
-    """url path -> st.Page, made once per session: st.navigation marks the page it runs on the
+    """url path -> st.Page, one set per session: st.navigation marks the page it runs on the
     Page object itself, so sessions cannot share them (measured: "This page cannot be called
-    directly" under load), but a session's reruns run one at a time."""
+    directly" under load), but a session's reruns run one at a time. Copies of one set made per
+    process: making a Page resolves its file on disk, 16% of a first page load's CPU (py-spy)."""
     if "_pages" not in st.session_state:
-        st.session_state["_pages"] = _make()
+        st.session_state["_pages"] = {path: copy.copy(page) for path, page in _made().items()}
     return st.session_state["_pages"]
+
+
+@functools.cache
+def _made() -> dict[str, st.Page]:
+    return _make()
 
 
 def _make() -> dict[str, st.Page]:
