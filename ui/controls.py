@@ -309,7 +309,8 @@ def explorer_view(trace: AttentionTrace) -> dict:
             format_func=lambda step: "all steps side by side" if step == ALL_STEPS else step,
             on_change=lambda: s.update(_step_auto=s.get("step") is None),
         )
-    pick_head, numbers, fitted = st.columns([2, 2, 2], vertical_alignment="center")
+    # One flex row (one message to the browser; three columns were four)
+    pick_head = numbers = fitted = st.container(horizontal=True, vertical_alignment="center", gap="medium")
     if view in ("steps", "vectors", "query") and trace.num_heads > 1:
         pick_head.radio(
             "Head",

@@ -120,8 +120,7 @@ def steps_view(config: ExplorerConfig, trace: AttentionTrace, shown: dict) -> No
             for column, step in zip(st.columns(2), chosen[row : row + 2], strict=False):
                 with column:
                     step_chart(step, chart_width(470), f"step_{step}")
-    for caption in _steps_captions(config, trace, shown, chosen):
-        st.caption(caption)
+    st.caption("\n\n".join(_steps_captions(config, trace, shown, chosen)))  # one element, its paragraphs
 
 
 def _steps_captions(
