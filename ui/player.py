@@ -240,7 +240,7 @@ def before_play(view: View, config, pace: float) -> None:
             icon=":material/groups:",
         )
     lost = held().get("lost")
-    if lost and shared.SHARED.live(view.RUN, config):
+    if lost and shared.SHARED.live(view.RUN, config, but=session_id()):
         st.info(
             f"You left this page while your run ({lost['name']}) was at step {lost['step']}; other "
             "sessions with the same settings still play it. Press Play to join it again.",
@@ -255,8 +255,8 @@ def before_play(view: View, config, pace: float) -> None:
             icon=":material/history:",
         )
     kind = view.RUN
-    if live := shared.SHARED.live(kind, config):
-        n = live.audience.watching()
+    if live := shared.SHARED.live(kind, config, but=session_id()):
+        n = live.audience.watching(but=session_id())
         st.info(
             f"{plural(n, 'session')} on this server {'is' if n == 1 else 'are'} playing these same "
             f"settings now (step {live.step} of {config.steps}): Play joins that run, with its history.",
@@ -312,8 +312,8 @@ def play(
                 tell()
                 time.sleep(WATCH)
     finally:
-        if h.get("loop") is loop:  # no newer rerun took over: nothing trains on this session's behalf
-            run.audience.release(me)
+        if h.get("loop") is loop:  # no newer rerun took over: this session plays it no more (left, done)
+            run.audience.leave(me)
     if not run.done or h.get("loop") is not loop:  # paused, stopped, taken over: that rerun draws it
         return
     h["running"] = False

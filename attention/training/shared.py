@@ -60,10 +60,10 @@ class Shared:
     def finished_run(self, kind: type[Run], config) -> Run | None:
         return self._done.get(self.key(kind, config))
 
-    def live(self, kind: type[Run], config) -> Run | None:
-        """The run of `config` that some session still trains or watches, if any."""
+    def live(self, kind: type[Run], config, but: str | None = None) -> Run | None:
+        """The run of `config` that some session (`but` one) still trains or watches, if any."""
         run = self._live.get(self.key(kind, config))
-        return run if run is not None and run.resumable and run.audience.watching() else None
+        return run if run is not None and run.resumable and run.audience.watching(but) else None
 
     def finish(self, run: Run) -> None:
         """A finished run is kept for the next session that plays its settings."""
