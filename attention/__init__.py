@@ -3,6 +3,8 @@
 One room per concept:
 
     chapter3/   the book's chapter 3 and the Explorer's engine: config -> tokens -> x -> module -> trace
+    modern/     attention as today's LLMs compute it: RoPE, grouped-query, sliding window, KV cache,
+                FlashAttention's online softmax, each traced under the book's bonus code's names
     model/      the book's chapter-4 GPTModel, GPT-2 checkpoints and tokenizer, head roles, the catalogue
     training/   live trainings (one Run contract), the recipes that make the shipped models, the CLI
     figures/    traces and arrays -> plotly figures and tables, one module per page

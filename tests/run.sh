@@ -26,6 +26,10 @@ fi
 export PIP_RETRIES="${PIP_RETRIES:-1}"
 echo "== installing requirements-dev.txt"
 .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements-dev.txt
+# The book's own package, tests only (attention/modern against its llama3.py). Without its
+# dependencies: they pin numpy<2.1 and pull in TensorFlow and JupyterLab, none of which it needs
+# for the attention code (torch and tiktoken, both already here).
+.venv/bin/python -m pip install -q --disable-pip-version-check --no-deps llms-from-scratch==1.0.19
 
 echo "== ruff"
 .venv/bin/ruff check .

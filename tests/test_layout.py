@@ -10,7 +10,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "attention"
-ROOMS = {"chapter3", "model", "training", "figures", "bench"}
+ROOMS = {"chapter3", "modern", "model", "training", "figures", "bench"}
 SHARED = {"settings", "slots", "devices", "errors", "bundled"}  # bundled: the old command's two lines
 
 

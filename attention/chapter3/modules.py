@@ -61,19 +61,22 @@ def attend(
     dropout: float = 0.0,
     training: bool = False,
     generator: torch.Generator | None = None,
+    mask: torch.Tensor | None = None,
 ) -> AttentionSteps:
     """Scaled dot-product attention over (B, H, T, d) tensors, keeping every intermediate.
 
     `divisor` is what the scores are divided by: sqrt(d_k) as the book computes it
     (d_k ** 0.5), or None for no scaling at all (section 3.3). The ops mirror the book's forward
     (matmul, divide by sqrt(d_k), -inf mask, softmax, dropout) so that a trace and a forward of the
-    same module agree.
+    same module agree. A `mask` (T_q, T_k) bool, True where a query may not look, replaces the
+    causal one (attention.modern: a sliding window; the new rows of a KV-cached step).
     """
     scores = attention_scores(queries, keys)  # (B, H, T, T)
     scaled = divisor is not None
     divisor = 1.0 if divisor is None else divisor
     scaled_scores = scores if divisor == 1.0 else scores / divisor  # (B, H, T, T)
-    mask = causal_mask(scores.shape[-1], scores.device) if causal else None  # (T, T)
+    if mask is None and causal:
+        mask = causal_mask(scores.shape[-1], scores.device)  # (T, T)
     masked_scores = scaled_scores if mask is None else apply_causal_mask(scaled_scores, mask)
     weights = torch.softmax(masked_scores, dim=-1)  # (B, H, T, T)
     dropout_mask, dropped_weights = None, weights

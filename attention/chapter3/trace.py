@@ -134,6 +134,9 @@ class AttentionTrace(AttentionSteps):
     seconds: float = 0.0  # wall time of the forward pass, synchronised on GPUs
     tokens: Tokens | None = None
     config: Any = None  # the ExplorerConfig that produced it, when engine.run() made it
+    kv_groups: int | None = None  # grouped-query attention: key/value heads, each shared by H / kv_groups
+    window: int | None = None  # sliding-window attention: the keys a query sees, itself included
+    rope: bool = False  # queries and keys rotated by position (RoPE) before their scores
 
     TENSORS = TENSORS
 

@@ -1,0 +1,63 @@
+"""FlashAttention's online softmax (Dao et al. 2022; Milakov & Gimelshein 2018): attention
+computed over the keys one tile at a time, so the (T, T) matrix of scores is never held whole.
+
+For each tile of keys, every query row keeps three things: the largest score seen so far (m), the
+sum of exp(score - m) so far (l), and the weighted sum of values so far (acc). A new tile with a
+larger maximum rescales the old l and acc by exp(m_old - m_new); at the end acc / l is exactly
+softmax(scores) @ values. The largest thing held is one (T, tile) block of scores.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+
+@dataclass(frozen=True)
+class Tile:
+    """Where the running state stood after one tile of keys: keys start..stop-1."""
+
+    start: int
+    stop: int
+    scores: torch.Tensor  # (B, H, T_q, tile) this tile's scaled (and masked) scores
+    running_max: torch.Tensor  # (B, H, T_q, 1) m: the largest score of the keys so far
+    running_sum: torch.Tensor  # (B, H, T_q, 1) l: sum of exp(score - m) over the keys so far
+    partial: torch.Tensor  # (B, H, T_q, d_v) acc / l: the output if the keys stopped here
+
+
+def online_attention(
+    queries: torch.Tensor,
+    keys: torch.Tensor,
+    values: torch.Tensor,
+    tile_size: int,
+    mask: torch.Tensor | None = None,
+    keep: bool = True,
+) -> tuple[torch.Tensor, list[Tile]]:
+    """softmax(queries @ keysᵀ / sqrt(d_k), masked) @ values over (B, H, T, d) tensors, `tile_size`
+    keys at a time (the last tile may be shorter); `mask` (T_q, T_k) bool, True where a query may
+    not look. Returns the context (B, H, T_q, d_v) and, when `keep`, every tile's state."""
+    if tile_size < 1:
+        raise ValueError(f"a tile holds at least one key, got {tile_size}")
+    shape = (*queries.shape[:-1], 1)  # (B, H, T_q, 1)
+    m = torch.full(shape, -torch.inf, dtype=queries.dtype, device=queries.device)
+    l = torch.zeros(shape, dtype=queries.dtype, device=queries.device)  # noqa: E741 (the paper's name)
+    acc = torch.zeros((*queries.shape[:-1], values.shape[-1]), dtype=values.dtype, device=values.device)
+    scale = keys.shape[-1] ** 0.5
+    tiles = []
+    for start in range(0, keys.shape[-2], tile_size):
+        stop = min(start + tile_size, keys.shape[-2])
+        scores = queries @ keys[..., start:stop, :].transpose(-2, -1) / scale  # (B, H, T_q, tile)
+        if mask is not None:
+            scores = scores.masked_fill(mask[:, start:stop], -torch.inf)
+        m_new = torch.maximum(m, scores.amax(dim=-1, keepdim=True))  # (B, H, T_q, 1)
+        # A row with every key so far masked has m_new = -inf: nothing to rescale, nothing to add.
+        safe = torch.where(torch.isinf(m_new), torch.zeros_like(m_new), m_new)
+        p = torch.exp(scores - safe)  # (B, H, T_q, tile): 0 where masked
+        rescale = torch.exp(m - safe)  # (B, H, T_q, 1): 0 on the first tile (m = -inf)
+        l = rescale * l + p.sum(dim=-1, keepdim=True)  # noqa: E741
+        acc = rescale * acc + p @ values[..., start:stop, :]  # (B, H, T_q, d_v)
+        m = m_new
+        if keep:
+            tiles.append(Tile(start, stop, scores, m, l, acc / l))
+    return acc / l, tiles
