@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import argparse
 import resource
 import subprocess
 import sys
@@ -108,9 +109,16 @@ def online() -> None:
     print("   computes it per tile from the positions)")
 
 
-def main() -> None:
-    if sys.argv[1:2] == ["--peak"]:
-        _peak(sys.argv[2], int(sys.argv[3]))
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.modern",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--peak", nargs=2, metavar=("KIND", "TOKENS"), help=argparse.SUPPRESS)  # the child
+    args = parser.parse_args(argv)
+    if args.peak:
+        _peak(args.peak[0], int(args.peak[1]))
         return
     torch.set_num_threads(1)
     kv_cache()
