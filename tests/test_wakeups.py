@@ -65,3 +65,17 @@ def test_a_callback_after_the_loop_went_idle_still_wakes_it():
         loop.call_soon_threadsafe(loop.stop)
         runner.join(5)
         loop.close()
+
+
+def test_patching_from_many_threads_at_once_patches_once():
+    """Every open tab reconnects at once after a restart: each first rerun asks for the patch."""
+    threads = [threading.Thread(target=wakeups.coalesce) for _ in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert wakeups.coalesce() is False
+    import asyncio.selector_events as selector_events
+
+    assert selector_events.BaseSelectorEventLoop._write_to_self is wakeups._write_to_self  # not wrapped twice
+    test_a_callback_after_the_loop_went_idle_still_wakes_it()

@@ -58,7 +58,9 @@ def cached_trace(config: ExplorerConfig) -> AttentionTrace:
 
 # A trace's figures, built once for every session that shows them (a class opens the same presets:
 # the second student gets the first one's figure). Keyed by the trace itself: they go with it.
-FIGURES_PER_TRACE = 64
+# Bounded: a step's figure at the caps (256 x 256 float32, no numbers in the cells) is ~0.4 MB,
+# so 8 per trace x 16 traces stay under ~50 MB.
+FIGURES_PER_TRACE = 8
 _figures: weakref.WeakKeyDictionary[AttentionTrace, dict[tuple, object]] = weakref.WeakKeyDictionary()
 
 

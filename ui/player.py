@@ -180,10 +180,11 @@ def _free(run: Run) -> None:
 
 
 def _let_go(run: Run) -> bool:
-    """This session lets go of a run: stopped and freed when nobody else plays it; otherwise it goes
-    on for them (True)."""
+    """This session lets go of a run: stopped and freed when no other session has it on its page
+    (playing or paused); otherwise it is theirs (True)."""
     _stop_playing(run)
-    if run.audience.watching():
+    run.audience.drop(session_id())
+    if run.audience.holding():
         return True
     _free(run)
     return False
@@ -193,8 +194,8 @@ def _stop() -> None:
     h = held()
     h["running"] = False
     run = h["run"]
-    if run is not None and _let_go(run):  # others play it: this session leaves it to them
-        h.update(run=None, left={"name": run.name, "step": run.step, "others": run.audience.watching()})
+    if run is not None and _let_go(run):  # others have it: this session leaves it to them
+        h.update(run=None, left={"name": run.name, "step": run.step, "others": run.audience.holding()})
     _leave_line()
 
 
@@ -235,8 +236,9 @@ def before_play(view: View, config, pace: float) -> None:
     left = held().get("left")
     if left:
         st.info(
-            f"You left the shared run ({left['name']}) at step {left['step']}: it goes on for the "
-            f"{plural(left['others'], 'other session')} playing it. Press Play to join it again.",
+            f"You left the shared run ({left['name']}) at step {left['step']}: it stays with the "
+            f"{plural(left['others'], 'other session')} that {'has' if left['others'] == 1 else 'have'} it "
+            "open. Press Play to join it again.",
             icon=":material/groups:",
         )
     lost = held().get("lost")
@@ -302,8 +304,10 @@ def play(
     try:
         while not run.done and not run.stopped and h.get("loop") is loop:
             if run.audience.claim(me):
-                _train(run, pace, draw, me, tell)
+                _train(run, pace, draw, me, tell, (h, loop))
                 drawn = run.snapshots[-1].step if run.snapshots else -1
+                if not run.done and h.get("loop") is loop:  # another session took it over (this
+                    _release(h)  # one went quiet): it trains in its own slot, this one watches
             else:  # another session trains it: draw each new snapshot, and take over if it stops
                 run.audience.beat(me)
                 if run.snapshots and run.snapshots[-1].step != drawn:
@@ -323,15 +327,22 @@ def play(
     st.rerun()  # draw the finished run once more, with the step slider
 
 
+def _release(h: dict) -> None:
+    """The slot of the page whose state is `h` goes back (`h`, not held(): an old rerun's thread
+    must not make the page's state again after the learner left)."""
+    if (ticket := h.get("ticket")) is not None:
+        ticket.release()
+
+
 def _train(
-    run: Run, pace: float, draw: Callable[[int, bool], None], me: str, tell: Callable[[], None]
+    run: Run, pace: float, draw: Callable[[int, bool], None], me: str, tell: Callable[[], None], page: tuple
 ) -> None:
     """Trains the run a chunk at a time, drawing after each, while this loop holds its lease: after
     a training slot (a lecture hall presses Play at once; the wait says how many runs are ahead).
     Another rerun of this page (the pace, projector mode) keeps the place in line, or the slot, and
     takes the run over with the same ticket. The slot goes back when the run ends, pauses, stops,
     fails or its settings change."""
-    h = held()
+    h, loop = page  # the page state and play loop this training belongs to
     beat = functools.partial(run.audience.beat, me)  # the session that trains it is still here
     # a recorded run's step is a read (replay.py): no slot to wait for
     ticket, seconds = (
@@ -341,6 +352,8 @@ def _train(
     lease = run.lease()  # a rerun still inside this run's train() stops at its next step
     try:
         while run.train(run.chunk, lease):
+            if h.get("loop") is not loop:  # paused or stopped meanwhile: its slot went back, keep it so
+                break
             ticket.ask()  # the heartbeats: still here
             beat()
             remember(run, True)
@@ -407,8 +420,7 @@ def status(run: Run, summary: Callable[[Run], None]) -> None:
             st.warning(f"Stopped at the {run.limit:.0f} s limit per run; use fewer steps or a smaller model.")
     elif run.stopped:
         st.info(f"Stopped at step {run.step}: the model is freed. Press Play to start again.")
-    elif run.audience.watching():
-        others = run.audience.watching()
+    elif others := run.audience.watching(but=session_id()):
         st.info(
             f"Paused for you at step {run.step}; the run goes on for the {plural(others, 'other session')} "
             "playing it (same settings). Resume to watch it again."
@@ -428,17 +440,18 @@ def audience(run: Run, me: str, joined: int) -> str:
             "Waiting: another session pressed Play on these same settings first; this run starts "
             f"when a training slot frees, and {plural(others + 1, 'session')} will watch it together."
         )
-    if not others:
-        return ""
+    if not others:  # alone; a run another session had left paused says where it was taken up
+        return f"You took up at step {joined} a run another session had paused." if joined else ""
+    history = f" You joined at step {joined}: the curves before it are the run's history." if joined else ""
     if run.audience.trainer == me:
         return (
             f":material/groups: {plural(others, 'other session')} on this server "
             f"{'is' if others == 1 else 'are'} watching this run: same settings, so one run, trained once."
+            + history
         )
     return (
         f":material/groups: Shared run: {plural(others + 1, 'session')} with these settings are watching "
-        "it; one of them trains it, and another takes over if it leaves."
-        + (f" You joined at step {joined}: the curves before it are the run's history." if joined else "")
+        "it; one of them trains it, and another takes over if it leaves." + history
     )
 
 

@@ -11,38 +11,64 @@ Why it is safe: the flag drops when the loop reads its self-pipe, which it does 
 ready callbacks, before it next computes how long to sleep. A callback queued while the flag is
 up is already in the loop's ready queue at that point, so the loop does not sleep past it (it
 sleeps 0 while anything is ready); one queued after the flag dropped writes its own byte.
+
+Only asyncio's selector loops (Linux, macOS) are patched; elsewhere (Windows' proactor loop)
+nothing changes.
 """
 
 from __future__ import annotations
 
 import asyncio.selector_events as selector_events
-import asyncio.unix_events as unix_events
+import sys
+import threading
 
 _Loop = selector_events.BaseSelectorEventLoop
+_WRITE = _Loop._write_to_self  # the originals, whatever patching happens later
+_lock = threading.Lock()
+_done = False
+
+
+def _classes() -> list[type]:
+    """The selector loop classes that define _process_self_data (the Unix one overrides it)."""
+    classes = [_Loop]
+    if sys.platform != "win32":
+        import asyncio.unix_events as unix_events  # raises ImportError on Windows
+
+        classes.append(unix_events._UnixSelectorEventLoop)
+    return classes
+
+
+_PROCESS = {cls: cls.__dict__["_process_self_data"] for cls in _classes()}
+
+
+def _write_to_self(self):
+    if getattr(self, "_wakeup_pending", False):
+        return
+    self._wakeup_pending = True
+    _WRITE(self)
+
+
+def _processor(cls: type):
+    process = _PROCESS[cls]
+
+    def _process_self_data(self, data):
+        self._wakeup_pending = False  # a write from here on wakes the loop again
+        process(self, data)
+
+    return _process_self_data
 
 
 def coalesce() -> bool:
-    """Patches asyncio's selector loops (Linux, macOS) once; True when it did. The flag drops in
-    _process_self_data, which _read_from_self looks up at each call: a loop made before the patch
-    (the server's) registered _read_from_self itself as the self-pipe's reader, and keeps it."""
-    if getattr(_Loop, "_coalesced", False):
-        return False
-    write = _Loop._write_to_self
-
-    def _write_to_self(self):
-        if getattr(self, "_wakeup_pending", False):
-            return
-        self._wakeup_pending = True
-        write(self)
-
-    _Loop._write_to_self = _write_to_self
-    for cls in (_Loop, unix_events._UnixSelectorEventLoop):
-        process = cls.__dict__["_process_self_data"]
-
-        def _process_self_data(self, data, process=process):
-            self._wakeup_pending = False  # a write from here on wakes the loop again
-            process(self, data)
-
-        cls._process_self_data = _process_self_data
-    _Loop._coalesced = True
-    return True
+    """Patches asyncio's selector loops once per process (True when this call did). The flag
+    drops in _process_self_data, which _read_from_self looks up at each call: a loop made before
+    the patch (the server's) registered _read_from_self itself as the self-pipe's reader. The
+    reader is patched first, so no wake-up written in between leaves the flag up."""
+    global _done
+    with _lock:
+        if _done:
+            return False
+        for cls in _PROCESS:
+            cls._process_self_data = _processor(cls)
+        _Loop._write_to_self = _write_to_self
+        _done = True
+        return True

@@ -4,7 +4,8 @@ computed over the keys one tile at a time, so the (T, T) matrix of scores is nev
 For each tile of keys, every query row keeps three things: the largest score seen so far (m), the
 sum of exp(score - m) so far (l), and the weighted sum of values so far (acc). A new tile with a
 larger maximum rescales the old l and acc by exp(m_old - m_new); at the end acc / l is exactly
-softmax(scores) @ values. The largest thing held is one (T, tile) block of scores.
+softmax(scores) @ values. The largest thing held is one (T, tile) block of scores (keep=False; a
+page that shows every tile keeps them all, which adds up to the T x T scores again).
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ class Tile:
     scores: torch.Tensor  # (B, H, T_q, tile) this tile's scaled (and masked) scores
     running_max: torch.Tensor  # (B, H, T_q, 1) m: the largest score of the keys so far
     running_sum: torch.Tensor  # (B, H, T_q, 1) l: sum of exp(score - m) over the keys so far
-    partial: torch.Tensor  # (B, H, T_q, d_v) acc / l: the output if the keys stopped here
+    partial: torch.Tensor  # (B, H, T_q, d_v) acc / l: the output if the keys stopped here (NaN in a
+    # row whose keys so far are all masked, as plain softmax over them would be)
 
 
 def online_attention(

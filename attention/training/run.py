@@ -38,47 +38,63 @@ STALE = 30.0  # seconds without a heartbeat: that session's tab is gone (a crash
 
 
 class Audience:
-    """The sessions playing one run. Each heartbeats while it plays; one of them, the trainer,
-    trains, and the others watch. A trainer that pauses, stops or leaves releases the run, and
-    the next watcher to look claims it."""
+    """The sessions that hold one run on their page (`holders`, playing or paused) and those that
+    play it now: each heartbeats while it plays; one of them, the trainer, trains, and the others
+    watch. A trainer that pauses, stops or leaves releases the run, and the next watcher to look
+    claims it."""
 
     def __init__(self):
         self._lock = threading.Lock()
-        self._seen: dict[str, float] = {}  # session -> its last heartbeat
+        self._seen: dict[str, float] = {}  # a session playing it -> its last heartbeat
+        self.holders: set[str] = set()
         self.trainer: str | None = None
 
-    def beat(self, who: str) -> None:
+    def hold(self, who: str) -> None:
+        """`who` has the run on its page (it pressed Play on its settings)."""
         with self._lock:
-            self._seen[who] = time.monotonic()
+            self.holders.add(who)
+
+    def beat(self, who: str) -> None:
+        """`who`, playing it, is still here (a session that stopped playing is not brought back)."""
+        with self._lock:
+            if who in self._seen:
+                self._seen[who] = time.monotonic()
 
     def claim(self, who: str) -> bool:
-        """True when `who` trains the run now: it already did, nobody did, or the trainer went quiet."""
+        """`who` plays the run; True when it trains it now: it already did, nobody did, or the
+        trainer went quiet."""
         with self._lock:
             now = time.monotonic()
             self._seen[who] = now
+            self.holders.add(who)
             trainer = self.trainer
             if trainer is None or trainer == who or now - self._seen.get(trainer, 0.0) > STALE:
                 self.trainer = who
             return self.trainer == who
 
-    def release(self, who: str) -> None:
-        """`who` trains it no more (it may go on watching)."""
-        with self._lock:
-            if self.trainer == who:
-                self.trainer = None
-
     def leave(self, who: str) -> None:
-        """`who` neither trains nor watches it any more."""
+        """`who` plays it no more (paused; it still holds it)."""
         with self._lock:
             self._seen.pop(who, None)
             if self.trainer == who:
                 self.trainer = None
+
+    def drop(self, who: str) -> None:
+        """`who` lets go of it altogether (Stop, other settings)."""
+        self.leave(who)
+        with self._lock:
+            self.holders.discard(who)
 
     def watching(self, but: str | None = None) -> int:
         """Sessions playing the run now (heard from in the last STALE seconds), `but` one left out."""
         now = time.monotonic()
         with self._lock:
             return sum(1 for who, seen in self._seen.items() if who != but and now - seen <= STALE)
+
+    def holding(self, but: str | None = None) -> int:
+        """Sessions that have it on their page, playing or paused, `but` one left out."""
+        with self._lock:
+            return len(self.holders - {but})
 
 
 class Run:
@@ -129,6 +145,11 @@ class Run:
     def stopped(self) -> bool:
         """The model and optimiser are freed: the curves and snapshots are all that is left."""
         return self.model is None
+
+    @property
+    def complete(self) -> bool:
+        """Every step taken (not cut short by the time limit)."""
+        return self.step >= self.config.steps
 
     @property
     def resumable(self) -> bool:

@@ -8,7 +8,7 @@ history included), and when the trainer pauses, stops or leaves, a watcher takes
 finished stays here (its snapshots, not its model) and replays at once for the next session.
 
     SHARED.join(kind, config, who)   the run of these settings, made when there is none
-    run.audience                     who plays it (run.Audience): watching(), claim(), beat(), leave()
+    run.audience                     who holds and plays it (run.Audience): claim(), beat(), leave(), drop()
 
 No Streamlit: `who` is any string naming a session.
 """
@@ -38,12 +38,12 @@ class Shared:
         return kind.__name__, config  # configs are frozen dataclasses: hashable, equal by value
 
     def join(self, kind: type[Run], config, who: str) -> Run:
-        """The run of `config`: the finished one, the live one, or a new one (a run stopped before
-        it finished never trains again, so it is replaced). A run that needs no training slot is
-        not shared."""
+        """The run of `config`: the finished one, the live one (playing, or paused by the sessions
+        that hold it), or a new one (a run stopped or cut short never trains again, so it is
+        replaced). A run that needs no training slot is not shared."""
         if not kind.needs_slot:  # a replay: its steps are reads, each session plays its own
             run = kind(config)
-            run.audience.beat(who)
+            run.audience.hold(who)
             return run
         key = self.key(kind, config)
         with self._lock:
@@ -52,9 +52,9 @@ class Shared:
                 self._done.move_to_end(key)
                 return run
             run = self._live.get(key)
-            if run is None or (run.stopped and not run.done):
+            if run is None or (run.stopped and not run.complete):  # stopped or cut short: again
                 run = self._live[key] = kind(config)
-        run.audience.beat(who)
+        run.audience.hold(who)
         return run
 
     def finished_run(self, kind: type[Run], config) -> Run | None:
@@ -66,8 +66,9 @@ class Shared:
         return run if run is not None and run.resumable and run.audience.watching(but) else None
 
     def finish(self, run: Run) -> None:
-        """A finished run is kept for the next session that plays its settings."""
-        if not run.needs_slot:
+        """A finished run is kept for the next session that plays its settings; not one the time
+        limit cut short (a busy server's partial run is not the answer for those settings)."""
+        if not run.needs_slot or not run.complete:
             return
         key = self.key(type(run), run.config)
         with self._lock:

@@ -375,7 +375,7 @@ def shared_paused(at, others=1, steps=10):
     """A shared run paused after `steps` steps, which `others` other sessions are playing."""
     trainer = paused(at, steps)
     for n in range(others):
-        trainer.audience.beat(f"other {n}")
+        trainer.audience.claim(f"other {n}")  # the first trains it, the rest watch
     return trainer
 
 
@@ -393,8 +393,8 @@ def test_stopping_a_run_others_play_leaves_it_to_them(train_page):
     assert trainer.model is not None and not trainer.stopped  # it goes on for the other session
     assert at.session_state["_held_train"]["run"] is None
     assert (
-        "You left the shared run (copy the previous token) at step 10: it goes on for the 1 other session"
-        in (at.info[0].value)
+        "You left the shared run (copy the previous token) at step 10: it stays with the 1 other session "
+        "that has it open" in (at.info[0].value)
     )
 
 
@@ -403,7 +403,7 @@ def test_the_words_say_who_else_plays_the_run():
 
     run = Trainer(TrainConfig(steps=10))
     assert run.audience.claim("me") and audience(run, "me", 0) == ""  # alone: nothing to say
-    run.audience.beat("other")
+    assert run.audience.claim("other") is False  # another session plays it: it watches
     assert audience(run, "other", 0).startswith(
         "Waiting: another session pressed Play on these same settings"
     )
@@ -432,3 +432,13 @@ def test_a_shared_induction_run_is_saved_once_and_listed_for_each_session(induct
     for at in (first, other):
         assert at.session_state["_own_runs"] == [run.saved]  # Inside a model lists it for both
         assert len(at.session_state["_ind_results"]) == 1
+
+
+def test_stopping_a_run_another_session_paused_leaves_it_to_that_session(train_page):
+    """A paused at step 10 and holds the run; B, on the same settings, took it up and stops: A's
+    run is not freed under it."""
+    trainer = paused(train_page)
+    trainer.audience.hold("session A")  # A paused it: it holds the run, plays it no more
+    at = train_page.run().button(key="tr_stop").click().run()
+    assert not trainer.stopped and at.session_state["_held_train"]["run"] is None
+    assert "it stays with the 1 other session that has it open" in at.info[0].value

@@ -1,6 +1,6 @@
-"""Every figure's numbers, as sent to the browser, are those recorded before the reruns were made
-lighter (ui/cache.py's figure cache, ui/wakeups.py): a digest per figure of every number in it,
-for links that cover each Explorer view, Compare and Inside a model.
+"""Every figure's numbers, as sent to the browser, are those recorded (payload_numbers.json) by the
+code before the figure cache (ui/cache.py) and the other lighter-rerun changes: a digest per
+figure of every number in it, for links that cover each Explorer view, Compare and Inside a model.
 
     PAYLOAD_WRITE=1 pytest tests/figures/test_payload_numbers.py   # record anew (on purpose only)
 """

@@ -14,7 +14,7 @@ def test_the_same_settings_are_one_run_and_other_settings_another():
     a = shared.join(Trainer, TrainConfig(steps=10), "a")
     assert shared.join(Trainer, TrainConfig(steps=10), "b") is a
     assert shared.join(Trainer, TrainConfig(steps=10, seed=1), "c") is not a
-    assert a.audience.watching() == 2
+    assert (a.audience.holding(), a.audience.watching()) == (2, 0)  # both have it; nobody plays it yet
 
 
 def test_a_finished_run_is_kept_and_a_stopped_one_replaced():
@@ -45,6 +45,18 @@ def test_only_the_last_finished_runs_are_kept():
     assert shared.finished_run(Trainer, TrainConfig(steps=1, seed=2)) is not None
 
 
+def test_a_run_cut_short_by_the_time_limit_is_not_the_answer_for_its_settings(monkeypatch):
+    shared = Shared()
+    run = shared.join(Trainer, TrainConfig(steps=50), "a")
+    monkeypatch.setattr(Trainer, "limit", 0.0)  # a busy server: out of time at once
+    run.train(50)
+    assert run.done and not run.complete
+    run.stop()
+    shared.finish(run)
+    assert shared.finished_run(Trainer, TrainConfig(steps=50)) is None
+    assert shared.join(Trainer, TrainConfig(steps=50), "b") is not run  # trained again
+
+
 def test_a_live_run_nobody_holds_is_freed():
     shared = Shared()
     run = shared.join(Trainer, TrainConfig(steps=10), "a")
@@ -66,10 +78,15 @@ def test_one_session_trains_and_a_watcher_takes_over_when_it_leaves():
     audience = run_module.Audience()
     assert audience.claim("a") and not audience.claim("b")  # a trains, b watches
     assert audience.claim("a")  # again: still a's
-    audience.release("a")  # a paused: it may go on watching
-    assert audience.claim("b") and not audience.claim("a")
-    audience.leave("b")  # b left: nobody trains, a watches
+    audience.leave("a")  # a paused
+    assert audience.claim("b") and not audience.claim("a")  # b trains it now; a, resumed, watches
+    audience.leave("b")  # b paused: nobody trains, a watches, both hold it
     assert audience.trainer is None and audience.watching() == 1 and audience.watching(but="a") == 0
+    assert audience.holding() == 2
+    audience.beat("b")  # a heartbeat from b's old loop, after it paused: b is not brought back
+    assert audience.watching() == 1
+    audience.drop("b")
+    assert audience.holding() == 1
 
 
 def test_a_trainer_that_went_quiet_is_replaced(monkeypatch):
@@ -81,4 +98,4 @@ def test_a_trainer_that_went_quiet_is_replaced(monkeypatch):
     assert not audience.claim("b")  # a is quiet, but not for long enough
     clock[0] += 2
     assert audience.claim("b")  # a's tab is gone: b trains
-    assert audience.watching() == 1  # a is no longer counted
+    assert audience.watching() == 1  # a is no longer counted as playing
