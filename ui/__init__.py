@@ -2,10 +2,11 @@
 
 Shared by every page:
     router.py          every page's first call: run through app.py's router, even on a fresh server
-    chrome.py          the style sheets and the list of pages, built once
+    chrome.py          the style sheets and the list of pages, built once; once-per-process setup
+    wakeups.py         the server's event loop woken once per batch of messages, not per element
     url.py             the address bar: a page's view in, a share link out (sync / keep)
     widgets.py         charts, notes on corrected settings, user text made safe, self-checks
-    cache.py           process-wide caches keyed by plain values (traces)
+    cache.py           process-wide caches keyed by plain values (traces, and their figures)
     slots.py           waiting in line for a slot (attention.slots), the line's length shown
 
 One page's controls and views each (the page in pages/ composes them):

@@ -1,7 +1,8 @@
 """Training, live on a page or from the command line, and the recipes that make the shipped models.
 
 run.py         the Run contract every live training implements: step, snapshot, pace, pause,
-               stop and save, safe from any thread at any moment
+               stop and save, safe from any thread at any moment; who holds and plays a run
+shared.py      runs by their settings: one training for a class on the same settings
 tasks.py       the tiny tasks, each with its known right attention pattern
 tiny.py        the tiny attention model and its Run (Trainer, TrainConfig)
 induction.py   the induction task on the book's GPTModel and its Run (InductionTrainer)
