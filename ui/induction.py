@@ -140,9 +140,12 @@ def _explain(run: InductionTrainer, index: int) -> None:
 
 
 def draw(slots: dict, run: InductionTrainer, index: int, live: bool) -> None:
-    snap, snaps, c = run.snapshots[index], run.snapshots, run.config
+    # Copies, snapshots first: another session's thread may be adding to the run (a shared run),
+    # and one drawing must read one moment of it (every snapshot's step has its loss by then).
+    snaps = list(run.snapshots)
+    losses, snap, c = list(run.losses), snaps[index], run.config
     suffix = f"_{run.step}" if live else ""
-    loss = f"{run.losses[snap.step - 1]:.3f}" if snap.step else "—"
+    loss = f"{losses[snap.step - 1]:.3f}" if snap.step else "—"
     slots["progress"].progress(
         snap.step / c.steps,
         text=f"step {snap.step}/{c.steps}{player.behind(run, index)} · loss {loss} · second copy "
@@ -152,7 +155,7 @@ def draw(slots: dict, run: InductionTrainer, index: int, live: bool) -> None:
     marker = None if live else snap.step
     with slots["curves"].container():
         second, first = [s.second_copy for s in snaps], [s.first_copy for s in snaps]
-        curves = phase_curves(run.losses, steps, second, first, run.phase_step, marker)
+        curves = phase_curves(losses, steps, second, first, run.phase_step, marker)
         chart(curves, key="ind_phase" + suffix)
     with slots["roles"].container():
         previous, induction = np.stack([s.previous for s in snaps]), np.stack([s.induction for s in snaps])

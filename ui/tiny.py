@@ -76,9 +76,11 @@ def layout() -> dict:
 def draw(slots: dict, run: Trainer, index: int, live: bool) -> None:
     """Progress, curves and the probe's pattern at snapshot `index`, into the page's placeholders.
     Live redraws get fresh keys (one run draws them many times)."""
+    # Copies, snapshot first: another session's thread may be adding to a shared run meanwhile
     snap = run.snapshots[index]
+    losses, accuracies = list(run.losses), list(run.accuracies)
     suffix = f"_{run.step}" if live else ""
-    accuracy = dict(run.accuracies).get(snap.step, run.accuracies[-1][1])
+    accuracy = dict(accuracies).get(snap.step, accuracies[-1][1])
     loss = "—" if not snap.step or snap.loss != snap.loss else f"{snap.loss:.4f}"
     slots["progress"].progress(
         snap.step / run.config.steps,
@@ -87,7 +89,7 @@ def draw(slots: dict, run: Trainer, index: int, live: bool) -> None:
     )
     with slots["curves"].container():
         marker = None if live else snap.step
-        chart(training_curves(run.losses, run.accuracies, marker), key="tr_curves" + suffix)
+        chart(training_curves(losses, accuracies, marker), key="tr_curves" + suffix)
     with slots["pattern"].container():
         figure = pattern_figure(
             snap.weights, run.expected(), run.probe_tokens(), snap.step, cols=2 if narrow() else None
