@@ -148,9 +148,11 @@ def _play() -> None:
         new_run()
 
 
-def _leave_line() -> None:
-    """The run no longer wants a slot: the next in line goes."""
-    if (ticket := held().get("ticket")) is not None:
+def _leave_line(h: dict | None = None) -> None:
+    """The run no longer wants a slot: the next in line goes. `h`: the page state an old rerun's
+    thread holds (never held() there: it must not make the page's state again after the learner
+    left)."""
+    if (ticket := (held() if h is None else h).get("ticket")) is not None:
         ticket.release()
 
 
@@ -307,7 +309,7 @@ def play(
                 _train(run, pace, draw, me, tell, (h, loop))
                 drawn = run.snapshots[-1].step if run.snapshots else -1
                 if not run.done and h.get("loop") is loop:  # another session took it over (this
-                    _release(h)  # one went quiet): it trains in its own slot, this one watches
+                    _leave_line(h)  # one went quiet): it trains in its own slot, this one watches
             else:  # another session trains it: draw each new snapshot, and take over if it stops
                 run.audience.beat(me)
                 if run.snapshots and run.snapshots[-1].step != drawn:
@@ -325,13 +327,6 @@ def play(
         keep(run)  # noted for this session too (the model was saved once)
     shared.SHARED.finish(run)
     st.rerun()  # draw the finished run once more, with the step slider
-
-
-def _release(h: dict) -> None:
-    """The slot of the page whose state is `h` goes back (`h`, not held(): an old rerun's thread
-    must not make the page's state again after the learner left)."""
-    if (ticket := h.get("ticket")) is not None:
-        ticket.release()
 
 
 def _train(
