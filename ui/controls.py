@@ -15,7 +15,7 @@ import numpy as np
 import streamlit as st
 
 from attention.chapter3 import ExplorerConfig
-from attention.chapter3.config import MAX_D_IN, MAX_D_OUT, MAX_HEADS, MAX_SEED
+from attention.chapter3.config import MAX_D_IN, MAX_D_OUT, MAX_HEADS, MAX_SEED, MAX_WINDOW, RANGES
 from attention.chapter3.embeddings import format_matrix, has_book_vectors, presets
 from attention.chapter3.query_params import (
     ALL_STEPS,
@@ -47,6 +47,7 @@ VIEW_LABELS = {  # query_params.VIEWS -> the view's button
 }
 NUMBERS_UP_TO = 12  # tokens: numbers in the cells by default up to here, readable on a projector
 FIT_FROM = 64  # tokens: from here a weights colour scale fitted to the values by default
+MAX_TILE = RANGES["tile"][1]
 MATRIX_PREFILL_MAX = 4096  # numbers: "my matrix" starts as the current x up to this size
 FITTED_HELP = (
     "Weights are coloured from 0 to 1 by default; with hundreds of tokens most weights are tiny, and a "
@@ -265,6 +266,7 @@ def _knobs(config: ExplorerConfig) -> None:
         if variant.has("d_v"):
             knob(st.number_input, "d_v", "d_v (value width)", min_value=1, max_value=MAX_D_OUT)
         knob(st.number_input, "heads", "heads", min_value=1, max_value=MAX_HEADS)
+        _modern_knobs(config, knob)
         knob(
             st.number_input,
             "dropout",
@@ -290,6 +292,61 @@ def _knobs(config: ExplorerConfig) -> None:
         if s["w_device"] not in devices:
             devices.append(s["w_device"])  # asked for by a link; resolve_device explains the fallback
         st.selectbox("device", devices, key="w_device", on_change=_sync, args=("device",))
+
+
+def _modern_knobs(config: ExplorerConfig, knob) -> None:
+    """Today's attention (attention.modern): drawn only for the variants that have them."""
+    s = st.session_state
+    variant = config.spec
+    if variant.has("kv_groups"):
+        knob(
+            st.number_input,
+            "kv_groups",
+            "key/value groups",
+            min_value=1,
+            max_value=MAX_HEADS,
+            help="How many key/value heads the query heads share (Llama 3: 32 query heads, 8 groups). "
+            "1 = multi-query attention; = heads: ordinary multi-head attention. Must divide heads.",
+        )
+    if variant.has("window"):
+        s["w_window_on"] = s.get("w_window") is not None  # the window knob is the truth
+        st.toggle(
+            "sliding window",
+            key="w_window_on",
+            on_change=_window_switched,
+            help="Mistral, Gemma: a query sees only itself and the window - 1 tokens before it.",
+        )
+        if s.get("w_window") is not None:
+            knob(st.number_input, "window", "window (tokens a query sees)", min_value=1, max_value=MAX_WINDOW)
+    if variant.has("rope"):
+        knob(
+            st.checkbox,
+            "rope",
+            "RoPE (rotary positions)",
+            help="Rotate each query and key by its position (Llama, Qwen, Gemma): scores then depend on the "
+            "distance between two tokens, not on where they sit. Needs an even d_out / heads.",
+        )
+    if variant.has("tile"):
+        knob(
+            st.number_input,
+            "tile",
+            "tile (keys at a time)",
+            min_value=1,
+            max_value=MAX_TILE,
+            help="FlashAttention's online softmax takes the keys this many at a time, keeping a running "
+            "maximum and sum: the T x T matrix is never held whole.",
+        )
+
+
+def _window_switched() -> None:
+    """The sliding-window toggle: on starts at half the sentence (at least 1), off is no window."""
+    s = st.session_state
+    if s["w_window_on"]:
+        shown = s.get("_explorer_config")
+        s["w_window"] = max(1, len(shown.tokens) // 2) if shown is not None else 3
+    else:
+        s["w_window"] = None
+    _sync("window")
 
 
 def explorer_view(trace: AttentionTrace) -> dict:

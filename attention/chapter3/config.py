@@ -36,8 +36,11 @@ RANGES = {
     "d_out": (1, MAX_D_OUT),
     "d_v": (1, MAX_D_OUT),
     "heads": (1, MAX_HEADS),
+    "kv_groups": (1, MAX_HEADS),
+    "tile": (1, MAX_TOKENS),
     "seed": (0, MAX_SEED),
 }
+MAX_WINDOW = MAX_TOKENS  # a window of T or more over T tokens is the causal mask itself
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,10 @@ class ExplorerConfig:
     d_out: int = 2
     d_v: int = 2
     heads: int = 2
+    kv_groups: int = 1  # grouped-query attention: key/value heads, each shared by heads / kv_groups
+    window: int | None = None  # sliding window: a query sees itself and window - 1 keys back; None: all
+    rope: bool = False  # rotary position embeddings on queries and keys
+    tile: int = 4  # online softmax: keys per tile
     dropout: float = 0.0
     causal: bool = True
     bias: bool = False
@@ -75,6 +82,18 @@ class ExplorerConfig:
                 "(p = 1 would drop every weight and divide by 1 - p = 0)",
                 "dropout",
             )
+        if self.window is not None:
+            if isinstance(self.window, bool) or not isinstance(self.window, int):
+                raise ConfigError(
+                    f"window={self.window!r} must be a whole number (or None: no window)", "window"
+                )
+            if not 1 <= self.window <= MAX_WINDOW:
+                raise ConfigError(
+                    f"window={self.window} is out of range: a window holds the query itself and the keys "
+                    f"before it, 1..{MAX_WINDOW} tokens (a window of 0 would leave a query nothing to "
+                    "look at).",
+                    "window",
+                )
         if len(self.text) > MAX_TEXT_CHARS:
             raise ConfigError(
                 f"The text has {len(self.text):,} characters; the limit is {MAX_TEXT_CHARS:,}.", "text"
@@ -143,6 +162,10 @@ class ExplorerConfig:
             "d_out": d_out,
             "d_v": d_out,
             "heads": 1,
+            "kv_groups": 1,
+            "window": None,
+            "rope": False,
+            "tile": ExplorerConfig.tile,
             "dropout": 0.0,
             "causal": False,
             "bias": False,
@@ -174,6 +197,27 @@ def _check_combination(config: ExplorerConfig) -> None:
             f"try {' or '.join(map(str, options))} head{'' if options == [1] else 's'}, or first raise d_out "
             f"to a multiple of {c['heads']} (e.g. {multiple}).",
             "heads",
+        )
+    if config.has("kv_groups") and c["heads"] % c["kv_groups"]:
+        divisors = [g for g in range(1, c["heads"] + 1) if c["heads"] % g == 0]
+        options = nearest(divisors, c["kv_groups"])
+        raise ConfigError(
+            f"num_heads={c['heads']} is not divisible by num_kv_groups={c['kv_groups']}: every key/value "
+            f"group serves the same number of query heads; try {' or '.join(map(str, options))} "
+            f"group{'' if options == [1] else 's'}.",
+            "kv_groups",
+        )
+    if c["rope"] and (c["d_out"] // c["heads"]) % 2:
+        raise ConfigError(
+            f"RoPE turns each query's and key's coordinates in pairs, so head_dim = d_out / heads must be "
+            f"even; it is {c['d_out']} / {c['heads']} = {c['d_out'] // c['heads']}.",
+            "rope",
+        )
+    if c["window"] is not None and not c["causal"]:
+        raise ConfigError(
+            f"A sliding window (window={c['window']}) limits how far back a query looks: it needs the "
+            "causal mask on.",
+            "window",
         )
     if config.output_width > MAX_D_OUT:
         raise ConfigError(

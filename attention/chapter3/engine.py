@@ -60,7 +60,7 @@ def _run(config: ExplorerConfig) -> AttentionTrace:
     inputs = module_input(config, x).to(choice.device)
     synchronize(choice.device)
     start = time.perf_counter()
-    trace = module.trace(inputs, generator=generator)
+    trace = config.spec.trace(module, config, inputs, generator=generator)  # mask, RoPE: the variant's
     synchronize(choice.device)
     seconds = time.perf_counter() - start
     trace = trace.to("cpu") if choice.device != "cpu" else trace

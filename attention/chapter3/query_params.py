@@ -23,6 +23,7 @@ from attention.chapter3.config import (
     MAX_HEADS,
     MAX_TEXT_CHARS,
     MAX_TOKENS,
+    MAX_WINDOW,
     RANGES,
     ExplorerConfig,
     nearest,
@@ -43,6 +44,10 @@ PARAMS = (
     "d_out",
     "d_v",
     "heads",
+    "kv_groups",
+    "window",
+    "rope",
+    "tile",
     "dropout",
     "causal",
     "bias",
@@ -67,6 +72,8 @@ def to_query_params(config: ExplorerConfig) -> dict[str, str]:
         if (name in KNOBS and not c.has(name)) or (name == "d_in" and c.embedding != "random"):
             continue
         value = getattr(c, name)
+        if name == "window" and value is None:
+            continue  # no window: the parameter's absence
         if name == "embedding" and c.embedding == "custom":
             value = format_matrix(c.matrix)
         out[name] = ("1" if value else "0") if isinstance(value, bool) else str(value)
@@ -90,7 +97,8 @@ def from_values(raw: Mapping[str, object]) -> tuple[ExplorerConfig, list[str]]:
     for key, value in values.items():
         parsed = _parse(key, value, default)
         if isinstance(parsed, _Bad):
-            notes.append(f"{key}={_show(value)} {parsed.why}; used {getattr(default, key)!r} instead.")
+            used = "no window" if key == "window" else repr(getattr(default, key))
+            notes.append(f"{key}={_show(value)} {parsed.why}; used {used} instead.")
         elif key == "embedding" and isinstance(parsed, tuple):
             typed["embedding"], typed["matrix"] = "custom", parsed
         else:
@@ -205,6 +213,8 @@ def _parse(key: str, value: object, default: ExplorerConfig) -> object:
     want = type(getattr(default, key))
     if key == "text":
         return str(value)
+    if key == "window":  # a whole number, or none (no window)
+        return None if str(value).strip().lower() in ("", "none", "off") else _number(value, whole=True)
     if key == "embedding":
         text = str(value).strip().lower()
         if text in EMBEDDINGS and text != "custom":
@@ -247,6 +257,19 @@ def _fix(typed: dict, error: ConfigError) -> str:
         divisors = [h for h in range(1, MAX_HEADS + 1) if typed["d_out"] % h == 0]
         typed["heads"] = nearest(divisors, typed["heads"])[0]
         return f"heads={typed['heads']}"
+    if error.field == "kv_groups":  # groups that do not divide the heads: the nearest that does
+        divisors = [g for g in range(1, typed["heads"] + 1) if typed["heads"] % g == 0]
+        typed["kv_groups"] = nearest(divisors, typed["kv_groups"])[0]
+        return f"kv_groups={typed['kv_groups']}"
+    if error.field == "rope":  # an odd head_dim
+        typed["rope"] = False
+        return "no RoPE"
+    if error.field == "window":  # below 1, too large, or without the causal mask
+        if isinstance(typed["window"], int) and typed["window"] > MAX_WINDOW and typed["causal"]:
+            typed["window"] = MAX_WINDOW
+            return f"window={MAX_WINDOW}"
+        typed["window"] = None
+        return "no window"
     if error.field == "d_out":  # output too wide
         typed["d_out"] = max(1, MAX_D_OUT // typed["heads"])
         return f"d_out={typed['d_out']}"

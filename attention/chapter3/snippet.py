@@ -24,7 +24,7 @@ def pytorch_script(config: ExplorerConfig) -> str:
     c = config.normalised()
     tokens = c.tokens
     classes = [*c.spec.builds_on, c.spec.cls]
-    lines = ["import torch", "import torch.nn as nn", "", ""]
+    lines = [*c.spec.imports, "import torch", "import torch.nn as nn", "", ""]
     lines += ["\n\n".join(_class_source(cls) for cls in classes), ""]
     lines.append(f"tokens = {list(tokens.texts)!r}  # tokenizer: {c.tokenizer}")
     if c.embedding == "random":
@@ -39,7 +39,7 @@ def pytorch_script(config: ExplorerConfig) -> str:
         # str(np.float32) is the shortest text that parses back to the same float32
         body = ",\n    ".join("[" + ", ".join(str(np.float32(v)) for v in row) + "]" for row in rows)
         lines.append(f"x = torch.tensor([\n    {body},\n])  # (T, d_in): the {c.embedding} embedding")
-    batched = c.spec.batched
+    batched, call = c.spec.batched, c.spec.call_code(c, len(tokens))
     lines += [
         "",
         f"torch.manual_seed({c.seed})",
@@ -47,8 +47,8 @@ def pytorch_script(config: ExplorerConfig) -> str:
         f"module.{'train' if c.train else 'eval'}()"
         + ("  # dropout on: draws after the weights" if c.train else ""),
         "with torch.no_grad():",
-        f"    out = module({'x.unsqueeze(0)' if batched else 'x'})  # "
-        + f"({'1, ' if batched else ''}{len(tokens)}, {c.output_width})",
+        *(f"    {line}" for line in call[:-1]),
+        f"    {call[-1]}  # ({'1, ' if batched else ''}{len(tokens)}, {c.output_width})",
         "print(out)",
     ]
     return "\n".join(lines) + "\n"

@@ -137,6 +137,7 @@ class AttentionTrace(AttentionSteps):
     kv_groups: int | None = None  # grouped-query attention: key/value heads, each shared by H / kv_groups
     window: int | None = None  # sliding-window attention: the keys a query sees, itself included
     rope: bool = False  # queries and keys rotated by position (RoPE) before their scores
+    tile_size: int | None = None  # online softmax: keys taken this many at a time
 
     TENSORS = TENSORS
 

@@ -14,6 +14,14 @@ the code snippet (the same constructor call, as text, and the classes it needs),
     mha          MultiHeadAttention           book 3.6.2                         all
     separate_dv  SelfAttentionQKV             Raschka's blog, d_v != d_k         d_out (= d_k), d_v
     stacked_heads MultiHeadSelfAttentionQKV   Raschka's blog, torch.bmm          d_out, d_v, heads
+    gqa          GroupedQueryAttention        llama3.py (ch04/04_gqa, 06_swa)    d_out, heads, kv_groups,
+                                                                                 window, rope, causal
+    kv_cache     MultiHeadAttention + cache   ch04/03_kv-cache                   d_out, heads, bias
+    online       OnlineSoftmaxAttention       FlashAttention's softmax           d_out, heads, tile, causal,
+                                                                                 bias
+
+The last three are today's attention (attention.modern): a variant says how its module is called
+(`call`: the forward, `trace`: the traced pass) and how the snippet calls it (`code`).
 """
 
 from __future__ import annotations
@@ -22,11 +30,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import torch
 import torch.nn as nn
 
 from attention.chapter3 import blog_modules, modules
+from attention.modern import gqa, kv_cache, masks, online_softmax, rope
 
-KNOBS = ("d_out", "d_v", "heads", "dropout", "causal", "bias", "train")
+KNOBS = ("d_out", "d_v", "heads", "kv_groups", "window", "rope", "tile", "dropout", "causal", "bias", "train")
 # Before they were named for what they compute, two variants were named for their source.
 FORMER_KEYS = {"blog": "separate_dv", "blog_heads": "stacked_heads"}
 
@@ -45,10 +55,22 @@ class Variant:
     d_out_label: str = "d_out"
     trainable: bool = True  # has trainable weights (W_query, W_key, W_value); 3.3's has none
     splits_d_out: bool = False  # d_out is split into `heads` heads of d_out / heads: heads divides d_out
-    builds_on: tuple[type[nn.Module], ...] = ()  # classes its source needs first (the wrapper's head)
+    builds_on: tuple = ()  # classes and functions its source needs first (the wrapper's head)
+    imports: tuple[str, ...] = ()  # import lines its source needs beyond torch and nn
+    # (module, config, x) -> output, and (module, config, x, generator) -> AttentionTrace: x shaped
+    # as forward takes it (batched or not)
+    call: Callable[[nn.Module, Any, torch.Tensor], torch.Tensor] = lambda m, c, x: m(x)
+    trace: Callable[..., Any] = lambda m, c, x, generator=None: m.trace(x, generator=generator)
+    # (config, context_length) -> the snippet's lines that compute `out` from `x`
+    code: Callable[[Any, int], list[str]] | None = None
 
     def build(self, config, context_length: int) -> nn.Module:
         return self.cls(**self.arguments(config, context_length))
+
+    def call_code(self, config, context_length: int) -> list[str]:
+        if self.code is not None:
+            return self.code(config, context_length)
+        return [f"out = module({'x.unsqueeze(0)' if self.batched else 'x'})"]
 
     def constructor(self, config, context_length: int) -> str:
         """The same call as text, for a script a reader can run."""
@@ -77,6 +99,48 @@ def _batched(c, t: int, **heads) -> dict:
 
 
 _MASKED = frozenset({"d_out", "dropout", "causal", "bias", "train"})
+
+
+# --- today's attention (attention.modern): what forward takes besides x -----------------------
+
+
+def _gqa_inputs(c, t: int) -> dict:
+    """GroupedQueryAttention's mask (causal, with the window if any; None: no mask) and RoPE's cos
+    and sin (None: no rotation), for t tokens."""
+    mask = masks.sliding_window_mask(t, window=c.window) if c.causal else None
+    cos, sin = rope.compute_rope_params(c.d_out // c.heads, context_length=t) if c.rope else (None, None)
+    return {"mask": mask, "cos": cos, "sin": sin}
+
+
+def _gqa_call(m, c, x):
+    t = x.shape[1]
+    inputs = _gqa_inputs(c, t)
+    mask = inputs["mask"] if inputs["mask"] is not None else torch.zeros(t, t, dtype=torch.bool)
+    return m(x, mask, inputs["cos"], inputs["sin"])
+
+
+def _gqa_code(c, t: int) -> list[str]:
+    lines = [f"T = {t}"]
+    if c.causal:
+        lines.append("mask = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)  # causal")
+        if c.window is not None:
+            lines.append(
+                f"mask |= torch.tril(torch.ones(T, T, dtype=torch.bool), diagonal=-{c.window})"
+                f"  # a window of {c.window}: nothing {c.window} or more back"
+            )
+    else:
+        lines.append("mask = torch.zeros(T, T, dtype=torch.bool)  # no mask")
+    if c.rope:
+        lines.append(f"cos, sin = compute_rope_params(head_dim={c.d_out // c.heads}, context_length=T)")
+    else:
+        lines.append("cos = sin = None  # no RoPE")
+    return [*lines, "out = module(x.unsqueeze(0), mask, cos, sin)"]
+
+
+_ONE_AT_A_TIME = [
+    "module.reset_cache()  # one token at a time: each step adds its key and value to the cache",
+    "out = torch.cat([module(x[None, t : t + 1], use_cache=True) for t in range(len(x))], dim=1)",
+]
 VARIANTS: dict[str, Variant] = {
     v.key: v
     for v in (
@@ -169,6 +233,67 @@ VARIANTS: dict[str, Variant] = {
             arguments=lambda c, t: {"d_in": c.d_in, "d_k": c.d_out, "d_v": c.d_v, "num_heads": c.heads},
             output_width=lambda c: c.heads * c.d_v,
             d_out_label="d_q = d_k per head",
+        ),
+        Variant(
+            key="gqa",
+            cls=gqa.GroupedQueryAttention,
+            label="GroupedQueryAttention (Llama 3)",
+            help="Llama 3, Qwen3, Gemma, Mistral (the book's llama3.py): H query heads share kv_groups "
+            "key/value heads (1 = multi-query, H = multi-head); optionally a sliding window (Mistral, "
+            "Gemma) and RoPE, queries and keys rotated by position. No biases, no dropout.",
+            knobs=frozenset({"d_out", "heads", "kv_groups", "window", "rope", "causal"}),
+            batched=True,
+            arguments=lambda c, t: {
+                "d_in": c.d_in,
+                "d_out": c.d_out,
+                "num_heads": c.heads,
+                "num_kv_groups": c.kv_groups,
+            },
+            head_dim=lambda c: c.d_out // c.heads,
+            splits_d_out=True,
+            builds_on=(rope.compute_rope_params, rope.apply_rope),
+            call=_gqa_call,
+            trace=lambda m, c, x, generator=None: m.trace(x, **_gqa_inputs(c, x.shape[1]), window=c.window),
+            code=_gqa_code,
+        ),
+        Variant(
+            key="kv_cache",
+            cls=kv_cache.MultiHeadAttention,
+            label="MultiHeadAttention, KV cache",
+            help="The book's ch04/03_kv-cache: generation one token at a time; each step computes only "
+            "the new token's query, key and value, keeps the keys and values in a cache and adds one row "
+            "of scores. The same numbers as 3.6.2's causal attention, O(T) work per new token.",
+            knobs=frozenset({"d_out", "heads", "bias"}),
+            batched=True,
+            arguments=lambda c, t: {
+                "d_in": c.d_in,
+                "d_out": c.d_out,
+                "context_length": t,
+                "dropout": 0.0,
+                "num_heads": c.heads,
+                "qkv_bias": c.bias,
+            },
+            head_dim=lambda c: c.d_out // c.heads,
+            splits_d_out=True,
+            builds_on=(masks.sliding_window_mask,),
+            call=lambda m, c, x: kv_cache.generate(m, x),
+            trace=lambda m, c, x, generator=None: kv_cache.generation_trace(m, x)[0],
+            code=lambda c, t: _ONE_AT_A_TIME,
+        ),
+        Variant(
+            key="online",
+            cls=online_softmax.OnlineSoftmaxAttention,
+            label="Online softmax (FlashAttention)",
+            help="FlashAttention's softmax (Dao et al. 2022) in 3.6.2's MultiHeadAttention: keys taken a "
+            "tile at a time with a running maximum and sum, so the T × T matrix is never held whole. "
+            "The same output within float rounding.",
+            knobs=frozenset({"d_out", "heads", "tile", "causal", "bias"}),
+            batched=True,
+            arguments=lambda c, t: _batched(c, t, num_heads=c.heads) | {"tile_size": c.tile},
+            head_dim=lambda c: c.d_out // c.heads,
+            splits_d_out=True,
+            builds_on=(modules.MultiHeadAttention, online_softmax.Tile, online_softmax.online_attention),
+            imports=("from dataclasses import dataclass",),
         ),
     )
 }

@@ -11,6 +11,8 @@ length); here the mask is built by position (masks.sliding_window_mask), right i
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import torch
 import torch.nn as nn
 
@@ -94,3 +96,51 @@ class MultiHeadAttention(nn.Module):
         )
         context_vec = steps.context.transpose(1, 2).contiguous().view(b, num_tokens, self.d_out)
         return assemble_trace(self, x, steps, self.out_proj(context_vec))
+
+
+def generate(module: MultiHeadAttention, x: torch.Tensor) -> torch.Tensor:
+    """x (B, T, d_in) fed one token at a time through an emptied cache: the outputs (B, T, d_out)."""
+    module.reset_cache()
+    out = torch.cat([module(x[:, t : t + 1], use_cache=True) for t in range(x.shape[1])], dim=1)
+    module.reset_cache()
+    return out
+
+
+def generation_trace(
+    module: MultiHeadAttention, x: torch.Tensor
+) -> tuple[AttentionTrace, list[AttentionTrace]]:
+    """x (B, T, d_in) fed one token at a time through an emptied cache: one trace of the whole
+    generation and each step's own. Row t of the whole one's (T, T) steps is step t's one row;
+    the cells after it were never computed (no step had those keys yet): -inf in the scores, 0
+    in the weights, as the causal mask puts them."""
+    module.reset_cache()
+    steps = [module.trace(x[:, t : t + 1], use_cache=True) for t in range(x.shape[1])]
+    module.reset_cache()
+    num_tokens = x.shape[1]
+
+    def rows(name: str, fill: float) -> torch.Tensor:  # (B, H, 1, t + 1) each -> (B, H, T, T)
+        pad = [
+            torch.nn.functional.pad(getattr(s, name), (0, num_tokens - s.num_tokens), value=fill)
+            for s in steps
+        ]
+        return torch.cat(pad, dim=2)
+
+    def stack(name: str) -> torch.Tensor:  # (B, H, 1, d) or (B, 1, d) each -> along T
+        return torch.cat([getattr(s, name) for s in steps], dim=-2)
+
+    last = steps[-1]
+    scores, scaled = rows("scores", -torch.inf), rows("scaled_scores", -torch.inf)
+    whole = replace(
+        last,
+        x=x,
+        queries=stack("queries"),
+        scores=scores,
+        scaled_scores=scaled,
+        mask=sliding_window_mask(num_tokens, device=x.device),
+        masked_scores=rows("masked_scores", -torch.inf),
+        weights=(weights := rows("weights", 0.0)),
+        dropped_weights=weights,
+        context=stack("context"),
+        output=stack("output"),
+    )
+    return whole, steps

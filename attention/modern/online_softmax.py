@@ -10,9 +10,12 @@ page that shows every tile keeps them all, which adds up to the T x T scores aga
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import torch
+
+from attention.chapter3.modules import MultiHeadAttention, assemble_trace, attention_scores
+from attention.chapter3.trace import AttentionSteps, AttentionTrace
 
 
 @dataclass(frozen=True)
@@ -63,3 +66,60 @@ def online_attention(
         if keep:
             tiles.append(Tile(start, stop, scores, m, l, acc / l))
     return acc / l, tiles
+
+
+class OnlineSoftmaxAttention(MultiHeadAttention):
+    """Chapter 3's MultiHeadAttention (its constructor: the same seed, the same weights) with its
+    softmax computed FlashAttention's way, `tile_size` keys at a time. No dropout (the Explorer's
+    knob is off for it)."""
+
+    def __init__(
+        self, d_in, d_out, context_length, dropout, num_heads, qkv_bias=False, *, causal=True, tile_size=4
+    ):
+        super().__init__(d_in, d_out, context_length, dropout, num_heads, qkv_bias, causal=causal)
+        if tile_size < 1:
+            raise ValueError(f"a tile holds at least one key, got {tile_size}")
+        self.tile_size = tile_size
+
+    def _heads(self, x):  # x (B, T, d_in) -> queries, keys, values (B, H, T, head_dim), and the mask
+        b, num_tokens, _ = x.shape
+        qkv = [
+            self._split_heads(layer(x), b, num_tokens) for layer in (self.W_query, self.W_key, self.W_value)
+        ]
+        mask = self.mask.bool()[:num_tokens, :num_tokens] if self.causal else None  # (T, T)
+        return *qkv, mask
+
+    def forward(self, x):  # x: (B, T, d_in)
+        b, num_tokens, _ = x.shape
+        queries, keys, values, mask = self._heads(x)
+        context, _ = online_attention(queries, keys, values, self.tile_size, mask, keep=False)
+        return self.out_proj(context.transpose(1, 2).contiguous().view(b, num_tokens, self.d_out))
+
+    def trace(self, x, generator=None) -> AttentionTrace:
+        """forward's computation with every tile kept: the masked scores are the tiles' scores side
+        by side, the weights exp(score - m) / l with the running max m and sum l the last tile
+        ended with (what the output's rows were divided by), the context the online one."""
+        b, num_tokens, _ = x.shape
+        queries, keys, values, mask = self._heads(x)
+        context, tiles = online_attention(queries, keys, values, self.tile_size, mask)
+        scores = attention_scores(queries, keys)  # (B, H, T, T): the tiles' products, side by side
+        masked = torch.cat([tile.scores for tile in tiles], dim=-1)  # (B, H, T, T)
+        weights = torch.exp(masked - tiles[-1].running_max) / tiles[-1].running_sum
+        steps = AttentionSteps(
+            queries=queries,
+            keys=keys,
+            values=values,
+            scores=scores,
+            scaled_scores=scores / self.head_dim**0.5,
+            mask=mask,
+            masked_scores=masked,
+            weights=weights,
+            dropout_mask=None,
+            dropped_weights=weights,
+            context=context,
+            divisor=self.head_dim**0.5,
+            dropout=0.0,
+            scaled=True,
+        )
+        output = self.out_proj(context.transpose(1, 2).contiguous().view(b, num_tokens, self.d_out))
+        return replace(assemble_trace(self, x, steps, output), tile_size=self.tile_size)

@@ -27,6 +27,12 @@ CONFIGS = [
     ),
     ExplorerConfig(text="the cat saw the dog", embedding="random", d_in=5, variant="stacked_heads", heads=3),
     ExplorerConfig(text="a b", embedding="custom", matrix=((0.1, 0.2), (0.3, 0.4)), variant="mha", d_out=4),
+    ExplorerConfig(
+        variant="gqa", d_in=16, embedding="random", d_out=8, heads=4, kv_groups=2, window=3, rope=True
+    ),
+    ExplorerConfig(variant="gqa", d_out=4, heads=2, kv_groups=2, causal=False),
+    ExplorerConfig(variant="kv_cache", d_out=4, heads=2, bias=True),
+    ExplorerConfig(variant="online", d_out=4, heads=2, tile=4, causal=True),
 ]
 
 

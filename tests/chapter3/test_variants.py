@@ -2,6 +2,7 @@
 
 import inspect
 from contextlib import nullcontext
+from dataclasses import replace
 from types import SimpleNamespace
 
 import pytest
@@ -32,11 +33,14 @@ def test_batched_and_widths_match_what_the_module_computes(key):
 
     config = ExplorerConfig(variant=key, **RANDOM).normalised()
     module, _ = build_module(config)
-    x = torch.randn(len(config.tokens), config.d_in)
-    out = module(module_input(config, x))
-    assert out.dim() == (3 if VARIANTS[key].batched else 2)
+    v = VARIANTS[key]
+    x = module_input(config, torch.randn(len(config.tokens), config.d_in))
+    out = v.call(module, config, x)
+    assert out.dim() == (3 if v.batched else 2)
     assert out.shape[-1] == config.output_width
-    assert module.trace(module_input(config, x)).queries.shape[-1] == config.head_dim
+    trace = v.trace(module, config, x)
+    assert trace.queries.shape[-1] == config.head_dim
+    assert torch.allclose(trace.output, out if out.dim() == 3 else out.unsqueeze(0), atol=1e-6)
 
 
 def test_labels_say_what_a_variant_computes():
@@ -66,4 +70,10 @@ def test_the_rows_fields_say_what_the_class_does(key):
             ExplorerConfig(variant=key, **(RANDOM | {"d_out": 5, "heads": 2}))
     else:
         assert not v.splits_d_out
-    assert all(cls.__name__ in inspect.getsource(v.cls) for cls in v.builds_on)
+    # each piece is used by the class, by a piece after it, or beside the call (RoPE's cos and sin)
+    calls = [*v.call_code(config.normalised(), 5)]
+    if v.has("rope"):
+        calls += v.call_code(replace(config, rope=True, d_out=6, heads=3, kv_groups=1), 5)
+    for i, piece in enumerate(v.builds_on):
+        users = [inspect.getsource(later) for later in (*v.builds_on[i + 1 :], v.cls)]
+        assert piece.__name__ in "\n".join(users + calls), piece
