@@ -35,8 +35,10 @@ st.caption(f"Computed on {device_caption(config_a.device)}. Hatched: masked; whi
 
 st.header("Every variant, one input, shared weights")
 st.markdown(
-    "Do all the book's classes compute the same attention? One draw of W_query, W_key, W_value and out_proj "
-    "(MultiHeadAttention's constructor, seeded) is given to every variant, each taking the slice it needs; "
+    "Do all the book's classes, today's (grouped-query, a sliding window, the online softmax) and torch's own "
+    "compute the same attention? One draw of W_query, W_key, W_value and out_proj "
+    "(MultiHeadAttention's constructor, seeded) is given to every variant, each taking the slice it needs "
+    "(grouped-query: one head's rows per key/value group, read by two query heads); "
     "each result is compared with the same math done in double precision (float64), "
     "softmax(Q Kᵀ / √head_dim) V per head, masked where the variant has a mask, out_proj where it has one. "
     "The input is the sentence through a seeded nn.Embedding of width d = d_in = d_out."

@@ -16,7 +16,7 @@ import streamlit as st
 
 from attention import bench
 from attention.chapter3 import AttentionTrace, ExplorerConfig
-from attention.chapter3.config import MAX_D_OUT, MAX_HEADS, MAX_SEED, MAX_TEXT_CHARS
+from attention.chapter3.config import MAX_D_OUT, MAX_HEADS, MAX_SEED, MAX_TEXT_CHARS, MAX_WINDOW
 from attention.chapter3.query_params import from_values, to_query_params
 from attention.chapter3.trace import PER_HEAD
 from attention.chapter3.variants import VARIANTS
@@ -25,7 +25,7 @@ from attention.figures import compare as figures
 from ui.controls import explorer_settings
 from ui.widgets import chart, chart_width
 
-SIDE_KNOBS = ("variant", "d_out", "heads", "causal", "dropout", "seed")
+SIDE_KNOBS = ("variant", "d_out", "heads", "kv_groups", "window", "rope", "causal", "dropout", "seed")
 TOLERANCE = 1e-5  # float32 against the float64 reference
 
 
@@ -54,6 +54,25 @@ EXAMPLES = {
     "v1 vs v2, same seed": Example({"variant": "v1"}, {"variant": "v2"}, "weights"),
     "dropout off vs 0.5": Example(
         {"variant": "mha", "dropout": 0.0}, {"variant": "mha", "dropout": 0.5}, "dropped_weights"
+    ),
+    # today's attention (GroupedQueryAttention): one knob apart, the same seed and weights' shapes
+    "4 key/value groups vs 2": Example(
+        {"variant": "gqa", "d_out": 8, "heads": 4, "kv_groups": 4},
+        {"variant": "gqa", "d_out": 8, "heads": 4, "kv_groups": 2},
+        "weights",
+        {"embedding": "random", "d_in": 8},
+    ),
+    "causal vs window of 3": Example(
+        {"variant": "gqa", "d_out": 8, "heads": 2, "kv_groups": 2},
+        {"variant": "gqa", "d_out": 8, "heads": 2, "kv_groups": 2, "window": 3},
+        "weights",
+        {"embedding": "random", "d_in": 8},
+    ),
+    "no RoPE vs RoPE": Example(
+        {"variant": "gqa", "d_out": 8, "heads": 2, "kv_groups": 2},
+        {"variant": "gqa", "d_out": 8, "heads": 2, "kv_groups": 2, "rope": True},
+        "scores",
+        {"embedding": "random", "d_in": 8},
     ),
 }
 
@@ -101,6 +120,15 @@ def side(name: str, text: str) -> tuple[ExplorerConfig, list[str]]:
     )
     c4.number_input("seed", 0, MAX_SEED, key=f"cmp_{name}_seed")
     st.checkbox("causal mask", key=f"cmp_{name}_causal", disabled=not variant.has("causal"))
+    for knob in ("kv_groups", "window", "rope"):  # drawn for GroupedQueryAttention only: kept meanwhile
+        s[f"cmp_{name}_{knob}"] = s.get(f"cmp_{name}_{knob}", getattr(ExplorerConfig, knob))
+    if variant.has("kv_groups"):
+        g1, g2, g3 = st.columns([1, 1, 1], vertical_alignment="bottom")
+        g1.number_input("key/value groups", 1, MAX_HEADS, key=f"cmp_{name}_kv_groups")
+        g2.number_input(
+            "window", 1, MAX_WINDOW, key=f"cmp_{name}_window", placeholder="none", help="Empty: no window."
+        )
+        g3.checkbox("RoPE", key=f"cmp_{name}_rope")
     shared = to_query_params(explorer_settings())
     raw = {k: shared[k] for k in ("tokenizer", "embedding", "d_in", "device") if k in shared}
     raw |= s.get("cmp_input", {})  # an example's own input (the same for both sides)

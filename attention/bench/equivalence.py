@@ -26,6 +26,7 @@ from attention.chapter3.text import tokenize
 from attention.chapter3.variants import VARIANTS
 from attention.devices import available_devices
 from attention.errors import ConfigError
+from attention.modern import GroupedQueryAttention, OnlineSoftmaxAttention, sliding_window_mask
 
 # --- the reference and the shared weights ------------------------------------------------------
 
@@ -50,8 +51,11 @@ class Weights:
         )
 
 
-def reference(x, wq, wk, wv, heads: int, causal: bool, wo=None, bo=None, scale=None) -> torch.Tensor:
-    """The attention math in float64 with plain tensor ops. x: (B, T, d_in) -> (B, T, d_out)."""
+def reference(
+    x, wq, wk, wv, heads: int, causal: bool, wo=None, bo=None, scale=None, window=None
+) -> torch.Tensor:
+    """The attention math in float64 with plain tensor ops. x: (B, T, d_in) -> (B, T, d_out);
+    with a causal mask, a `window` also hides every key `window` or more positions back."""
     x, wq, wk, wv = (t.double() for t in (x, wq, wk, wv))
     B, T, _ = x.shape
     head_dim = wq.shape[0] // heads
@@ -63,6 +67,8 @@ def reference(x, wq, wk, wv, heads: int, causal: bool, wo=None, bo=None, scale=N
     scores = queries @ keys.transpose(2, 3) / (math.sqrt(head_dim) if scale is None else scale)  # (B,H,T,T)
     if causal:
         future = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)  # (T, T)
+        if window is not None:
+            future |= torch.tril(torch.ones(T, T, dtype=torch.bool), diagonal=-window)
         scores = scores.masked_fill(future, -math.inf)
     context = (torch.softmax(scores, dim=-1) @ values).transpose(1, 2).reshape(B, T, -1)  # (B, T, d_out)
     return context if wo is None else context @ wo.double().T + bo.double()
@@ -78,6 +84,7 @@ class Built:
     module: nn.Module  # on the device, with the shared weights (for sdpa: the MultiHeadAttention it uses)
     expected: Callable[[torch.Tensor], torch.Tensor]  # the reference with the same weights
     forward: Callable[[torch.Tensor], torch.Tensor] | None = None  # (B, T, d_in) ->; None: the module's
+    trace: Callable[[torch.Tensor], object] | None = None  # None: the module's own .trace(x)
 
 
 # (weights, heads, causal, context_length, device) -> Built
@@ -230,6 +237,52 @@ def _sdpa(w: Weights, heads: int, causal: bool, t: int, device: str) -> Built:
     return Built(mha, _full(w, heads, causal), forward)
 
 
+# --- today's attention (attention.modern) ---------------------------------------------------------
+
+SCALING_WINDOW, SCALING_TILE = 64, 64  # a sliding window and a tile of keys, in tokens
+
+
+def _groups(heads: int) -> int:
+    return max(1, heads // 2)  # two query heads per key/value head (Llama 3 70B has eight)
+
+
+def _grouped(w: Weights, heads: int, causal: bool, t: int, device: str, window: int | None = None) -> Built:
+    """GroupedQueryAttention: W_key, W_value the first rows of the shared ones (one head_dim per
+    group), out_proj without a bias; the reference reads each group's keys for its heads."""
+    d_out, d_in = w.wq.shape
+    groups, head_dim = _groups(heads), d_out // heads
+    module = GroupedQueryAttention(d_in, d_out, heads, groups)
+    rows = slice(0, groups * head_dim)
+    _linear(module.W_query, w.wq), _linear(module.W_key, w.wk[rows]), _linear(module.W_value, w.wv[rows])
+    _linear(module.out_proj, w.wo)
+    module = module.to(device)
+    mask = sliding_window_mask(t, window=window, device=device) if causal else None  # (T, T)
+    everything = torch.zeros(t, t, dtype=torch.bool, device=device)  # forward takes a mask: none hidden
+
+    def shared(m):  # (groups * head_dim, d_in) -> (d_out, d_in): each group's rows for its heads
+        return m[rows].view(groups, head_dim, d_in).repeat_interleave(heads // groups, 0).reshape(d_out, d_in)
+
+    wk, wv = shared(w.wk), shared(w.wv)
+    return Built(
+        module,
+        lambda x: reference(x, w.wq, wk, wv, heads, causal, w.wo, 0 * w.bo, window=window),
+        lambda x: module(x, everything if mask is None else mask, None, None),
+        lambda x: module.trace(x, mask, window=window),
+    )
+
+
+def _window(w: Weights, heads: int, causal: bool, t: int, device: str) -> Built:
+    return _grouped(w, heads, causal, t, device, window=SCALING_WINDOW)
+
+
+def _online(w: Weights, heads: int, causal: bool, t: int, device: str) -> Built:
+    d_out, d_in = w.wq.shape
+    module = OnlineSoftmaxAttention(d_in, d_out, t, 0.0, heads, causal=causal, tile_size=SCALING_TILE)
+    _linear(module.W_query, w.wq), _linear(module.W_key, w.wk), _linear(module.W_value, w.wv)
+    _linear(module.out_proj, w.wo, w.bo)
+    return Built(module.to(device), _full(w, heads, causal))
+
+
 IMPLEMENTATIONS = {
     i.key: i
     for i in (
@@ -241,6 +294,18 @@ IMPLEMENTATIONS = {
         _variant("causal", "1 head, mask", _causal),
         _variant("wrapper", "H heads concatenated, mask", _wrapper),
         _variant("mha", "H heads, mask, out_proj", _mha),
+        _variant("gqa", "H query heads, H / 2 key/value heads, mask, out_proj", _grouped),
+        Implementation(
+            "swa",
+            f"GroupedQueryAttention, window {SCALING_WINDOW}",
+            f"as gqa, each query sees {SCALING_WINDOW} keys",
+            True,
+            True,
+            True,
+            f"GQA, sliding window {SCALING_WINDOW}",
+            _window,
+        ),
+        _variant("online", f"H heads, mask, out_proj, {SCALING_TILE} keys at a time", _online),
         _torch(
             "torch_mha", "torch.nn.MultiheadAttention", _torch_mha, square_only="its query width is embed_dim"
         ),
@@ -276,7 +341,7 @@ def load(key: str, w: Weights, heads: int, causal: bool, context_length: int, de
     parameters = 0 if variant.function else sum(p.numel() for p in module.parameters())
     if variant.batched:
         forward = built.forward or module
-        trace = module.trace if variant.traces else None
+        trace = (built.trace or module.trace) if variant.traces else None
     else:  # the (T, d_in) variants run on each batch row
         forward = lambda x: module(x[0]).unsqueeze(0)  # noqa: E731
         trace = lambda x: module.trace(x[0])  # noqa: E731

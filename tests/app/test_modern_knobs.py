@@ -3,8 +3,10 @@ RoPE; the online softmax's tile; the KV cache) under AppTest: each changes the c
 bad value (a window of 0, groups that do not divide the heads) gets a message and a repair."""
 
 import numpy as np
+import pytest
 
-from tests.app.conftest import messages, session, step, url_params
+from tests.app.conftest import messages, open_page, session, step, url_params
+from tests.app.test_compare import comparison, headline, pick
 from tests.app.test_explorer import set_value, weights, widget
 
 
@@ -87,3 +89,23 @@ def test_other_variants_draw_none_of_these_knobs():
     at = session().run()
     keys = {w.key for kind in ("number_input", "checkbox", "toggle") for w in at.get(kind)}
     assert not keys & {"w_kv_groups", "w_window", "w_window_on", "w_rope", "w_tile"}
+
+
+@pytest.mark.parametrize("example", ["4 key/value groups vs 2", "causal vs window of 3", "no RoPE vs RoPE"])
+def test_compare_sets_gqa_side_by_side(example):
+    """Compare's examples for GroupedQueryAttention: one knob apart, the same seed, a difference."""
+    at = pick(open_page("pages/compare.py"), example)
+    assert not at.exception and not at.error
+    assert at.session_state["cmp_a_variant"] == at.session_state["cmp_b_variant"] == "gqa"
+    assert "identical" not in headline(at)
+    if example == "causal vs window of 3":
+        b = comparison(at)["B"]
+        back = np.arange(len(b))[:, None] - np.arange(len(b))[None, :]
+        assert (b[back >= 3] == 0).all() and (b[(back >= 0) & (back < 3)] > 0).all()
+
+
+def test_compare_repairs_groups_that_do_not_divide_the_heads():
+    at = pick(open_page("pages/compare.py"), "4 key/value groups vs 2")
+    at = at.number_input(key="cmp_b_kv_groups").set_value(3).run()
+    assert not at.exception
+    assert "Used kv_groups=2" in messages(at)

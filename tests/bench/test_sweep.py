@@ -2,6 +2,8 @@
 
 import json
 import math
+import subprocess
+import sys
 
 import pandas as pd
 import pytest
@@ -105,3 +107,17 @@ def test_the_longest_sweep_fits_the_most_limited_device():
     assert bench.allowed_tokens(["cpu"], 16)[-1] == 1024  # 16 heads x 1024² x 4 B = 64 MiB
     assert bench.allowed_tokens(["cpu", "cuda"], 1) == bench.allowed_tokens(["cpu"], 1)
     assert bench.allowed_tokens(["cuda"], 1)[-1] == 16384 and bench.attention_limit([]) == 64 * 2**20
+
+
+def test_todays_variants_in_the_sweep_online_softmax_holds_less():
+    """GQA, the sliding window and the online softmax are sweep variants; in a process of its own
+    (as the Scaling page runs it), the online softmax's forward peaks far below
+    MultiHeadAttention's: it holds T x 64 scores at a time, not T x T."""
+    command = [sys.executable, "-m", "attention.bench", "scaling", "--jsonl", "--d", "16", "--heads", "4"]
+    command += ["--tokens", "1024", "--variants", "mha,gqa,swa,online", "--min-seconds", "0.0001"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=True)
+    rows = [json.loads(line) for line in done.stdout.splitlines()]
+    peak = {r["variant"]: r["peak_bytes"] for r in rows if r["mode"] == "forward"}
+    assert set(peak) == {"mha", "gqa", "swa", "online"} and all(r["ms"] > 0 for r in rows)
+    attention_matrix = 4 * 1024 * 1024 * 4  # H·T²·4 bytes
+    assert peak["mha"] > attention_matrix and peak["online"] < attention_matrix / 2, peak
