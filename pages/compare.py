@@ -35,8 +35,8 @@ st.caption(f"Computed on {device_caption(config_a.device)}. Hatched: masked; whi
 
 st.header("Every variant, one input, shared weights")
 st.markdown(
-    "Do all the book's classes, today's (grouped-query, a sliding window, the online softmax) and torch's own "
-    "compute the same attention? One draw of W_query, W_key, W_value and out_proj "
+    "Do all the book's classes, today's (grouped-query, a sliding window, the online softmax) and torch's "
+    "own compute the same attention? One draw of W_query, W_key, W_value and out_proj "
     "(MultiHeadAttention's constructor, seeded) is given to every variant, each taking the slice it needs "
     "(grouped-query: one head's rows per key/value group, read by two query heads); "
     "each result is compared with the same math done in double precision (float64), "
