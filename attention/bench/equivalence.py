@@ -19,6 +19,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from attention.bench.measure import time_call
+from attention.bench.modern import SCALING_TILE, SCALING_WINDOW, grouped, online, windowed
+from attention.bench.reference import Built, Loader, Weights, assign, full_expected, reference
 from attention.chapter3 import blog_modules, modules
 from attention.chapter3.config import MAX_TOKENS
 from attention.chapter3.embeddings import embed
@@ -26,69 +28,8 @@ from attention.chapter3.text import tokenize
 from attention.chapter3.variants import VARIANTS
 from attention.devices import available_devices
 from attention.errors import ConfigError
-from attention.modern import GroupedQueryAttention, OnlineSoftmaxAttention, sliding_window_mask
 
-# --- the reference and the shared weights ------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Weights:
-    """One draw of every weight a variant can need; nn.Linear layout (out_features, in_features)."""
-
-    wq: torch.Tensor  # (d_out, d_in)
-    wk: torch.Tensor  # (d_out, d_in)
-    wv: torch.Tensor  # (d_out, d_in)
-    wo: torch.Tensor  # (d_out, d_out)
-    bo: torch.Tensor  # (d_out,)
-
-    @classmethod
-    def draw(cls, d_in: int, d_out: int, heads: int, seed: int) -> Weights:
-        mha = modules.MultiHeadAttention(d_in, d_out, 1, 0.0, heads)
-        modules.reset_parameters(mha, torch.Generator().manual_seed(seed))
-        return cls(
-            *(m.weight.detach() for m in (mha.W_query, mha.W_key, mha.W_value, mha.out_proj)),
-            mha.out_proj.bias.detach(),
-        )
-
-
-def reference(
-    x, wq, wk, wv, heads: int, causal: bool, wo=None, bo=None, scale=None, window=None
-) -> torch.Tensor:
-    """The attention math in float64 with plain tensor ops. x: (B, T, d_in) -> (B, T, d_out);
-    with a causal mask, a `window` also hides every key `window` or more positions back."""
-    x, wq, wk, wv = (t.double() for t in (x, wq, wk, wv))
-    B, T, _ = x.shape
-    head_dim = wq.shape[0] // heads
-
-    def split(w):  # (d_out, d_in) -> (B, H, T, head_dim)
-        return (x @ w.T).view(B, T, heads, head_dim).transpose(1, 2)
-
-    queries, keys, values = split(wq), split(wk), split(wv)
-    scores = queries @ keys.transpose(2, 3) / (math.sqrt(head_dim) if scale is None else scale)  # (B,H,T,T)
-    if causal:
-        future = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)  # (T, T)
-        if window is not None:
-            future |= torch.tril(torch.ones(T, T, dtype=torch.bool), diagonal=-window)
-        scores = scores.masked_fill(future, -math.inf)
-    context = (torch.softmax(scores, dim=-1) @ values).transpose(1, 2).reshape(B, T, -1)  # (B, T, d_out)
-    return context if wo is None else context @ wo.double().T + bo.double()
-
-
-# --- the implementations: the book's variants and torch's two -----------------------------------
-
-
-@dataclass(frozen=True)
-class Built:
-    """What an implementation's loader makes from the shared weights."""
-
-    module: nn.Module  # on the device, with the shared weights (for sdpa: the MultiHeadAttention it uses)
-    expected: Callable[[torch.Tensor], torch.Tensor]  # the reference with the same weights
-    forward: Callable[[torch.Tensor], torch.Tensor] | None = None  # (B, T, d_in) ->; None: the module's
-    trace: Callable[[torch.Tensor], object] | None = None  # None: the module's own .trace(x)
-
-
-# (weights, heads, causal, context_length, device) -> Built
-Loader = Callable[[Weights, int, bool, int, str], Built]
+# --- the implementations: the book's variants, today's and torch's two ---------------------------
 
 
 @dataclass(frozen=True)
@@ -130,12 +71,6 @@ def _torch(key: str, label: str, loader: Loader, **extra) -> Implementation:
     )
 
 
-def _linear(layer: nn.Linear, weight: torch.Tensor, bias: torch.Tensor | None = None) -> None:
-    layer.weight.copy_(weight)
-    if bias is not None:
-        layer.bias.copy_(bias)
-
-
 def _one_head(w: Weights, causal: bool) -> Callable[[torch.Tensor], torch.Tensor]:
     return lambda x: reference(x, w.wq, w.wk, w.wv, 1, causal)
 
@@ -164,7 +99,7 @@ def _v1(w: Weights, heads: int, causal: bool, t: int, device: str) -> Built:
 
 def _v2(w: Weights, heads: int, causal: bool, t: int, device: str) -> Built:
     module = modules.SelfAttention_v2(w.wq.shape[1], w.wq.shape[0])
-    _linear(module.W_query, w.wq), _linear(module.W_key, w.wk), _linear(module.W_value, w.wv)
+    assign(module.W_query, w.wq), assign(module.W_key, w.wk), assign(module.W_value, w.wv)
     return Built(module.to(device), _one_head(w, causal))
 
 
@@ -177,7 +112,7 @@ def _separate_dv(w: Weights, heads: int, causal: bool, t: int, device: str) -> B
 
 def _causal(w: Weights, heads: int, causal: bool, t: int, device: str) -> Built:
     module = modules.CausalAttention(w.wq.shape[1], w.wq.shape[0], t, 0.0, causal=causal)
-    _linear(module.W_query, w.wq), _linear(module.W_key, w.wk), _linear(module.W_value, w.wv)
+    assign(module.W_query, w.wq), assign(module.W_key, w.wk), assign(module.W_value, w.wv)
     return Built(module.to(device), _one_head(w, causal))
 
 
@@ -195,32 +130,31 @@ def _wrapper(w: Weights, heads: int, causal: bool, t: int, device: str) -> Built
     d_out, d_in = w.wq.shape
     module = modules.MultiHeadAttentionWrapper(d_in, d_out // heads, t, 0.0, heads, causal=causal)
     for head, rows in zip(module.heads, _head_rows(w, heads), strict=True):
-        _linear(head.W_query, w.wq[rows]), _linear(head.W_key, w.wk[rows]), _linear(head.W_value, w.wv[rows])
+        (
+            assign(head.W_query, w.wq[rows]),
+            assign(head.W_key, w.wk[rows]),
+            assign(head.W_value, w.wv[rows]),
+        )
     return Built(module.to(device), _heads(w, heads, causal))
-
-
-def _full(w: Weights, heads: int, causal: bool) -> Callable[[torch.Tensor], torch.Tensor]:
-    """The book's MultiHeadAttention in float64: heads, mask, out_proj."""
-    return lambda x: reference(x, w.wq, w.wk, w.wv, heads, causal, w.wo, w.bo)
 
 
 def _mha(w: Weights, heads: int, causal: bool, t: int, device: str) -> Built:
     d_out, d_in = w.wq.shape
     module = modules.MultiHeadAttention(d_in, d_out, t, 0.0, heads, causal=causal)
-    _linear(module.W_query, w.wq), _linear(module.W_key, w.wk), _linear(module.W_value, w.wv)
-    _linear(module.out_proj, w.wo, w.bo)
-    return Built(module.to(device), _full(w, heads, causal))
+    assign(module.W_query, w.wq), assign(module.W_key, w.wk), assign(module.W_value, w.wv)
+    assign(module.out_proj, w.wo, w.bo)
+    return Built(module.to(device), full_expected(w, heads, causal))
 
 
 def _torch_mha(w: Weights, heads: int, causal: bool, t: int, device: str) -> Built:
     module = nn.MultiheadAttention(w.wq.shape[0], heads, batch_first=True)
     module.in_proj_weight.copy_(torch.cat([w.wq, w.wk, w.wv]))
     module.in_proj_bias.zero_()  # the book's qkv_bias=False
-    _linear(module.out_proj, w.wo, w.bo)
+    assign(module.out_proj, w.wo, w.bo)
     module = module.to(device)
     mask = torch.triu(torch.ones(t, t, dtype=torch.bool, device=device), 1) if causal else None  # (T, T)
     forward = lambda x: module(x, x, x, need_weights=False, attn_mask=mask)[0]  # noqa: E731
-    return Built(module, _full(w, heads, causal), forward)
+    return Built(module, full_expected(w, heads, causal), forward)
 
 
 def _sdpa(w: Weights, heads: int, causal: bool, t: int, device: str) -> Built:
@@ -234,53 +168,7 @@ def _sdpa(w: Weights, heads: int, causal: bool, t: int, device: str) -> Built:
         context = F.scaled_dot_product_attention(q, k, v, is_causal=causal)  # (B, H, T, head_dim)
         return mha.out_proj(context.transpose(1, 2).reshape(B, T, -1))  # (B, T, d_out)
 
-    return Built(mha, _full(w, heads, causal), forward)
-
-
-# --- today's attention (attention.modern) ---------------------------------------------------------
-
-SCALING_WINDOW, SCALING_TILE = 64, 64  # a sliding window and a tile of keys, in tokens
-
-
-def _groups(heads: int) -> int:
-    return max(1, heads // 2)  # two query heads per key/value head (Llama 3 70B has eight)
-
-
-def _grouped(w: Weights, heads: int, causal: bool, t: int, device: str, window: int | None = None) -> Built:
-    """GroupedQueryAttention: W_key, W_value the first rows of the shared ones (one head_dim per
-    group), out_proj without a bias; the reference reads each group's keys for its heads."""
-    d_out, d_in = w.wq.shape
-    groups, head_dim = _groups(heads), d_out // heads
-    module = GroupedQueryAttention(d_in, d_out, heads, groups)
-    rows = slice(0, groups * head_dim)
-    _linear(module.W_query, w.wq), _linear(module.W_key, w.wk[rows]), _linear(module.W_value, w.wv[rows])
-    _linear(module.out_proj, w.wo)
-    module = module.to(device)
-    mask = sliding_window_mask(t, window=window, device=device) if causal else None  # (T, T)
-    everything = torch.zeros(t, t, dtype=torch.bool, device=device)  # forward takes a mask: none hidden
-
-    def shared(m):  # (groups * head_dim, d_in) -> (d_out, d_in): each group's rows for its heads
-        return m[rows].view(groups, head_dim, d_in).repeat_interleave(heads // groups, 0).reshape(d_out, d_in)
-
-    wk, wv = shared(w.wk), shared(w.wv)
-    return Built(
-        module,
-        lambda x: reference(x, w.wq, wk, wv, heads, causal, w.wo, 0 * w.bo, window=window),
-        lambda x: module(x, everything if mask is None else mask, None, None),
-        lambda x: module.trace(x, mask, window=window),
-    )
-
-
-def _window(w: Weights, heads: int, causal: bool, t: int, device: str) -> Built:
-    return _grouped(w, heads, causal, t, device, window=SCALING_WINDOW)
-
-
-def _online(w: Weights, heads: int, causal: bool, t: int, device: str) -> Built:
-    d_out, d_in = w.wq.shape
-    module = OnlineSoftmaxAttention(d_in, d_out, t, 0.0, heads, causal=causal, tile_size=SCALING_TILE)
-    _linear(module.W_query, w.wq), _linear(module.W_key, w.wk), _linear(module.W_value, w.wv)
-    _linear(module.out_proj, w.wo, w.bo)
-    return Built(module.to(device), _full(w, heads, causal))
+    return Built(mha, full_expected(w, heads, causal), forward)
 
 
 IMPLEMENTATIONS = {
@@ -294,7 +182,7 @@ IMPLEMENTATIONS = {
         _variant("causal", "1 head, mask", _causal),
         _variant("wrapper", "H heads concatenated, mask", _wrapper),
         _variant("mha", "H heads, mask, out_proj", _mha),
-        _variant("gqa", "H query heads, H / 2 key/value heads, mask, out_proj", _grouped),
+        _variant("gqa", "H query heads, H / 2 key/value heads, mask, out_proj", grouped),
         Implementation(
             "swa",
             f"GroupedQueryAttention, window {SCALING_WINDOW}",
@@ -303,9 +191,9 @@ IMPLEMENTATIONS = {
             True,
             True,
             f"GQA, sliding window {SCALING_WINDOW}",
-            _window,
+            windowed,
         ),
-        _variant("online", f"H heads, mask, out_proj, {SCALING_TILE} keys at a time", _online),
+        _variant("online", f"H heads, mask, out_proj, {SCALING_TILE} keys at a time", online),
         _torch(
             "torch_mha", "torch.nn.MultiheadAttention", _torch_mha, square_only="its query width is embed_dim"
         ),
