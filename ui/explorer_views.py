@@ -42,6 +42,11 @@ def summary(config: ExplorerConfig, trace: AttentionTrace) -> None:
     has_heads = config.has("heads")
     parts = [f"**{trace.module}**", plural(len(tokens), "token")]
     parts += [plural(trace.num_heads, "head")] if has_heads else []
+    parts += [plural(trace.kv_groups, "key/value head")] if trace.kv_groups is not None else []
+    parts += [f"window {trace.window}"] if trace.window is not None else []
+    parts += ["RoPE"] if trace.rope else []
+    parts += [f"tiles of {trace.tile_size} keys"] if trace.tile_size is not None else []
+    parts += ["generated one token at a time"] if config.variant == "kv_cache" else []
     jargon = (
         f"x {figures.shape_text(trace, 'x')} → output {figures.shape_text(trace, 'output')}: B = 1 sentence, "
         f"T = {len(tokens)} tokens, d_out = {width}"

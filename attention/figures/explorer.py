@@ -75,7 +75,7 @@ def _step_traces(panel: StepPanel, n: int, heatmap: dict, numbers: bool = False)
         }
     ]
     if panel.mask is not None and n > 1:
-        xs, ys = _mask_polygon(n)
+        xs, ys = _mask_polygon(np.asarray(panel.mask, dtype=bool))
         pattern = {"shape": "/", "bgcolor": MASK_GREY, "fgcolor": "white", "size": 8, "solidity": 0.3}
         data.append(
             {
@@ -89,7 +89,7 @@ def _step_traces(panel: StepPanel, n: int, heatmap: dict, numbers: bool = False)
                 "fillpattern": pattern,
                 "hoveron": "fills",
                 "hoverinfo": "text",
-                "text": "masked (−inf): a query may not look at later keys",
+                "text": "masked (−inf): a key this query may not look at",
                 "name": "masked",
                 "showlegend": False,
             }
@@ -121,14 +121,25 @@ def _step_traces(panel: StepPanel, n: int, heatmap: dict, numbers: bool = False)
 MAX_DROP_MARKS = 64  # tokens up to which each dropped cell gets a ✕
 
 
-def _mask_polygon(num_tokens: int) -> tuple[list[float], list[float]]:
-    """Outline of the cells above the diagonal (keys after the query): one staircase polygon."""
+def _mask_polygon(mask: np.ndarray) -> tuple[list[float | None], list[float | None]]:
+    """Outline of the masked cells: the causal mask's as one staircase polygon; any other (a
+    sliding window's band, a KV cache's rows not yet computed) as one rectangle per run of masked
+    cells in a row, the rectangles split by None."""
+    n = len(mask)
+    if np.array_equal(mask, np.triu(np.ones((n, n), dtype=bool), 1)):
+        xs, ys = [], []
+        for k in range(n - 1):
+            xs += [k + 0.5, k + 0.5]
+            ys += [k - 0.5, k + 0.5]
+        return xs + [n - 0.5, n - 0.5, 0.5], ys + [n - 1.5, -0.5, -0.5]
     xs, ys = [], []
-    for k in range(num_tokens - 1):
-        xs += [k + 0.5, k + 0.5]
-        ys += [k - 0.5, k + 0.5]
-    xs += [num_tokens - 0.5, num_tokens - 0.5, 0.5]
-    ys += [num_tokens - 1.5, -0.5, -0.5]
+    for row in range(n):
+        columns = np.flatnonzero(mask[row])
+        for run in np.split(columns, np.flatnonzero(np.diff(columns) > 1) + 1):
+            if len(run):
+                left, right = float(run[0]) - 0.5, float(run[-1]) + 0.5
+                xs += [left, right, right, left, left, None]
+                ys += [row - 0.5, row - 0.5, row + 0.5, row + 0.5, row - 0.5, None]
     return xs, ys
 
 
@@ -193,6 +204,8 @@ def step_panels(
     before_softmax = [n for n in done if STEPS[n].kind == "scores"][-1]
     for name in steps or done:
         step_title = STEPS[name].title.replace("softmax(masked_scores)", f"softmax({before_softmax})")
+        if name == "masked_scores" and trace.window is not None:
+            step_title = f"masked_scores (−inf above the diagonal and {trace.window} or more back)"
         subtitle = f"{name} {shape_text(trace, name)}{heads}"
         if name == "scaled_scores":
             subtitle += f" · d_k = {trace.queries.shape[-1]}, √d_k ≈ {trace.divisor:.4g}"
