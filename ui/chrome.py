@@ -47,6 +47,7 @@ def _make() -> dict[str, st.Page]:
     made = [
         st.Page("pages/explorer.py", title="Explorer", icon=":material/grid_on:", default=True),
         st.Page("pages/learn.py", title="Learn step by step", icon=":material/school:"),
+        st.Page("pages/modern.py", title="Modern attention", icon=":material/bolt:"),
         st.Page("pages/compare.py", title="Compare", icon=":material/compare:"),
         st.Page("pages/scaling.py", title="Scaling", icon=":material/trending_up:"),
         st.Page("pages/train.py", title="Watch it learn", icon=":material/model_training:"),

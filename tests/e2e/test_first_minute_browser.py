@@ -12,6 +12,7 @@ VIEWPORTS = {"laptop": (1366, 768), "projector": (1920, 1080), "phone": (390, 84
 PAGES = {
     "explorer": "",
     "learn": "learn",
+    "modern": "modern",
     "compare": "compare",
     "scaling": "scaling",
     "train": "train",

@@ -1,0 +1,103 @@
+"""The Modern attention page under AppTest: each question hides its answer until the learner
+predicts, each answer's numbers are the backend's for the learner's sentence, and a bad sentence
+gets a message, not a traceback."""
+
+import numpy as np
+import pytest
+
+from attention.chapter3 import ExplorerConfig
+from attention.modern import lesson
+from tests.app.conftest import figure, figures, messages, open_page
+from tests.specs import decode
+
+QUESTIONS = ("cache", "groups", "window", "rope", "online")
+
+
+@pytest.fixture
+def page():
+    return open_page("pages/modern.py")
+
+
+def markdown(at) -> str:
+    return "\n".join(m.value for m in at.markdown)
+
+
+def answered(at):
+    return at.toggle(key="modern_everything").set_value(True).run()
+
+
+def config(text="the cat sat on the mat because the cat was tired", **knobs):
+    return ExplorerConfig(
+        text=text,
+        embedding="random",
+        d_in=32,
+        d_out=32,
+        heads=8,
+        kv_groups=2,
+        seed=123,
+        variant="gqa",
+        **knobs,
+    )
+
+
+def test_every_question_hides_its_answer_until_predicted(page):
+    assert not page.exception
+    assert not figures(page) and not page.dataframe  # nothing answered yet
+    for name in QUESTIONS:
+        assert page.radio(key=f"modern_check_{name}") is not None
+    at = page.radio(key="modern_check_groups").set_value("2").run()
+    assert not at.exception
+    assert "Distinct key matrices among the 8 heads, counted in the trace: **2**" in markdown(at)
+    assert len(figures(at)) == 1  # the 8 heads' weights, the other answers still hidden
+
+
+def test_every_answer_shows_the_backends_numbers(page):
+    at = answered(page)
+    assert not at.exception and not at.error
+    assert len(figures(at)) == 5  # cache, heads, window, RoPE twice
+    text = markdown(at)
+    generation = lesson.kv_cache(config())
+    assert f"**{generation.largest_difference:.1e}**" in text
+    assert "**528** products with the cache, **4,048** without" in text  # 8 heads x sum t, sum t^2
+    assert "with a window of 4: **4 layers**" in text
+    shift = lesson.rope_shift(config(), 5)
+    assert f"with RoPE **{shift.rope_change:.1e}**" in text and shift.rope_change < 1e-5
+    assert shift.absolute_change > 0.1
+    assert "**44** numbers (T × tile) instead of **121** (T × T)" in text
+
+
+def test_the_window_slider_bands_the_weights(page):
+    at = answered(page)
+    at = at.slider(key="modern_window").set_value(2).run()
+    weights = decode(figure(at, "<b>Head 0's weights, window 2")["data"][0]["z"])
+    back = np.arange(11)[:, None] - np.arange(11)[None, :]
+    assert (weights[back >= 2] == 0).all() and (weights[(back >= 0) & (back < 2)] > 0).all()
+    assert "with a window of 2: **10 layers**" in markdown(at)
+
+
+def test_online_tiles_table_follows_the_tile_and_query(page):
+    at = answered(page)
+    at = at.slider(key="modern_tile").set_value(3).run()
+    at = at.selectbox(key="modern_q").set_value(10).run()
+    table = at.dataframe[-1].value
+    expected = lesson.online(config(tile=3), 10).tiles
+    assert list(table["keys"]) == ["0–2", "3–5", "6–8", "9–10"]
+    np.testing.assert_allclose(table["running sum l"], expected["running sum l"])
+    assert table["old sum rescaled by"].iloc[0] == 0.0  # nothing before the first tile
+
+
+@pytest.mark.parametrize(
+    "text, note",
+    [
+        ("", "example sentence"),
+        ("!!! ???", "example sentence"),
+        (" ".join(["word"] * 40), "this page uses its first 16"),
+        ("<script>alert(1)</script> **bold** $x$", None),
+    ],
+)
+def test_bad_sentences_get_a_message_not_a_traceback(page, text, note):
+    at = page.text_input(key="modern_text").set_value(text).run()
+    at = answered(at)
+    assert not at.exception
+    if note:
+        assert note in messages(at)
