@@ -45,7 +45,7 @@ def summary(config: ExplorerConfig, trace: AttentionTrace) -> None:
     parts += [plural(trace.kv_groups, "key/value head")] if trace.kv_groups is not None else []
     parts += [f"window {trace.window}"] if trace.window is not None else []
     parts += ["RoPE"] if trace.rope else []
-    parts += [f"tiles of {trace.tile_size} keys"] if trace.tile_size is not None else []
+    parts += [f"tiles of {plural(trace.tile_size, 'key')}"] if trace.tile_size is not None else []
     parts += ["generated one token at a time"] if config.variant == "kv_cache" else []
     jargon = (
         f"x {figures.shape_text(trace, 'x')} → output {figures.shape_text(trace, 'output')}: B = 1 sentence, "
@@ -59,6 +59,11 @@ def summary(config: ExplorerConfig, trace: AttentionTrace) -> None:
             f"W_query, W_key, W_value are random (seed {config.seed}), not trained: these patterns mean "
             "nothing yet. For trained heads, see Watch it learn."
         )
+        if trace.tile_size is not None:
+            weights_note += (
+                " The tile changes the order of the work and how much is held at once, not the numbers: "
+                "the T × T matrices here are the tiles side by side (Modern attention, question 5)."
+            )
     else:
         weights_note = "No trainable weights here: the scores are dot products of the embeddings themselves."
     # One row (each column is a message to every browser on every rerun): the words, the links.
@@ -163,7 +168,11 @@ def heads_view(trace: AttentionTrace) -> None:
         f"weights {figures.shape_text(trace, 'weights')}: every head, colour only. "
         "Dark = 0, yellow = 1. Pick a head in another view for its exact numbers."
     )
-    chart(figures.heads_grid(trace.weights[0].numpy()), key="heads_grid")
+    titles = None
+    if trace.kv_groups is not None:  # grouped-query: which key/value head each query head reads
+        size = trace.num_heads // trace.kv_groups
+        titles = [f"head {h} · kv {h // size}" for h in range(trace.num_heads)]
+    chart(figures.heads_grid(trace.weights[0].numpy(), titles), key="heads_grid")
 
 
 def vectors_view(trace: AttentionTrace, head: int) -> None:

@@ -24,17 +24,23 @@ DEFAULT_TEXT = "the cat sat on the mat because the cat was tired"
 
 
 def sentence() -> tuple[ExplorerConfig, list[str], bool]:
-    """The learner's sentence as a GroupedQueryAttention config (first MAX_TOKENS tokens), notes
-    on anything repaired, and whether every answer shows without predicting."""
+    """The learner's sentence as a GroupedQueryAttention config (its first MAX_TOKENS tokens; the
+    example sentence for one of a single token: a cache, a window and tiles need two), notes on
+    anything repaired, and whether every answer shows without predicting."""
     st.session_state.setdefault("modern_text", DEFAULT_TEXT)
     left, right = st.columns([3, 1], vertical_alignment="bottom")
     text = left.text_input("Your sentence", key="modern_text", on_change=_reset, help="Press Enter to apply.")
     seed = right.number_input("seed", 0, 2**32 - 1, key="modern_seed", value=123, on_change=_reset)
     everything = st.toggle("Show every answer without predicting", key="modern_everything")
     config, notes = from_values(SETTINGS | {"variant": "gqa", "text": text, "seed": seed})
+    if len(config.tokens) < 2:
+        notes.append(
+            f"{text!r} is one token; this page needs two or more. Used the example sentence instead."
+        )
+        config = replace(config, text=DEFAULT_TEXT)
     short = first_tokens(config, MAX_TOKENS)
     if short is not config:
-        notes.append(f"The sentence has {len(config.tokens)} tokens; this page uses its first {MAX_TOKENS}.")
+        st.info(f"Your sentence has {len(config.tokens)} tokens; this page uses its first {MAX_TOKENS}.")
     return short, notes, everything
 
 
@@ -51,6 +57,11 @@ def explorer_link(config: ExplorerConfig, label: str) -> None:
 
 def _width() -> int:
     return 360 if narrow() else 560
+
+
+def _table(frame, **options) -> None:
+    """Every row in sight (at most MAX_TOKENS + 1): the last one is often the answer."""
+    st.dataframe(frame, height=36 * (len(frame) + 1) + 3, **options)
 
 
 def _matrix(config: ExplorerConfig, z, name: str, title: str, subtitle: str, key: str, mask=None) -> None:
@@ -70,12 +81,17 @@ def kv_cache(config: ExplorerConfig, everything: bool) -> None:
         "step; **with a KV cache** (the book's `ch04/03_kv-cache`) it computes only the new token's, keeps "
         "the keys and values, and adds **one row** of scores."
     )
+    last = config.tokens.texts[-1]
     if not predict(
         "modern_check_cache",
-        f"Generating token {n} (the last of your sentence) with a KV cache: how many query · key products "
-        "does one head compute at that step?",
-        [f"{n}: the new query against every cached key", f"{n * n}: the whole {n} × {n} matrix", "1"],
-        f"{n}: the new query against every cached key",
+        f"Step {n - 1} generates the last token, {last!r}, with {n - 1} tokens before it. With a KV cache, "
+        "how many query · key products does one head compute at that step?",
+        [
+            f"{n}: its query against every key so far, its own included",
+            f"{n * n}: the whole {n} × {n} matrix",
+            "1",
+        ],
+        f"{n}: its query against every key so far, its own included",
         f"One new query row against the {n} keys so far: O(T) work per token, not O(T²). The price is "
         "memory: the cache keeps every key and value.",
         everything,
@@ -97,15 +113,14 @@ def kv_cache(config: ExplorerConfig, everything: bool) -> None:
         "modern_cache_weights",
         mask=later,
     )
-    st.dataframe(generation.table, hide_index=True, width="stretch")
+    _table(generation.table, hide_index=True, width="stretch")
     total_cache = int(generation.table["q·k products, all heads, cache"].sum())
     total_none = int(generation.table["q·k products, all heads, no cache"].sum())
     st.markdown(
         f"Over the whole sentence: **{total_cache:,}** products with the cache, **{total_none:,}** without "
         f"({total_none / total_cache:.1f}×). Every step's weights equal row t of chapter 3's full causal "
         f"`MultiHeadAttention` with the same weights: largest difference "
-        f"**{generation.largest_difference:.1e}**. The time per token is measured by "
-        "`python -m benchmarks.modern`."
+        f"**{generation.largest_difference:.1e}**."
     )
     explorer_link(cached, "Open the KV cache in the Explorer")
 
@@ -133,8 +148,7 @@ def grouped(config: ExplorerConfig, everything: bool) -> None:
     ):
         return
     trace = cached_trace(config)
-    table = lesson.head_groups(heads, groups).set_index("query head").T
-    st.dataframe(table, width="stretch")
+    st.dataframe(lesson.head_groups(heads, groups), width="stretch")
     size = heads // groups
     titles = [f"head {h} · kv {h // size}" for h in range(heads)]
     chart(
@@ -181,7 +195,7 @@ def window(config: ExplorerConfig, everything: bool) -> None:
         trace.weights[0, 0].numpy(),
         "weights",
         f"Head 0's weights, window {size}",
-        "hatched: masked (later, or window or more back)",
+        f"hatched: masked (later, or {size} or more back)",
         "modern_window_weights",
         mask=trace.mask.numpy(),
     )
@@ -235,7 +249,7 @@ def rope(config: ExplorerConfig, everything: bool) -> None:
             result.rope_shifted,
             "scores",
             f"RoPE, positions from {shift}",
-            "the same",
+            f"the same queries · keys, each {shift} positions later",
             "modern_rope_s",
         )
     st.markdown(
@@ -278,7 +292,7 @@ def online(config: ExplorerConfig, everything: bool) -> None:
         "Query token", range(n), index=n - 1, format_func=labels.__getitem__, key="modern_q"
     )
     result = lesson.online(replace(config, tile=tile), query)
-    st.dataframe(result.tiles, hide_index=True, width="stretch")
+    _table(result.tiles, hide_index=True, width="stretch")
     st.markdown(
         f"Head 0's output, online against chapter 3's plain softmax (same weights): largest difference "
         f"**{result.largest_difference:.1e}**. The largest block of scores held at once: "

@@ -210,7 +210,8 @@ def _check_combination(config: ExplorerConfig) -> None:
     if c["rope"] and (c["d_out"] // c["heads"]) % 2:
         raise ConfigError(
             f"RoPE turns each query's and key's coordinates in pairs, so head_dim = d_out / heads must be "
-            f"even; it is {c['d_out']} / {c['heads']} = {c['d_out'] // c['heads']}.",
+            f"even; it is {c['d_out']} / {c['heads']} = {c['d_out'] // c['heads']}: set d_out to "
+            f"{c['heads'] * (c['d_out'] // c['heads'] + 1)} for RoPE.",
             "rope",
         )
     if c["window"] is not None and not c["causal"]:

@@ -79,11 +79,11 @@ def kv_cache(config: ExplorerConfig) -> Generation:
 
 
 def head_groups(heads: int, kv_groups: int) -> pd.DataFrame:
-    """Which key/value head each query head reads (llama3.py's repeat_interleave: neighbours share)."""
+    """Which key/value head each query head reads (llama3.py's repeat_interleave: neighbours
+    share), one column per query head."""
     size = heads // kv_groups
-    return pd.DataFrame(
-        {"query head": range(heads), "reads key/value head": [h // size for h in range(heads)]}
-    )
+    reads = [[h // size for h in range(heads)]]
+    return pd.DataFrame(reads, index=["reads key/value head"], columns=[f"head {h}" for h in range(heads)])
 
 
 def distinct_keys(trace: AttentionTrace) -> int:
@@ -203,19 +203,21 @@ def online(config: ExplorerConfig, query: int) -> Online:
     q, k, v = (getattr(trace, n)[:, :1] for n in ("queries", "keys", "values"))  # head 0, (1, 1, T, d)
     output, tiles = online_attention(q, k, v, tile, trace.mask)
     rows, previous = [], -math.inf
-    for t in tiles:
-        m = float(t.running_max[0, 0, query, 0])
+    for t in tiles:  # as text: a tile the mask hides, and the first tile's rescale, are words
+        m, largest = float(t.running_max[0, 0, query, 0]), float(t.scores[0, 0, query].max())
         rows.append(
             {
-                "keys": f"{t.start}–{t.stop - 1}",
-                "largest score in the tile": float(t.scores[0, 0, query].max()),
-                "running max m": m,
-                "old sum rescaled by": math.exp(previous - m) if math.isfinite(m) else math.nan,
-                "running sum l": float(t.running_sum[0, 0, query, 0]),
-                "output so far (first value)": float(t.partial[0, 0, query, 0]),
+                "keys": f"{t.start}–{t.stop - 1}" if t.stop - t.start > 1 else str(t.start),
+                "largest score in the tile": f"{largest:.4f}" if math.isfinite(largest) else "all masked",
+                "running max m": f"{m:.4f}",
+                "old sum rescaled by": "— (none yet)"
+                if previous == -math.inf
+                else f"{math.exp(previous - m):.4f}",
+                "running sum l": f"{float(t.running_sum[0, 0, query, 0]):.4f}",
+                "output so far (acc / l), first coordinate": f"{float(t.partial[0, 0, query, 0]):.4f}",
             }
         )
-        previous = m if math.isfinite(m) else previous
+        previous = m
     num_tokens = trace.num_tokens
     return Online(
         pd.DataFrame(rows),

@@ -82,8 +82,12 @@ def test_online_tiles_table_follows_the_tile_and_query(page):
     table = at.dataframe[-1].value
     expected = lesson.online(config(tile=3), 10).tiles
     assert list(table["keys"]) == ["0–2", "3–5", "6–8", "9–10"]
-    np.testing.assert_allclose(table["running sum l"], expected["running sum l"])
-    assert table["old sum rescaled by"].iloc[0] == 0.0  # nothing before the first tile
+    assert list(table["running sum l"]) == list(expected["running sum l"])
+    assert table["old sum rescaled by"].iloc[0] == "— (none yet)"  # nothing before the first tile
+    rescaled = [float(v) for v in table["old sum rescaled by"].iloc[1:]]
+    assert all(0 < v <= 1 for v in rescaled)  # exp(m_old - m_new): a new maximum shrinks the sum
+    at = at.selectbox(key="modern_q").set_value(0).run()  # the first query: later tiles all masked
+    assert list(at.dataframe[-1].value["largest score in the tile"])[1:] == ["all masked"] * 3
 
 
 @pytest.mark.parametrize(
@@ -91,7 +95,8 @@ def test_online_tiles_table_follows_the_tile_and_query(page):
     [
         ("", "example sentence"),
         ("!!! ???", "example sentence"),
-        (" ".join(["word"] * 40), "this page uses its first 16"),
+        ("hello", "is one token; this page needs two or more"),
+        (" ".join(["word"] * 40), None),
         ("<script>alert(1)</script> **bold** $x$", None),
     ],
 )
@@ -101,3 +106,9 @@ def test_bad_sentences_get_a_message_not_a_traceback(page, text, note):
     assert not at.exception
     if note:
         assert note in messages(at)
+    assert len(figures(at)) == 5  # every answer drawn
+
+
+def test_a_long_sentence_is_cut_with_a_word_not_a_warning(page):
+    at = answered(page.text_input(key="modern_text").set_value(" ".join(["word"] * 40)).run())
+    assert "this page uses its first 16" in at.info[0].value and not at.warning

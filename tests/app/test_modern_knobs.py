@@ -2,10 +2,12 @@
 RoPE; the online softmax's tile; the KV cache) under AppTest: each changes the computation, each
 bad value (a window of 0, groups that do not divide the heads) gets a message and a repair."""
 
+import json
+
 import numpy as np
 import pytest
 
-from tests.app.conftest import messages, open_page, session, step, url_params
+from tests.app.conftest import figures, messages, open_page, session, step, url_params
 from tests.app.test_compare import comparison, headline, pick
 from tests.app.test_explorer import set_value, weights, widget
 
@@ -109,3 +111,17 @@ def test_compare_repairs_groups_that_do_not_divide_the_heads():
     at = at.number_input(key="cmp_b_kv_groups").set_value(3).run()
     assert not at.exception
     assert "Used kv_groups=2" in messages(at)
+
+
+def test_all_heads_view_names_each_heads_key_value_head():
+    at = gqa(kv_groups="2", view="heads")
+    assert not at.exception
+    grid = json.dumps(figures(at), ensure_ascii=False)
+    assert "head 1 · kv 0" in grid and "head 2 · kv 1" in grid
+
+
+def test_online_softmax_says_the_tile_changes_the_work_not_the_numbers():
+    at = session(variant="online", d_out="4", heads="2", tile="1").run()
+    captions = " ".join(c.value for c in at.caption)
+    assert "not the numbers" in captions
+    assert "tiles of 1 key ·" in " ".join(m.value for m in at.markdown)
