@@ -168,6 +168,8 @@ def step_figure(
     longest = max(len(html.unescape(label)) for label in shown)
     upright = longest * 8 > plot_px / len(shown)
     ticks_px = 8 * longest + 10 if upright else 22
+    # a narrow chart's centred "keys" title would sit on the subtitle's line: room for both
+    ticks_px += 14 if width_px < 700 else 0
     height = int(min(760, max(260, (58 if numbers else 26) * n + 60, 100 + 26 * n)))
     keys = position_axis(labels, "keys (looked at) →") | {
         "side": "top",
