@@ -39,6 +39,16 @@ class Example:
     input: dict = field(default_factory=dict)  # its own input for both sides, else the Explorer's
 
 
+_GQA = {
+    "variant": "gqa",
+    "d_out": 8,
+    "heads": 2,
+    "kv_groups": 2,
+    "window": None,
+    "rope": False,
+    "causal": True,
+}
+_WIDE = {"embedding": "random", "d_in": 8}  # the book's 3 dimensions barely tell these apart
 EXAMPLES = {
     "causal mask off vs on": Example(
         {"variant": "mha", "causal": False}, {"variant": "mha", "causal": True}, "weights"
@@ -55,25 +65,13 @@ EXAMPLES = {
     "dropout off vs 0.5": Example(
         {"variant": "mha", "dropout": 0.0}, {"variant": "mha", "dropout": 0.5}, "dropped_weights"
     ),
-    # today's attention (GroupedQueryAttention): one knob apart, the same seed and weights' shapes
+    # today's attention (GroupedQueryAttention): one knob apart, every other one pinned (not the
+    # Explorer's: a RoPE already on there would leave "no RoPE vs RoPE" nothing to show)
     "4 key/value groups vs 2": Example(
-        {"variant": "gqa", "d_out": 8, "heads": 4, "kv_groups": 4},
-        {"variant": "gqa", "d_out": 8, "heads": 4, "kv_groups": 2},
-        "weights",
-        {"embedding": "random", "d_in": 8},
+        _GQA | {"heads": 4, "kv_groups": 4}, _GQA | {"heads": 4, "kv_groups": 2}, "weights", _WIDE
     ),
-    "causal vs window of 3": Example(
-        {"variant": "gqa", "d_out": 8, "heads": 2, "kv_groups": 2},
-        {"variant": "gqa", "d_out": 8, "heads": 2, "kv_groups": 2, "window": 3},
-        "weights",
-        {"embedding": "random", "d_in": 8},
-    ),
-    "no RoPE vs RoPE": Example(
-        {"variant": "gqa", "d_out": 8, "heads": 2, "kv_groups": 2},
-        {"variant": "gqa", "d_out": 8, "heads": 2, "kv_groups": 2, "rope": True},
-        "scores",
-        {"embedding": "random", "d_in": 8},
-    ),
+    "causal vs window of 3": Example(_GQA, _GQA | {"window": 3}, "weights", _WIDE),
+    "no RoPE vs RoPE": Example(_GQA, _GQA | {"rope": True}, "scores", _WIDE),
 }
 
 
@@ -125,8 +123,14 @@ def side(name: str, text: str) -> tuple[ExplorerConfig, list[str]]:
     if variant.has("kv_groups"):
         g1, g2, g3 = st.columns([1, 1, 1], vertical_alignment="bottom")
         g1.number_input("key/value groups", 1, MAX_HEADS, key=f"cmp_{name}_kv_groups")
-        g2.number_input(
-            "window", 1, MAX_WINDOW, key=f"cmp_{name}_window", placeholder="none", help="Empty: no window."
+        g2.number_input(  # value=None: a box that can be emptied again
+            "window",
+            1,
+            MAX_WINDOW,
+            value=None,
+            key=f"cmp_{name}_window",
+            placeholder="none",
+            help="Tokens a query sees, itself included. Empty: no window.",
         )
         g3.checkbox("RoPE", key=f"cmp_{name}_rope")
     shared = to_query_params(explorer_settings())

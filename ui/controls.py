@@ -314,6 +314,7 @@ def _modern_knobs(config: ExplorerConfig, knob) -> None:
             "sliding window",
             key="w_window_on",
             on_change=_window_switched,
+            disabled=not s.get("w_causal", True),  # a window limits how far back: the causal mask first
             help="Mistral, Gemma: a query sees only itself and the window - 1 tokens before it.",
         )
         if s.get("w_window") is not None:

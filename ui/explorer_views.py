@@ -59,6 +59,11 @@ def summary(config: ExplorerConfig, trace: AttentionTrace) -> None:
             f"W_query, W_key, W_value are random (seed {config.seed}), not trained: these patterns mean "
             "nothing yet. For trained heads, see Watch it learn."
         )
+        if config.variant == "kv_cache":
+            weights_note += (
+                " Generated one token at a time: each step computed one row of scores against the keys "
+                "cached so far; the cells after it were never computed (blank in scores)."
+            )
         if trace.tile_size is not None:
             weights_note += (
                 " The tile changes the order of the work and how much is held at once, not the numbers: "

@@ -33,6 +33,8 @@ def sentence() -> tuple[ExplorerConfig, list[str], bool]:
     seed = right.number_input("seed", 0, 2**32 - 1, key="modern_seed", value=123, on_change=_reset)
     everything = st.toggle("Show every answer without predicting", key="modern_everything")
     config, notes = from_values(SETTINGS | {"variant": "gqa", "text": text, "seed": seed})
+    if config.embedding != "random":  # an unusable sentence was repaired to the book's, vectors and all
+        config = replace(config, embedding="random", d_in=SETTINGS["d_in"], matrix=None)
     if len(config.tokens) < 2:
         notes.append(
             f"{text!r} is one token; this page needs two or more. Used the example sentence instead."

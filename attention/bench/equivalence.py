@@ -182,18 +182,18 @@ IMPLEMENTATIONS = {
         _variant("causal", "1 head, mask", _causal),
         _variant("wrapper", "H heads concatenated, mask", _wrapper),
         _variant("mha", "H heads, mask, out_proj", _mha),
-        _variant("gqa", "H query heads, H / 2 key/value heads, mask, out_proj", grouped),
+        _variant("gqa", "H query heads sharing key/value heads (2 each for even H), mask, out_proj", grouped),
         Implementation(
             "swa",
-            f"GroupedQueryAttention, window {SCALING_WINDOW}",
-            f"as gqa, each query sees {SCALING_WINDOW} keys",
+            f"GroupedQueryAttention, window ≤ {SCALING_WINDOW}",
+            f"as gqa, each query sees T / 2 keys, {SCALING_WINDOW} at most",
             True,
             True,
             True,
-            f"GQA, sliding window {SCALING_WINDOW}",
+            f"GQA, sliding window ≤ {SCALING_WINDOW}",
             windowed,
         ),
-        _variant("online", f"H heads, mask, out_proj, {SCALING_TILE} keys at a time", online),
+        _variant("online", f"H heads, mask, out_proj, T / 3 keys at a time ({SCALING_TILE} at most)", online),
         _torch(
             "torch_mha", "torch.nn.MultiheadAttention", _torch_mha, square_only="its query width is embed_dim"
         ),

@@ -8,11 +8,24 @@ import torch
 from attention.bench.reference import Built, Weights, assign, full_expected, reference
 from attention.modern import GroupedQueryAttention, OnlineSoftmaxAttention, sliding_window_mask
 
-SCALING_WINDOW, SCALING_TILE = 64, 64  # a sliding window and a tile of keys, in tokens
+SCALING_WINDOW, SCALING_TILE = 64, 64  # at most: a sliding window and a tile of keys, in tokens
 
 
 def _groups(heads: int) -> int:
-    return max(1, heads // 2)  # two query heads per key/value head (Llama 3 70B has eight)
+    """Key/value heads for `heads` query heads: the most that still share (two query heads per
+    key/value head where heads is even; Llama 3 70B has eight), 1 (multi-query) for an odd prime."""
+    return max([g for g in range(1, heads // 2 + 1) if heads % g == 0], default=1)
+
+
+def window_for(t: int) -> int:
+    """The window over t tokens: half of them up to SCALING_WINDOW, so that it hides some keys of
+    a 6-token sentence as of a 2,048-token sweep."""
+    return min(SCALING_WINDOW, max(1, t // 2))
+
+
+def tile_for(t: int) -> int:
+    """Keys per tile over t tokens: a third up to SCALING_TILE (several tiles at any length)."""
+    return min(SCALING_TILE, max(1, t // 3))
 
 
 def grouped(w: Weights, heads: int, causal: bool, t: int, device: str, window: int | None = None) -> Built:
@@ -45,12 +58,12 @@ def grouped(w: Weights, heads: int, causal: bool, t: int, device: str, window: i
 
 
 def windowed(w: Weights, heads: int, causal: bool, t: int, device: str) -> Built:
-    return grouped(w, heads, causal, t, device, window=SCALING_WINDOW)
+    return grouped(w, heads, causal, t, device, window=window_for(t))
 
 
 def online(w: Weights, heads: int, causal: bool, t: int, device: str) -> Built:
     d_out, d_in = w.wq.shape
-    module = OnlineSoftmaxAttention(d_in, d_out, t, 0.0, heads, causal=causal, tile_size=SCALING_TILE)
+    module = OnlineSoftmaxAttention(d_in, d_out, t, 0.0, heads, causal=causal, tile_size=tile_for(t))
     assign(module.W_query, w.wq), assign(module.W_key, w.wk), assign(module.W_value, w.wv)
     assign(module.out_proj, w.wo, w.bo)
     return Built(module.to(device), full_expected(w, heads, causal))

@@ -87,11 +87,17 @@ class ExplorerConfig:
                 raise ConfigError(
                     f"window={self.window!r} must be a whole number (or None: no window)", "window"
                 )
-            if not 1 <= self.window <= MAX_WINDOW:
+            if self.window < 1:
                 raise ConfigError(
                     f"window={self.window} is out of range: a window holds the query itself and the keys "
                     f"before it, 1..{MAX_WINDOW} tokens (a window of 0 would leave a query nothing to "
                     "look at).",
+                    "window",
+                )
+            if self.window > MAX_WINDOW:
+                raise ConfigError(
+                    f"window={self.window} is over the limit of {MAX_WINDOW} tokens (a window as long as the "
+                    "sentence is the causal mask itself).",
                     "window",
                 )
         if len(self.text) > MAX_TEXT_CHARS:
@@ -171,7 +177,7 @@ class ExplorerConfig:
             "bias": False,
             "train": False,
         }
-        values |= {knob: neutral[knob] for knob in KNOBS if not self.has(knob)}
+        values |= {knob: neutral[knob] for knob in KNOBS if not self.has(knob)} | dict(self.spec.fixed)
         values["dropout"] = float(values["dropout"])
         matrix = self.matrix if self.embedding == "custom" else None
         values["matrix"] = None if matrix is None else tuple(tuple(float(v) for v in row) for row in matrix)
@@ -210,8 +216,12 @@ def _check_combination(config: ExplorerConfig) -> None:
     if c["rope"] and (c["d_out"] // c["heads"]) % 2:
         raise ConfigError(
             f"RoPE turns each query's and key's coordinates in pairs, so head_dim = d_out / heads must be "
-            f"even; it is {c['d_out']} / {c['heads']} = {c['d_out'] // c['heads']}: set d_out to "
-            f"{c['heads'] * (c['d_out'] // c['heads'] + 1)} for RoPE.",
+            f"even; it is {c['d_out']} / {c['heads']} = {c['d_out'] // c['heads']}: "
+            + (
+                f"set d_out to {even} for RoPE."
+                if (even := c["heads"] * (c["d_out"] // c["heads"] + 1)) <= MAX_D_OUT
+                else "use fewer heads for RoPE."
+            ),
             "rope",
         )
     if c["window"] is not None and not c["causal"]:

@@ -104,6 +104,11 @@ def from_values(raw: Mapping[str, object]) -> tuple[ExplorerConfig, list[str]]:
         else:
             typed[key] = parsed
 
+    variant = VARIANTS[typed["variant"]]
+    for knob in KNOBS:  # a knob the variant lacks is not checked further: it computes nothing
+        if knob in values and not variant.has(knob) and typed[knob] != getattr(default, knob):
+            notes.append(f"{knob} does not apply to {variant.cls.__name__}; ignored it.")
+            typed[knob] = getattr(default, knob)
     # Clamp the numeric knobs into range, then fix combinations one at a time.
     for name, (low, high) in RANGES.items():
         if not low <= typed[name] <= high:
@@ -116,10 +121,6 @@ def from_values(raw: Mapping[str, object]) -> tuple[ExplorerConfig, list[str]]:
     if len(typed["text"]) > MAX_TEXT_CHARS:
         notes.append(f"The text had {len(typed['text']):,} characters; kept the first {MAX_TEXT_CHARS:,}.")
         typed["text"] = typed["text"][:MAX_TEXT_CHARS]
-    variant = VARIANTS[typed["variant"]]
-    for knob in KNOBS:
-        if knob in values and not variant.has(knob) and typed[knob] != getattr(default, knob):
-            notes.append(f"{knob} does not apply to {variant.cls.__name__}; ignored it.")
     if "embedding" not in values and typed["embedding"] == "book" and _own_text(typed):
         typed["embedding"] = "random"  # the learner's own sentence: the seeded embedding, quietly
     if "d_in" in values and typed["embedding"] != "random":

@@ -63,6 +63,7 @@ class Variant:
     trace: Callable[..., Any] = lambda m, c, x, generator=None: m.trace(x, generator=generator)
     # (config, context_length) -> the snippet's lines that compute `out` from `x`
     code: Callable[[Any, int], list[str]] | None = None
+    fixed: tuple[tuple[str, Any], ...] = ()  # knobs it lacks that are not at their neutral value
 
     def build(self, config, context_length: int) -> nn.Module:
         return self.cls(**self.arguments(config, context_length))
@@ -104,18 +105,21 @@ _MASKED = frozenset({"d_out", "dropout", "causal", "bias", "train"})
 # --- today's attention (attention.modern): what forward takes besides x -----------------------
 
 
-def _gqa_inputs(c, t: int) -> dict:
+def _gqa_inputs(c, x: torch.Tensor) -> dict:
     """GroupedQueryAttention's mask (causal, with the window if any; None: no mask) and RoPE's cos
-    and sin (None: no rotation), for t tokens."""
-    mask = masks.sliding_window_mask(t, window=c.window) if c.causal else None
+    and sin (None: no rotation), for x's tokens, on x's device."""
+    t = x.shape[1]
+    mask = masks.sliding_window_mask(t, window=c.window, device=x.device) if c.causal else None
     cos, sin = rope.compute_rope_params(c.d_out // c.heads, context_length=t) if c.rope else (None, None)
+    cos, sin = (None, None) if cos is None else (cos.to(x.device), sin.to(x.device))
     return {"mask": mask, "cos": cos, "sin": sin}
 
 
 def _gqa_call(m, c, x):
-    t = x.shape[1]
-    inputs = _gqa_inputs(c, t)
-    mask = inputs["mask"] if inputs["mask"] is not None else torch.zeros(t, t, dtype=torch.bool)
+    inputs = _gqa_inputs(c, x)
+    mask = inputs["mask"]
+    if mask is None:  # forward always takes a mask: one that hides nothing
+        mask = torch.zeros(x.shape[1], x.shape[1], dtype=torch.bool, device=x.device)
     return m(x, mask, inputs["cos"], inputs["sin"])
 
 
@@ -253,7 +257,7 @@ VARIANTS: dict[str, Variant] = {
             splits_d_out=True,
             builds_on=(rope.compute_rope_params, rope.apply_rope),
             call=_gqa_call,
-            trace=lambda m, c, x, generator=None: m.trace(x, **_gqa_inputs(c, x.shape[1]), window=c.window),
+            trace=lambda m, c, x, generator=None: m.trace(x, **_gqa_inputs(c, x), window=c.window),
             code=_gqa_code,
         ),
         Variant(
@@ -276,6 +280,7 @@ VARIANTS: dict[str, Variant] = {
             head_dim=lambda c: c.d_out // c.heads,
             splits_d_out=True,
             builds_on=(masks.sliding_window_mask,),
+            fixed=(("causal", True),),  # one token at a time sees only the tokens before it
             call=lambda m, c, x: kv_cache.generate(m, x),
             trace=lambda m, c, x, generator=None: kv_cache.generation_trace(m, x)[0],
             code=lambda c, t: _ONE_AT_A_TIME,

@@ -77,6 +77,8 @@ class OnlineSoftmaxAttention(MultiHeadAttention):
         self, d_in, d_out, context_length, dropout, num_heads, qkv_bias=False, *, causal=True, tile_size=4
     ):
         super().__init__(d_in, d_out, context_length, dropout, num_heads, qkv_bias, causal=causal)
+        if dropout:
+            raise ValueError(f"the online softmax here has no dropout, got {dropout}")
         if tile_size < 1:
             raise ValueError(f"a tile holds at least one key, got {tile_size}")
         self.tile_size = tile_size

@@ -112,3 +112,10 @@ def test_bad_sentences_get_a_message_not_a_traceback(page, text, note):
 def test_a_long_sentence_is_cut_with_a_word_not_a_warning(page):
     at = answered(page.text_input(key="modern_text").set_value(" ".join(["word"] * 40)).run())
     assert "this page uses its first 16" in at.info[0].value and not at.warning
+
+
+def test_an_unusable_sentence_keeps_the_pages_embedding(page):
+    at = answered(page.text_input(key="modern_text").set_value("!!!").run())
+    table = next(d.value for d in at.dataframe if "new token" in d.value.columns)
+    assert list(table["new token"]) == ["Your", "journey", "starts", "with", "one", "step"]
+    assert "Distinct key matrices among the 8 heads, counted in the trace: **2**" in markdown(at)

@@ -125,3 +125,34 @@ def test_online_softmax_says_the_tile_changes_the_work_not_the_numbers():
     captions = " ".join(c.value for c in at.caption)
     assert "not the numbers" in captions
     assert "tiles of 1 key ·" in " ".join(m.value for m in at.markdown)
+
+
+def test_compare_gqa_examples_pin_their_knobs_whatever_the_explorer_has():
+    """An Explorer already on RoPE without the causal mask: the examples still differ in one knob."""
+    at = session(variant="gqa", d_out="8", heads="2", kv_groups="2", rope="1", causal="0").run()
+    at.switch_page("pages/compare.py")
+    at = at.run()
+    for example in ("no RoPE vs RoPE", "causal vs window of 3"):
+        at = pick(at, example)
+        assert not at.exception and "identical" not in headline(at), example
+        assert at.session_state["cmp_a_causal"] and at.session_state["cmp_b_causal"]
+
+
+def test_compare_window_box_can_be_emptied_again():
+    at = pick(open_page("pages/compare.py"), "causal vs window of 3")
+    box = at.number_input(key="cmp_b_window")
+    assert box.value == 3
+    at = box.set_value(None).run()
+    assert not at.exception and "identical" in headline(at)  # no window: both sides causal alone
+
+
+def test_kv_cache_shows_its_mask_as_on():
+    at = session(variant="kv_cache", d_out="4", heads="2").run()
+    causal = at.checkbox(key="na_causal")
+    assert causal.value is True and causal.disabled
+    assert "never computed" in " ".join(c.value for c in at.caption)
+
+
+def test_window_toggle_waits_for_the_causal_mask():
+    at = gqa(causal="0")
+    assert widget(at, "w_window_on").disabled

@@ -77,3 +77,16 @@ def test_the_implementations_fields_say_what_each_computes():
             assert loaded.trace(x).num_heads == (2 if implementation.multi_head else 1)
         assert (loaded.parameters == 0) == (implementation.function or key == "simplified")
         assert bool(implementation.square_only) == (bench.applicable(key, 8, 4) is not None)
+
+
+@pytest.mark.parametrize("heads", [1, 2, 5, 10])
+def test_todays_rows_for_every_head_count_and_a_window_that_hides_keys(heads):
+    """GQA takes the most key/value heads that still share (an odd count: a divisor, or 1); on a
+    short sentence the window and the tiles still cut (half the tokens, a third)."""
+    x = bench.embedding_input(6, 10)
+    table = bench.equivalence_table(x, 10, heads, devices=["cpu"], min_seconds=1e-4)
+    rows = table.set_index("variant")
+    assert (rows.loc[["gqa", "swa", "online"], "max |diff|"] < 1e-5).all()
+    w = bench.Weights.draw(10, 10, heads, seed=123)
+    gqa, swa = bench.load("gqa", w, heads, True, 6), bench.load("swa", w, heads, True, 6)
+    assert not torch.allclose(gqa.forward(x), swa.forward(x))  # a window of 3 over 6 tokens

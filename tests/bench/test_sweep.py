@@ -121,4 +121,4 @@ def test_todays_variants_in_the_sweep_online_softmax_holds_less():
     peak = {r["variant"]: r["peak_bytes"] for r in rows}
     assert set(peak) == {"mha", "gqa", "swa", "online"} and all(r["ms"] > 0 for r in rows)
     attention_matrix = 4 * 2048 * 2048 * 4  # H·T²·4 bytes: 64 MiB (measured: mha 196, online 16-26)
-    assert peak["mha"] > attention_matrix and peak["online"] < attention_matrix / 2, peak
+    assert peak["mha"] > attention_matrix and peak["online"] < peak["mha"] / 4, peak
