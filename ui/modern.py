@@ -293,7 +293,22 @@ def online(config: ExplorerConfig, everything: bool) -> None:
     query = right.selectbox(
         "Query token", range(n), index=n - 1, format_func=labels.__getitem__, key="modern_q"
     )
-    result = lesson.online(replace(config, tile=tile), query)
+    tiled = replace(config, variant="online", tile=tile)
+    result = lesson.online(tiled, query)
+    trace = cached_trace(tiled)
+    panel = StepPanel(
+        "weights",
+        trace.weights[0, 0].numpy(),
+        f"Head 0's weights, keys in tiles of {tile}",
+        "exp(score − m) / l with the last tile's m and l; white lines: where a tile ends",
+        mask=trace.mask.numpy(),
+    )
+    figure = step_figure(
+        list(config.tokens.texts), panel, numbers=n <= 12 and not narrow(), width_px=_width()
+    )
+    for edge in range(tile, n, tile):
+        figure.add_vline(x=edge - 0.5, line={"color": "white", "width": 3})
+    chart(figure, key="modern_tiles")
     _table(result.tiles, hide_index=True, width="stretch")
     st.markdown(
         f"Head 0's output, online against chapter 3's plain softmax (same weights): largest difference "

@@ -54,7 +54,7 @@ def test_every_question_hides_its_answer_until_predicted(page):
 def test_every_answer_shows_the_backends_numbers(page):
     at = answered(page)
     assert not at.exception and not at.error
-    assert len(figures(at)) == 5  # cache, heads, window, RoPE twice
+    assert len(figures(at)) == 6  # cache, heads, window, RoPE twice, tiles
     text = markdown(at)
     generation = lesson.kv_cache(config())
     assert f"**{generation.largest_difference:.1e}**" in text
@@ -106,7 +106,7 @@ def test_bad_sentences_get_a_message_not_a_traceback(page, text, note):
     assert not at.exception
     if note:
         assert note in messages(at)
-    assert len(figures(at)) == 5  # every answer drawn
+    assert len(figures(at)) == 6  # every answer drawn
 
 
 def test_a_long_sentence_is_cut_with_a_word_not_a_warning(page):
@@ -119,3 +119,13 @@ def test_an_unusable_sentence_keeps_the_pages_embedding(page):
     table = next(d.value for d in at.dataframe if "new token" in d.value.columns)
     assert list(table["new token"]) == ["Your", "journey", "starts", "with", "one", "step"]
     assert "Distinct key matrices among the 8 heads, counted in the trace: **2**" in markdown(at)
+
+
+def test_tiles_drawn_as_lines_on_the_weights(page):
+    at = answered(page).slider(key="modern_tile").set_value(3).run()
+    tiles = figure(at, "<b>Head 0's weights, keys in tiles of 3")
+    lines = [shape["x0"] for shape in tiles["layout"]["shapes"]]
+    assert lines == [2.5, 5.5, 8.5]  # 11 keys: 0-2, 3-5, 6-8, 9-10
+    online = decode(tiles["data"][0]["z"])
+    plain = lesson.kv_cache(config()).full.weights[0, 0].numpy()  # chapter 3's causal weights
+    np.testing.assert_allclose(online, plain, atol=1e-6)
