@@ -111,7 +111,7 @@ def kv_cache(config: ExplorerConfig, everything: bool) -> None:
         weights,
         "weights",
         f"Head 0's weights after step {step}",
-        f"row t came from step t alone: 1 query × {step + 1} cached keys; hatched: not computed",
+        f"row t: step t alone, 1 query × {step + 1} keys · hatched: not computed",
         "modern_cache_weights",
         mask=later,
     )
