@@ -14,8 +14,8 @@ from dataclasses import dataclass, replace
 
 import torch
 
-from attention.chapter3.modules import MultiHeadAttention, assemble_trace, attention_scores
-from attention.chapter3.trace import AttentionSteps, AttentionTrace
+from attention.chapter3.modules import MultiHeadAttention, assemble_trace, attend
+from attention.chapter3.trace import AttentionTrace
 
 
 @dataclass(frozen=True)
@@ -104,24 +104,11 @@ class OnlineSoftmaxAttention(MultiHeadAttention):
         b, num_tokens, _ = x.shape
         queries, keys, values, mask = self._heads(x)
         context, tiles = online_attention(queries, keys, values, self.tile_size, mask)
-        scores = attention_scores(queries, keys)  # (B, H, T, T): the tiles' products, side by side
-        masked = torch.cat([tile.scores for tile in tiles], dim=-1)  # (B, H, T, T)
+        masked = torch.cat([tile.scores for tile in tiles], dim=-1)  # (B, H, T, T): the tiles side by side
         weights = torch.exp(masked - tiles[-1].running_max) / tiles[-1].running_sum
-        steps = AttentionSteps(
-            queries=queries,
-            keys=keys,
-            values=values,
-            scores=scores,
-            scaled_scores=scores / self.head_dim**0.5,
-            mask=mask,
-            masked_scores=masked,
-            weights=weights,
-            dropout_mask=None,
-            dropped_weights=weights,
-            context=context,
-            divisor=self.head_dim**0.5,
-            dropout=0.0,
-            scaled=True,
+        plain = attend(queries, keys, values, divisor=self.head_dim**0.5, mask=mask)  # its scores, to show
+        steps = replace(
+            plain, masked_scores=masked, weights=weights, dropped_weights=weights, context=context
         )
         output = self.out_proj(context.transpose(1, 2).contiguous().view(b, num_tokens, self.d_out))
         return replace(assemble_trace(self, x, steps, output), tile_size=self.tile_size)
