@@ -156,3 +156,13 @@ def test_kv_cache_shows_its_mask_as_on():
 def test_window_toggle_waits_for_the_causal_mask():
     at = gqa(causal="0")
     assert widget(at, "w_window_on").disabled
+
+
+def test_the_llama_example_sets_grouped_query_attention_with_rope():
+    at = session().run()
+    name = "the cat sat on the mat (Llama 3's attention, small)"
+    at = at.selectbox(key="w_preset").set_value(name).run()
+    assert not at.exception
+    summary = " ".join(m.value for m in at.markdown)
+    assert "**GroupedQueryAttention** · 11 tokens · 8 heads · 2 key/value heads · RoPE" in summary
+    assert url_params(at)["kv_groups"] == "2" and url_params(at)["rope"] == "1"
