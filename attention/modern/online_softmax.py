@@ -27,7 +27,7 @@ class Tile:
     scores: torch.Tensor  # (B, H, T_q, tile) this tile's scaled (and masked) scores
     running_max: torch.Tensor  # (B, H, T_q, 1) m: the largest score of the keys so far
     running_sum: torch.Tensor  # (B, H, T_q, 1) l: sum of exp(score - m) over the keys so far
-    partial: torch.Tensor  # (B, H, T_q, d_v) acc / l: the output if the keys stopped here (NaN in a
+    partial: torch.Tensor | None  # (B, H, T_q, d_v) acc / l: the output if the keys stopped here (NaN in a
     # row whose keys so far are all masked, as plain softmax over them would be)
 
 
@@ -38,10 +38,14 @@ def online_attention(
     tile_size: int,
     mask: torch.Tensor | None = None,
     keep: bool = True,
+    partials: bool = True,
 ) -> tuple[torch.Tensor, list[Tile]]:
     """softmax(queries @ keysᵀ / sqrt(d_k), masked) @ values over (B, H, T, d) tensors, `tile_size`
     keys at a time (the last tile may be shorter); `mask` (T_q, T_k) bool, True where a query may
-    not look. Returns the context (B, H, T_q, d_v) and, when `keep`, every tile's state."""
+    not look. Returns the context (B, H, T_q, d_v) and, when `keep`, every tile's state (its partial
+    output too when `partials`: T_q x d_v numbers a tile, 256 MiB over 256 tiles of 1 at the caps).
+    What is kept is written into tensors made once, one slice a tile: thousands of small tensors
+    kept between the loop's large temporary ones fragmented the heap (+300 MiB resident at 256 tiles)."""
     if tile_size < 1:
         raise ValueError(f"a tile holds at least one key, got {tile_size}")
     shape = (*queries.shape[:-1], 1)  # (B, H, T_q, 1)
@@ -49,8 +53,12 @@ def online_attention(
     l = torch.zeros(shape, dtype=queries.dtype, device=queries.device)  # noqa: E741 (the paper's name)
     acc = torch.zeros((*queries.shape[:-1], values.shape[-1]), dtype=values.dtype, device=values.device)
     scale = keys.shape[-1] ** 0.5
-    tiles = []
-    for start in range(0, keys.shape[-2], tile_size):
+    tiles, count = [], -(-keys.shape[-2] // tile_size)
+    if keep:  # (B, H, T_q, T_k) scores; (tiles, B, H, T_q, 1) m and l; (tiles, B, H, T_q, d_v) partials
+        kept_scores = queries.new_empty((*queries.shape[:-1], keys.shape[-2]))
+        kept_m, kept_l = queries.new_empty((count, *shape)), queries.new_empty((count, *shape))
+        kept_partials = acc.new_empty((count, *acc.shape)) if partials else None
+    for i, start in enumerate(range(0, keys.shape[-2], tile_size)):
         stop = min(start + tile_size, keys.shape[-2])
         scores = queries @ keys[..., start:stop, :].transpose(-2, -1) / scale  # (B, H, T_q, tile)
         if mask is not None:
@@ -64,7 +72,11 @@ def online_attention(
         acc = rescale * acc + p @ values[..., start:stop, :]  # (B, H, T_q, d_v)
         m = m_new
         if keep:
-            tiles.append(Tile(start, stop, scores, m, l, acc / l))
+            kept_scores[..., start:stop], kept_m[i], kept_l[i] = scores, m, l
+            if partials:
+                torch.div(acc, l, out=kept_partials[i])
+            partial = kept_partials[i] if partials else None
+            tiles.append(Tile(start, stop, kept_scores[..., start:stop], kept_m[i], kept_l[i], partial))
     return acc / l, tiles
 
 
@@ -103,7 +115,7 @@ class OnlineSoftmaxAttention(MultiHeadAttention):
         ended with (what the output's rows were divided by), the context the online one."""
         b, num_tokens, _ = x.shape
         queries, keys, values, mask = self._heads(x)
-        context, tiles = online_attention(queries, keys, values, self.tile_size, mask)
+        context, tiles = online_attention(queries, keys, values, self.tile_size, mask, partials=False)
         masked = torch.cat([tile.scores for tile in tiles], dim=-1)  # (B, H, T, T): the tiles side by side
         weights = torch.exp(masked - tiles[-1].running_max) / tiles[-1].running_sum
         plain = attend(queries, keys, values, divisor=self.head_dim**0.5, mask=mask)  # its scores, to show
