@@ -282,7 +282,7 @@ VARIANTS: dict[str, Variant] = {
             builds_on=(masks.sliding_window_mask,),
             fixed=(("causal", True),),  # one token at a time sees only the tokens before it
             call=lambda m, c, x: kv_cache.generate(m, x),
-            trace=lambda m, c, x, generator=None: kv_cache.generation_trace(m, x)[0],
+            trace=lambda m, c, x, generator=None: kv_cache.generation_trace(m, x, keep_steps=False)[0],
             code=lambda c, t: _ONE_AT_A_TIME,
         ),
         Variant(

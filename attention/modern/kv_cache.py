@@ -107,40 +107,50 @@ def generate(module: MultiHeadAttention, x: torch.Tensor) -> torch.Tensor:
 
 
 def generation_trace(
-    module: MultiHeadAttention, x: torch.Tensor
+    module: MultiHeadAttention, x: torch.Tensor, keep_steps: bool = True
 ) -> tuple[AttentionTrace, list[AttentionTrace]]:
     """x (B, T, d_in) fed one token at a time through an emptied cache: one trace of the whole
-    generation and each step's own. Row t of the whole one's (T, T) steps is step t's one row;
-    the cells after it were never computed (no step had those keys yet): -inf in the scores, 0
-    in the weights, as the causal mask puts them."""
-    module.reset_cache()
-    steps = [module.trace(x[:, t : t + 1], use_cache=True) for t in range(x.shape[1])]
-    module.reset_cache()
-    num_tokens = x.shape[1]
-
-    def rows(name: str, fill: float) -> torch.Tensor:  # (B, H, 1, t + 1) each -> (B, H, T, T)
-        pad = [
-            torch.nn.functional.pad(getattr(s, name), (0, num_tokens - s.num_tokens), value=fill)
-            for s in steps
-        ]
-        return torch.cat(pad, dim=2)
-
-    def stack(name: str) -> torch.Tensor:  # (B, H, 1, d) or (B, 1, d) each -> along T
-        return torch.cat([getattr(s, name) for s in steps], dim=-2)
-
-    last = steps[-1]
-    scores, scaled = rows("scores", -torch.inf), rows("scaled_scores", -torch.inf)
-    whole = replace(
-        last,
-        x=x,
-        queries=stack("queries"),
-        scores=scores,
-        scaled_scores=scaled,
-        mask=sliding_window_mask(num_tokens, device=x.device),
-        masked_scores=rows("masked_scores", -torch.inf),
-        weights=(weights := rows("weights", 0.0)),
-        dropped_weights=weights,
-        context=stack("context"),
-        output=stack("output"),
+    generation and (when `keep_steps`) each step's own. Row t of the whole one's (T, T) steps is
+    step t's one row; the cells after it were never computed (no step had those keys yet): -inf in
+    the scores, 0 in the weights, as the causal mask puts them. Each step's trace holds the whole
+    cache of its time: all of them together are O(T²) keys (256 MiB at the Explorer's caps), so
+    without `keep_steps` each is copied into the whole trace's rows and let go."""
+    b, num_tokens, _ = x.shape
+    heads, head_dim = module.num_heads, module.head_dim
+    grid = {
+        name: x.new_full((b, heads, num_tokens, num_tokens), fill)  # (B, H, T, T)
+        for name, fill in (
+            ("scores", -torch.inf),
+            ("scaled_scores", -torch.inf),
+            ("masked_scores", -torch.inf),
+        )
+    } | {"weights": x.new_zeros((b, heads, num_tokens, num_tokens))}
+    queries, context = (
+        x.new_empty((b, heads, num_tokens, head_dim)),
+        x.new_empty((b, heads, num_tokens, head_dim)),
     )
-    return whole, steps
+    output, steps = x.new_empty((b, num_tokens, module.d_out)), []
+    module.reset_cache()
+    for t in range(num_tokens):
+        step = module.trace(x[:, t : t + 1], use_cache=True)
+        for name, rows in grid.items():
+            rows[:, :, t, : t + 1] = getattr(step, name)[:, :, 0]
+        queries[:, :, t], context[:, :, t], output[:, t] = (
+            step.queries[:, :, 0],
+            step.context[:, :, 0],
+            step.output[:, 0],
+        )
+        if keep_steps or t == num_tokens - 1:  # the last holds the whole cache: the trace's keys
+            steps.append(step)
+    module.reset_cache()
+    whole = replace(
+        steps[-1],
+        x=x,
+        queries=queries,
+        mask=sliding_window_mask(num_tokens, device=x.device),
+        **grid,
+        dropped_weights=grid["weights"],
+        context=context,
+        output=output,
+    )
+    return whole, steps if keep_steps else []

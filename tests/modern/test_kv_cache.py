@@ -7,6 +7,7 @@ import torch
 
 from attention.chapter3.modules import MultiHeadAttention as ChapterMHA
 from attention.modern import MultiHeadAttention
+from attention.modern.kv_cache import generation_trace
 
 CONTEXT = 64
 
@@ -59,3 +60,17 @@ def test_reset_starts_again_and_no_cache_is_plain_causal_attention():
     torch.testing.assert_close(cached(x, use_cache=True), book(x), rtol=1e-5, atol=1e-6)
     torch.testing.assert_close(cached(x), book(x), rtol=1e-5, atol=1e-6)
     assert cached.cached == 8  # a forward without the cache leaves it as it was
+
+
+def test_the_generations_trace_with_or_without_its_steps():
+    """Without its steps the whole trace is the same: each step is copied into its row and let go
+    (every step's trace holds the cache of its time: O(T²) keys together)."""
+    chapter, ours = pair()
+    x = torch.randn(1, 9, 12, generator=torch.Generator().manual_seed(3))
+    whole, steps = generation_trace(ours, x)
+    lean, none = generation_trace(ours, x, keep_steps=False)
+    assert len(steps) == 9 and none == []
+    for name in ("scores", "weights", "queries", "keys", "values", "context", "output"):
+        assert torch.equal(getattr(whole, name), getattr(lean, name)), name
+    torch.testing.assert_close(whole.weights, chapter.trace(x).weights, atol=1e-6, rtol=0)
+    assert [s.weights.shape[-1] for s in steps] == list(range(1, 10))  # step t: t + 1 keys
