@@ -59,7 +59,7 @@ CONFIG = {
 }
 BATCH, STEPS, WARMUP, LR, LR_END = 8, 16000, 200, 2e-3, 2e-4
 POSITION_SCALE = 0.2  # sinusoids of norm ~2.3, as a trained token's embedding
-REPEATS = 0.5  # 0.05 left every head near uniform at step 1,000 (README: the first runs)
+REPEATS = 0.5  # 0.05 left every head near uniform at step 1,000 (README: The Shakespeare model)
 EVERY = 400  # steps between snapshots and checkpoints
 EVAL_WINDOWS = 24  # held-out windows of 128 tokens for the held-out loss
 
