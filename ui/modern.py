@@ -9,6 +9,7 @@ from dataclasses import replace
 import streamlit as st
 
 from attention.chapter3 import ExplorerConfig
+from attention.chapter3.config import MAX_SEED
 from attention.chapter3.lesson import first_tokens
 from attention.chapter3.query_params import from_values, to_query_params
 from attention.figures.explorer import StepPanel, heads_grid, step_figure
@@ -30,7 +31,7 @@ def sentence() -> tuple[ExplorerConfig, list[str], bool]:
     st.session_state.setdefault("modern_text", DEFAULT_TEXT)
     left, right = st.columns([3, 1], vertical_alignment="bottom")
     text = left.text_input("Your sentence", key="modern_text", on_change=_reset, help="Press Enter to apply.")
-    seed = right.number_input("seed", 0, 2**32 - 1, key="modern_seed", value=123, on_change=_reset)
+    seed = right.number_input("seed", 0, MAX_SEED, key="modern_seed", value=123, on_change=_reset)
     everything = st.toggle("Show every answer without predicting", key="modern_everything")
     config, notes = from_values(SETTINGS | {"variant": "gqa", "text": text, "seed": seed})
     if config.embedding != "random":  # an unusable sentence was repaired to the book's, vectors and all
