@@ -46,21 +46,27 @@ import torch.nn.functional as F
 from attention.model import roles
 from attention.model.checkpoint import load_gpt2, save_gpt2
 from attention.model.gpt import GPTModel
-from attention.training import plays
+from attention.training import induction, plays
 
 CONFIG = {
     "vocab_size": 50257,
     "context_length": 128,
-    "emb_dim": 256,
-    "n_heads": 8,
+    "emb_dim": 128,
+    "n_heads": 4,
     "n_layers": 4,
-    "drop_rate": 0.1,
+    "drop_rate": 0.0,
     "qkv_bias": False,
 }
-BATCH, STEPS, WARMUP, LR, LR_END = 8, 16000, 200, 2e-3, 2e-4
-POSITION_SCALE = 0.2  # sinusoids of norm ~2.3, as a trained token's embedding
+BATCH, STEPS, WARMUP, LR, LR_END = 8, 11000, 200, 2e-3, 2e-4
+# Stage 1, the first COPY_STEPS: only Watch it learn's induction task, in Shakespeare's COPY_VOCAB
+# commonest ids (batches of COPY_BATCH x COPY_LENGTH). Stage 2: the plays, and beside each batch
+# of them KEEP_BATCH sequences of the task in the KEEP_VOCAB commonest ids, so the head stays.
+COPY_STEPS, COPY_BATCH, COPY_LENGTH, COPY_VOCAB, COPY_WARMUP = 2500, 32, 64, 128, 100
+KEEP_BATCH, KEEP_VOCAB = 8, 2000
+POSITION_SCALE = 1.0  # sinusoids of norm ~11, as an N(0, 1) token row's 16
+WEIGHT_DECAY = 0.0
 REPEATS = 0.5  # 0.05 left every head near uniform at step 1,000 (README: The Shakespeare model)
-EVERY = 400  # steps between snapshots and checkpoints
+EVERY = 250  # steps between snapshots and checkpoints
 EVAL_WINDOWS = 24  # held-out windows of 128 tokens for the held-out loss
 
 
@@ -71,18 +77,33 @@ def sinusoids(positions: int, dim: int) -> torch.Tensor:
 
 
 def build(seed: int, used: torch.Tensor) -> GPTModel:
-    """The untrained model: GPT-2's 0.02-scaled token rows, zero for every id not in `used`,
-    sinusoidal positions, the output layer tied."""
+    """The untrained model: the book's own initialisation (nn.Embedding's N(0, 1) token rows,
+    nn.Linear's default), zero rows for every id not in `used`, sinusoidal positions of the same
+    size as a token, the output layer tied, and the final norm's scale at 1/sqrt(d) so the tied
+    logits start small."""
     torch.manual_seed(seed)
     model = GPTModel(CONFIG)
     with torch.no_grad():
-        torch.nn.init.normal_(model.tok_emb.weight, std=0.02)
         unused = torch.ones(CONFIG["vocab_size"], dtype=torch.bool)
         unused[used] = False
         model.tok_emb.weight[unused] = 0.0
         model.pos_emb.weight.copy_(POSITION_SCALE * sinusoids(*model.pos_emb.weight.shape))
+        model.final_norm.scale.fill_(CONFIG["emb_dim"] ** -0.5)  # tied logits start at ~1
     model.out_head.weight = model.tok_emb.weight  # tied, as GPT-2 (save_gpt2 writes no lm_head)
     return model
+
+
+def copy_loss(model: GPTModel, generator: torch.Generator, common: torch.Tensor, rows: int) -> torch.Tensor:
+    """The loss of Watch it learn's induction task (induction.sample) in Shakespeare's ids: `rows`
+    sequences of COPY_LENGTH, the start token, then random ids of `common`, one span of them
+    repeated; the loss on the repeated span's predictable tokens, over the ids of `common`."""
+    x, y, predictable, _ = induction.sample(rows, COPY_LENGTH, (2, 23), (0, 8), len(common), generator, 0, 0)
+    x = common[x]  # (B, T) ids
+    x[:, 0] = plays.START
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        hidden = model.hidden_states(x)[predictable]  # (N, d): the predictable places
+        logits = hidden @ model.tok_emb.weight[common].T  # (N, len(common))
+    return F.cross_entropy(logits.float(), y[predictable])
 
 
 def batch(ids: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
@@ -110,6 +131,10 @@ def full_softmax_loss(
 
 
 def lr_at(step: int, steps: int) -> float:
+    """Stage 1: warm-up to LR, then LR. Stage 2 (the plays): its own warm-up, then cosine to LR_END."""
+    if step < COPY_STEPS:
+        return LR * min(1.0, (step + 1) / COPY_WARMUP)
+    step, steps = step - COPY_STEPS, steps - COPY_STEPS
     if step < WARMUP:
         return LR * (step + 1) / WARMUP
     done = (step - WARMUP) / max(1, steps - WARMUP)
@@ -160,6 +185,7 @@ def train(
     used = torch.unique(torch.cat([train_ids, torch.tensor([plays.START])]))  # (C,) sorted
     index = torch.full((CONFIG["vocab_size"],), -1, dtype=torch.long)
     index[used] = torch.arange(len(used))
+    common = torch.bincount(train_ids, minlength=CONFIG["vocab_size"]).argsort(descending=True, stable=True)
     model = build(seed, used).train()
     decay = [p for n, p in model.named_parameters() if p.dim() == 2 and "emb" not in n]
     rest = [p for n, p in model.named_parameters() if not (p.dim() == 2 and "emb" not in n)]
@@ -190,13 +216,17 @@ def train(
     for step in range(start, steps if until is None else min(until, steps)):
         for group in optimizer.param_groups:
             group["lr"] = lr_at(step, steps)
-        x = batch(train_ids, generator)
-        with torch.autocast("cpu", dtype=torch.bfloat16):  # mixed precision: the loss in float32
-            hidden = model.hidden_states(x[:, :-1])  # (B, T, d)
-            logits = hidden @ model.tok_emb.weight[used].T  # (B, T, C): the rows the plays use
-        loss = full_softmax_loss(logits, x[:, 1:], index, CONFIG["vocab_size"] - len(used))
+        if step < COPY_STEPS:  # stage 1: the induction task alone
+            loss = objective = copy_loss(model, generator, common[:COPY_VOCAB], COPY_BATCH)
+        else:  # stage 2: the plays, and the task beside them
+            x = batch(train_ids, generator)
+            with torch.autocast("cpu", dtype=torch.bfloat16):  # mixed precision: the loss in float32
+                hidden = model.hidden_states(x[:, :-1])  # (B, T, d)
+                logits = hidden @ model.tok_emb.weight[used].T  # (B, T, C): the rows the plays use
+            loss = full_softmax_loss(logits, x[:, 1:], index, CONFIG["vocab_size"] - len(used))
+            objective = loss + copy_loss(model, generator, common[:KEEP_VOCAB], KEEP_BATCH)
         optimizer.zero_grad(set_to_none=True)
-        loss.backward()
+        objective.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimizer.step()
         losses.append(loss.item())
