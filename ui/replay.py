@@ -1,5 +1,5 @@
 """Watch it learn's view of a recorded training (attention/training/replay.py): the Shakespeare
-model's hour of training played back — its loss against the unigram and bigram baselines, each
+model's training played back — its loss against the unigram and bigram baselines, each
 layer's best previous-token and induction head on Shakespeare's own text, every head's scores at
 the step shown — beside the induction run that trains live. The player (ui/player.py) plays it."""
 
@@ -24,13 +24,14 @@ TASKS = {"shakespeare": (replay.LABEL, replay.GOAL)} if catalog.installed(catalo
 SETTINGS = ()
 RUN = Replay
 INTRO = (
-    "The same `GPTModel`, bigger (4 layers × 8 heads), trained for an hour on 36 of Shakespeare's plays "
-    "— too long for class, so this replays what its recipe recorded. Every 100 steps: the loss on two "
-    "plays it never read, and each head's role measured on passages of those plays (the previous-token "
-    "role on the text as it is, the induction role on a passage repeated). Does the phase change of the "
-    "live induction run happen on real text too? (Until the last 250 steps the training loss counts "
-    "only the ~19,000 tokens the plays use, which is faster; the held-out loss always counts all 50,257, "
-    "so it drops when the last steps teach the model to leave the others out.)"
+    "The same `GPTModel`, bigger (4 layers × 4 heads, width 128, GPT-2's vocabulary), trained on 36 of "
+    "Shakespeare's plays — over an hour on a laptop's CPU, too long for class, so this replays what its "
+    "recipe recorded. Its first 2,500 steps (shaded) are the induction task above, in the plays' 128 "
+    "commonest tokens, and no plays: the induction head forms there. Then the plays, with a few task "
+    "sequences beside each batch so the head stays. Every 250 steps: the loss on two plays it never "
+    "read, and each head's role measured on passages of those plays (the previous-token role on the text "
+    "as it is, the induction role on a passage repeated). Does a head learned on random tokens work on "
+    "Shakespeare's lines?"
 )
 
 
@@ -97,7 +98,8 @@ def draw(slots: dict, run: Replay, index: int, live: bool) -> None:
     losses = [loss for loss in run.losses if np.isfinite(loss)]
     with slots["curves"].container():
         held = [s.held_out_loss for s in snaps]
-        figure = recorded_curves(losses, steps, held, run.record["baselines"], run.appears(), marker)
+        task = run.record.get("task_steps", 0)
+        figure = recorded_curves(losses, steps, held, run.record["baselines"], run.appears(), marker, task)
         chart(figure, key="rep_curves" + suffix)
     with slots["roles"].container():
         scores = {r: np.stack([s.natural[r] for s in snaps]) for r in ("previous", "induction")}

@@ -17,17 +17,21 @@ def recorded_curves(
     baselines: dict[str, float],
     appears: int | None,
     marker: int | None = None,
+    task_steps: int = 0,
 ) -> go.Figure:
     """The training loss per step and the held-out loss per snapshot, against what a unigram and a
     bigram model of the training text get on the held-out plays; the step where an induction head
-    appears marked."""
+    appears marked. The first `task_steps` trained on the induction task, not on the plays: their
+    loss is its own line, over a shaded band."""
+    x = np.arange(1, len(losses) + 1, dtype=np.int32)
+    task = min(task_steps, len(losses))
     data = [
         {
             "type": "scatter",
             "mode": "lines",
-            "name": "training loss",
-            "x": np.arange(1, len(losses) + 1, dtype=np.int32),
-            "y": f32(losses),
+            "name": "training loss, the plays" if task_steps else "training loss",
+            "x": x[task:],
+            "y": f32(losses[task:]),
             "line": {"color": "#0072b2", "width": 1},
             "hovertemplate": "step %{x}<br>training loss %{y:.3f}<extra></extra>",
         },
@@ -54,6 +58,21 @@ def recorded_curves(
             }
         )
     shapes, notes = [], []
+    if task_steps:
+        data.append(
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "name": "training loss, induction task",
+                "x": x[:task],
+                "y": f32(losses[:task]),
+                "line": {"color": "#009e73", "width": 1},
+                "hovertemplate": "step %{x}<br>induction task's loss %{y:.3f}<extra></extra>",
+            }
+        )
+        band = {"type": "rect", "xref": "x", "yref": "paper", "x0": 0, "x1": task_steps, "y0": 0, "y1": 1}
+        shapes.append(band | {"fillcolor": "#009e73", "opacity": 0.08, "line": {"width": 0}})
+        notes.append(step_note(task_steps / 2, "stage 1: the task, no plays", "#00704f", 0.02))
     if appears is not None:
         shapes.append(step_line(appears, "#d62728", "solid"))
         notes.append(step_note(appears, f"induction head, step {appears}"))

@@ -1,6 +1,7 @@
 """The Shakespeare recipe's promises, on a tiny model of the same shape: the loss it trains on is
 the full 50,257-way softmax's, exactly (the unused ids' rows stay zero); positions start as
-sinusoids; one long run and a run resumed from its checkpoint give the same model."""
+sinusoids; stage 1 is Watch it learn's induction task in the plays' own ids; one long run and a run
+resumed from its checkpoint give the same model, across the change of stage."""
 
 import json
 
@@ -20,6 +21,9 @@ def tiny(monkeypatch):
     monkeypatch.setattr(shakespeare, "EVERY", 2)
     monkeypatch.setattr(shakespeare, "EVAL_WINDOWS", 2)
     monkeypatch.setattr(shakespeare, "WARMUP", 1)
+    monkeypatch.setattr(shakespeare, "COPY_STEPS", 2)  # the stages change mid-run
+    monkeypatch.setattr(shakespeare, "COPY_BATCH", 2)
+    monkeypatch.setattr(shakespeare, "KEEP_BATCH", 2)
     train, _ = plays.corpus()
     return torch.unique(torch.cat([train, torch.tensor([plays.START])]))
 
@@ -46,10 +50,10 @@ def test_the_bucket_softmax_is_the_full_softmax(tiny):
 
 @pytest.mark.slow
 def test_a_resumed_run_is_the_long_run_and_unused_rows_stay_zero(tiny, tmp_path):
-    """Interrupted at step 2 of 4 (every step's learning rate differs: warm-up 1, then cosine), then
-    resumed: the same model as one uninterrupted run. Resuming with another length is refused."""
+    """Interrupted at step 3 of 4 (stage 1 for 2 steps, then the plays; every step's learning rate
+    differs), then resumed: the same model as one uninterrupted run. Resuming with another length is refused."""
     long, _ = shakespeare.train(tmp_path / "long", steps=4, log=lambda _: None)
-    shakespeare.train(tmp_path / "short", steps=4, log=lambda _: None, until=2)
+    shakespeare.train(tmp_path / "short", steps=4, log=lambda _: None, until=3)  # in stage 2
     with pytest.raises(SystemExit, match="resume it with --steps 4"):
         shakespeare.train(tmp_path / "short", steps=6, log=lambda _: None)
     resumed, snapshots = shakespeare.train(tmp_path / "short", steps=4, log=lambda _: None)
