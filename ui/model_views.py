@@ -85,7 +85,7 @@ def model_picker() -> tuple[str, GPTModel, ModelInfo]:
         list(choices),
         key="m_source",
         format_func=choices.get,
-        help="The bundled model works offline. Hub models download once (Hugging Face's cache) when picked.",
+        help="The Shakespeare and copy models work offline; hub models download once when picked.",
     )
     if listed_only:
         st.caption(  # README: who may open what

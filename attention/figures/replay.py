@@ -83,7 +83,7 @@ def recorded_curves(
         {
             "title": title("Loss (nats per token)"),
             "xaxis": {"title": {"text": "step"}, "rangemode": "tozero"},
-            "yaxis": {"title": {"text": "loss"}, "range": [0, 11]},
+            "yaxis": {"title": {"text": "loss"}, "range": [0, 12]},
             "shapes": shapes,
             "annotations": notes,
             "legend": {"orientation": "h", "y": -0.25},
