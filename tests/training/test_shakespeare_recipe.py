@@ -51,7 +51,8 @@ def test_the_bucket_softmax_is_the_full_softmax(tiny):
 @pytest.mark.slow
 def test_a_resumed_run_is_the_long_run_and_unused_rows_stay_zero(tiny, tmp_path):
     """Interrupted at step 3 of 4 (stage 1 for 2 steps, then the plays; every step's learning rate
-    differs), then resumed: the same model as one uninterrupted run. Resuming with another length is refused."""
+    differs), then resumed: the same model as one uninterrupted run. Resuming with another length
+    is refused."""
     long, _ = shakespeare.train(tmp_path / "long", steps=4, log=lambda _: None)
     shakespeare.train(tmp_path / "short", steps=4, log=lambda _: None, until=3)  # in stage 2
     with pytest.raises(SystemExit, match="resume it with --steps 4"):
