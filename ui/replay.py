@@ -25,7 +25,7 @@ SETTINGS = ()
 RUN = Replay
 INTRO = (
     "The same `GPTModel`, bigger (4 layers × 4 heads, width 128, GPT-2's vocabulary), trained on 36 of "
-    "Shakespeare's plays for TRAIN_MINUTES minutes on one CPU core — too long for class, so this replays "
+    "Shakespeare's plays for 43 minutes on one CPU core — too long for class, so this replays "
     "what its recipe recorded. Its first 2,500 steps (shaded) are the task *an induction head forms*, in "
     "the plays' 128 commonest tokens, with no plays: the induction head forms there. Then the plays, with "
     "a few task sequences beside each batch so the head stays. Every 250 steps: the loss on two plays it "
