@@ -1,6 +1,6 @@
-"""A recorded training played back as a Run (run.py): the Shakespeare model's training took an hour
+"""A recorded training played back as a Run (run.py): the Shakespeare model's training took 43 minutes
 (shakespeare.py), too long to run in class, so Watch it learn replays what its recipe wrote
-(training.json beside the model): each step's loss, and every 100 steps the held-out loss and
+(training.json beside the model): each step's loss, and every EVERY steps the held-out loss and
 every head's role scores on natural-text and random-token probes. Nothing trains; a step is a
 read, so a replay needs no training slot.
 """
