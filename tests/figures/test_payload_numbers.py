@@ -27,7 +27,8 @@ LINKS = {
     "explorer dropout": {"step": "all", "dropout": "0.3", "train": "1", "causal": "1", "seed": "7"},
     "explorer projector": {"projector": "1", "text": "The cat sat on the mat"},
     "compare": {"page": "compare"},
-    "model": {"page": "model"},
+    "model": {"page": "model", "model": "bundled"},  # the copy model, as recorded
+    "model, default": {"page": "model"},  # the Shakespeare model
 }
 
 
@@ -51,9 +52,10 @@ def numbers(fig: dict) -> str:
 def shown(link: dict[str, str]) -> list[str]:
     params = dict(link)
     page = params.pop("page", None)
-    at = session(timeout=120, **params).run()
-    if page:
+    at = session(timeout=120, **({} if page else params)).run()
+    if page:  # another page's parameters, as its link gives them
         at.switch_page(f"pages/{page}.py")
+        at.query_params.update(params)
         at = at.run()
     assert not at.exception
     return [numbers(fig) for fig in figures(at)]
