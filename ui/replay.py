@@ -23,15 +23,15 @@ from ui.widgets import chart, literal
 TASKS = {"shakespeare": (replay.LABEL, replay.GOAL)} if catalog.installed(catalog.SHAKESPEARE) else {}
 SETTINGS = ()
 RUN = Replay
-INTRO = (
-    "The same `GPTModel`, bigger (4 layers × 4 heads, width 128, GPT-2's vocabulary), trained on 36 of "
-    "Shakespeare's plays for 43 minutes on one CPU core — too long for class, so this replays "
-    "what its recipe recorded. Its first 2,500 steps (shaded) are the task *an induction head forms*, in "
-    "the plays' 128 commonest tokens, with no plays: the induction head forms there. Then the plays, with "
-    "a few task sequences beside each batch so the head stays. Every 250 steps: the loss on two plays it "
-    "never read, and each head's role measured on passages of those plays (the previous-token role on the "
-    "text as it is, the induction role on a passage repeated). Does a head learned on random tokens work "
-    "on Shakespeare's lines?"
+INTRO = (  # filled from the record: its config, its stage-1 steps, its snapshot interval
+    "The same `GPTModel`, bigger ({n_layers} layers × {n_heads} heads, width {emb_dim}, GPT-2's "
+    "vocabulary), trained on 36 of Shakespeare's plays for 43 minutes on one CPU core — too long for "
+    "class, so this replays what its recipe recorded. Its first {task_steps:,} steps (shaded) are the task "
+    "*an induction head forms*, in the plays' commonest tokens, with no plays: the induction head forms "
+    "there. Then the plays, with a few task sequences beside each batch so the head stays. Every {every} "
+    "steps: the loss on two plays it never read, and each head's role measured on passages of those plays "
+    "(the previous-token role on the text as it is, the induction role on a passage repeated). Does a "
+    "head learned on random tokens work on Shakespeare's lines?"
 )
 
 
@@ -40,12 +40,15 @@ def defaults(task: str = "shakespeare") -> None:
 
 
 def controls(task: str = "shakespeare") -> ReplayConfig:
-    st.markdown(INTRO)
     try:
-        return ReplayConfig.of()
+        config = ReplayConfig.of()
     except ConfigError as error:
         st.warning(literal(str(error)))
         st.stop()
+    record = replay.record(config.folder)
+    words = record["config"] | {"task_steps": record.get("task_steps", 0), "every": config.snapshot_every}
+    st.markdown(INTRO.format(**words))
+    return config
 
 
 def extras(config: ReplayConfig) -> None:

@@ -51,6 +51,8 @@ def test_watch_it_learn_replays_its_training():
     at.switch_page("pages/train.py")
     at = at.run()
     at = at.selectbox(key="tr_task").set_value("shakespeare").run()
+    intro = next(m.value for m in at.markdown if "Shakespeare's plays for" in m.value)
+    assert "4 layers × 4 heads, width 128" in intro and "first 2,500 steps" in intro  # from the record
     at.radio(key="tr_pace").set_value("fast")
     at = at.button(key="tr_play").click().run()
     assert not at.exception
