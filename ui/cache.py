@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable
+
+import plotly.io as pio
+from plotly.basedatatypes import BaseFigure
 
 from attention.chapter3 import AttentionTrace, ExplorerConfig, run
 from attention.chapter3.query_params import to_query_params
@@ -64,14 +68,26 @@ FIGURES_PER_TRACE = 8
 _figures: weakref.WeakKeyDictionary[AttentionTrace, dict[tuple, object]] = weakref.WeakKeyDictionary()
 
 
-def cached_figure(trace: AttentionTrace, key: tuple, build: Callable[[], object]) -> object:
+class Frozen(BaseFigure):
+    """A figure turned into plain JSON data once. st.plotly_chart calls any plotly figure's
+    to_dict(), a deep copy, then encodes its arrays to base64 on every rerun (~6% of an Explorer
+    change rerun's CPU, py-spy); this one hands over the data it was made into (the same JSON)."""
+
+    def __init__(self, fig: BaseFigure):  # BaseFigure's own __init__ (and its validators) skipped
+        object.__setattr__(self, "_plain", json.loads(pio.to_json(fig, validate=False)))
+
+    def to_dict(self) -> dict:
+        return self._plain
+
+
+def cached_figure(trace: AttentionTrace, key: tuple, build: Callable[[], BaseFigure]) -> Frozen:
     """The figure `build()` makes of `trace`, by `key`: every setting it depends on beyond the
-    trace. Shared by sessions, so nobody may change it after (ui/widgets.chart(ready=True))."""
+    trace. Shared by sessions, frozen (ui/widgets.chart(ready=True) draws it as it is)."""
     with _lock:
         figures = _figures.setdefault(trace, {})
         if (figure := figures.get(key)) is not None:
             return figure
-    figure = build()
+    figure = Frozen(build())
     with _lock:
         if len(figures) >= FIGURES_PER_TRACE:
             figures.clear()
