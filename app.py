@@ -37,10 +37,12 @@ if narrow():  # a phone: links in the sidebar leave it open over the new page; t
     with st.expander("Pages", icon=":material/menu:"):
         links()
 with st.sidebar:
-    st.markdown("### Attention Explorer")
+    st.markdown(  # one element: each is a message to every browser on every rerun
+        '### Attention Explorer\n:small[:gray[Chapter 3 of "Build a Large Language Model (From Scratch)", '
+        "every step computed live.]]"
+    )
     if not narrow():
         links()
-    st.caption('Chapter 3 of "Build a Large Language Model (From Scratch)", every step computed live.')
     st.toggle(
         "Projector: large text, high contrast", key="projector", help="For the back row of a lecture hall."
     )

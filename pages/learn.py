@@ -9,15 +9,15 @@ from ui import learn_steps as steps
 from ui.cache import cached_trace
 from ui.learn import Lesson, keep_url, lesson_config, sentence_controls, sync_url
 from ui.router import use_router
-from ui.widgets import show_notes
+from ui.widgets import page_title, show_notes
 
 use_router()
 sync_url()
 
-st.title("Learn attention, step by step")
-st.caption(
+page_title(
+    "Learn attention, step by step",
     "Predict, then check: each step asks a question before it shows the numbers that answer it. Every "
-    "number is computed live by the Explorer's engine."
+    "number is computed live by the Explorer's engine.",
 )
 show_notes(st.session_state.pop("_learn_notes", []))
 

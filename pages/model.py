@@ -7,13 +7,13 @@ from ui import lab, models
 from ui import model_views as views
 from ui.model_url import keep_url, sync_url
 from ui.router import use_router
-from ui.widgets import show_notes
+from ui.widgets import page_title, show_notes
 
 use_router()
 sync_url()
 
-st.title("Inside a model")
-st.caption(
+page_title(
+    "Inside a model",
     "A real GPT's attention, computed by the book's chapter-4 GPTModel.",
     help="Its blocks are the very MultiHeadAttention of chapter 3. What its patterns can mean depends on "
     "what it learned: see the line under the model's name.",

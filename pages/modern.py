@@ -5,15 +5,15 @@ import streamlit as st
 
 from ui import modern
 from ui.router import use_router
-from ui.widgets import show_notes
+from ui.widgets import page_title, show_notes
 
 use_router()
 
-st.title("Modern attention")
-st.caption(
+page_title(
+    "Modern attention",
     "Chapter 3 ends with GPT-2's multi-head attention (2019). Today's models change it in five ways, each "
     "in the book's bonus code. Predict, then check: every number is computed live on your sentence, "
-    "with 8 query heads of width 4 and a seeded embedding of width 32."
+    "with 8 query heads of width 4 and a seeded embedding of width 32.",
 )
 config, notes, everything = modern.sentence()
 show_notes(notes)

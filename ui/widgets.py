@@ -6,6 +6,7 @@ import re
 
 import pandas as pd
 import streamlit as st
+from streamlit import config as streamlit_config
 
 from attention.devices import resolve_device
 from attention.figures.layout import scale_text
@@ -18,6 +19,11 @@ def literal(text: str) -> str:
     punctuation mark backslash-escaped (CommonMark allows it), so **bold**, [x](javascript:…),
     <img …>, $latex$ and :red[colour] directives all show as the characters typed."""
     return _MARKUP.sub(r"\\\1", text)
+
+
+def under_apptest() -> bool:
+    """Whether this run is AppTest's (it patches config.get_option; st.get_option is a copy)."""
+    return bool(streamlit_config.get_option("global.appTest"))
 
 
 def show_notes(notes: list[str]) -> None:
@@ -53,6 +59,12 @@ def projected(fig):
     if st.session_state.get("projector"):
         scale_text(fig, PROJECTOR_SCALE, color="#000000")
     return fig
+
+
+def page_title(title: str, caption: str, help: str | None = None) -> None:
+    """The page's title and the line under it, one element (every element is a message to every
+    browser on every rerun: benchmarks/classroom.py)."""
+    st.markdown(f"# {title}\n:small[:gray[{caption}]]", help=help)
 
 
 def chart(fig, key: str, ready: bool = False) -> None:
