@@ -58,6 +58,7 @@ class Stats:
     errors: list[str] = field(default_factory=list)
     numbers: dict[str, list[str]] = field(default_factory=dict)  # settings -> digests of the charts sent
     received: int = 0  # bytes of ForwardMsgs
+    narrowed: int = 0  # page reruns the app ran as one fragment's (ui/controls._sync)
     replicas: dict[str, int] = field(default_factory=dict)  # replica address -> sessions (behind nginx)
 
 
@@ -142,12 +143,14 @@ class Session:
             elif kind == "script_finished":
                 if fwd.script_finished == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
                     continue  # st.rerun(): the server runs the page again by itself
-                done = (
-                    ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY
-                    if fragment
-                    else ForwardMsg.FINISHED_SUCCESSFULLY
+                # A page rerun may end as a fragment's: a knob's callback can narrow it to the
+                # page's body (st.rerun with a fragment key, ui/controls._sync).
+                done = {ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY} | (
+                    set() if fragment else {ForwardMsg.FINISHED_SUCCESSFULLY}
                 )
-                if fwd.script_finished != done:
+                if not fragment and fwd.script_finished == ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY:
+                    self.stats.narrowed += 1
+                if fwd.script_finished not in done:
                     self.stats.errors.append(f"script_finished={fwd.script_finished}")
                 return time.perf_counter() - start, digest.hexdigest()
 
@@ -400,6 +403,7 @@ def measure(url: str, pids: list[int], args, reference: bool, cookies: bool = Fa
         "cpu_per_rerun": (sum(map(cpu_seconds, pids)) - cpu_before) / runs if pids and runs else None,
         "peak_rss": max(memory(pid) for pid in pids) if pids else None,
         "received": stats.received,
+        "narrowed": stats.narrowed,
         "replicas": stats.replicas,
         "consistent": all(len(set(d)) == 1 for d in stats.numbers.values()),
         "shared_settings": sum(1 for d in stats.numbers.values() if len(d) > 1),
@@ -416,7 +420,7 @@ def _p95(values: list[float]) -> float:
 
 
 def report(name: str, r: dict) -> None:
-    cpu = f"{r['cpu_per_rerun'] * 1e3:.0f} ms" if r["cpu_per_rerun"] is not None else "n/a (remote)"
+    cpu = f"{r['cpu_per_rerun'] * 1e3:.1f} ms" if r["cpu_per_rerun"] is not None else "n/a (remote)"
     rss = f"{r['peak_rss'] / 2**20:.0f} MiB" if r["peak_rss"] else "n/a (remote)"
     print(f"== {name}: {r['sessions']} sessions, {r['reruns']} setting changes in {r['wall']:.1f} s")
     p50, p95, load = r["p50"], r["p95"], r["load_p95"]
@@ -425,6 +429,8 @@ def report(name: str, r: dict) -> None:
         f"   errors {len(r['errors'])}; server CPU per rerun {cpu}; server peak RSS {rss}; "
         f"{r['received'] / 2**20:.1f} MiB of ForwardMsgs"
     )
+    if r["narrowed"]:
+        print(f"   {r['narrowed']} of the {r['reruns']} changes reran the page's body alone")
     if r["replicas"]:
         print(f"   sessions per replica (nginx X-Replica): {r['replicas']}")
     if r["shared_settings"]:
@@ -519,6 +525,10 @@ def main(argv: list[str] | None = None) -> int:
     for name, r in results.items():
         report(name, r)
     explorer = next(iter(results.values()))
+    yardstick = results.get("reference page (one heatmap)")
+    if yardstick and explorer["cpu_per_rerun"] and yardstick["cpu_per_rerun"]:
+        ratio = explorer["cpu_per_rerun"] / yardstick["cpu_per_rerun"]
+        print(f"== server CPU per rerun: {ratio:.2f}x the reference page's, this run")
     ok = not explorer["errors"] and explorer["consistent"]
     return 0 if ok else 1
 

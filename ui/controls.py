@@ -32,7 +32,7 @@ from attention.devices import available_devices
 from attention.errors import ConfigError
 from ui import url
 from ui.cache import cached_trace
-from ui.widgets import narrow
+from ui.widgets import narrow, under_apptest
 
 CUSTOM_PRESET = "— your own settings —"
 EMBEDDING_LABELS = {"book": "book vectors", "random": "nn.Embedding (seeded)", "custom": "my matrix"}
@@ -54,6 +54,12 @@ FITTED_HELP = (
     "scale from the smallest to the 99th percentile (the largest 1% saturate) shows their differences."
 )
 WIDGETS = tuple(f"w_{name}" for name in PARAMS) + ("w_matrix", "w_preset")
+# A change of one of these reruns only the page's body (a keyed fragment, BODY) when the sidebar
+# already shows what will be computed: a class's knob turns skip the sidebar's ~20 elements and
+# the page's chrome, each a message to every browser (benchmarks/classroom.py). The others change
+# which knobs are drawn, or how: they rerun the page.
+BODY = "explorer"
+BODY_ONLY = {"text", "d_in", "d_out", "d_v", "heads", "dropout", "causal", "bias", "train", "seed"}
 
 
 # --- knobs: widget state <-> config ------------------------------------------------------------
@@ -90,8 +96,10 @@ def _preset_of(config: ExplorerConfig) -> str:
 
 
 def _sync(source: str) -> None:
-    """A knob changed (callback, before the page runs): repair, show what is really used."""
+    """A knob changed (callback, before the page runs): repair, show what is really used. Then,
+    if the sidebar and the sentence box already show all of it, rerun only the page's body."""
     s = st.session_state
+    shown = {key: s.get(key) for key in WIDGETS}  # as the browser shows them, this change included
     if source == "text" and s["w_embedding"] == "book":
         try:
             if not has_book_vectors(tokenize(s["w_text"], s["w_tokenizer"])):
@@ -106,6 +114,19 @@ def _sync(source: str) -> None:
             s[f"w_{name}"] = getattr(config, name)
     s["_notes"] = notes
     s["w_preset"] = _preset_of(config)
+    if source in BODY_ONLY and _still_shown(shown, config) and not under_apptest():
+        # AppTest keeps only what the last run drew, so under it every change reruns the page.
+        st.rerun(scope=BODY)
+
+
+def _still_shown(shown: dict, config: ExplorerConfig) -> bool:
+    """Whether the sidebar and the sentence box, as the browser shows them, still hold `config`:
+    nothing repaired, the same example named, the same values on the knobs this module lacks."""
+    s = st.session_state
+    if any(s.get(key) != value for key, value in shown.items()):
+        return False
+    used = config.effective_values()  # a disabled knob shows its value (_knobs)
+    return all(s[f"na_{name}"] == used.get(name) for name in KNOBS if f"na_{name}" in s)
 
 
 def _current_x() -> str:
@@ -165,13 +186,10 @@ def write_url(config: ExplorerConfig, shown: dict) -> None:
 # --- drawing ----------------------------------------------------------------------------------
 
 
-def explorer_controls() -> tuple[ExplorerConfig, list[str]]:
-    """The sentence box and the sidebar knobs -> the config to show, and notes on anything that
-    was corrected (bad URL values, impossible combinations)."""
-    s = st.session_state
+def explorer_controls() -> None:
+    """The sentence box and the sidebar knobs (a page run; a knob's change may rerun the body alone)."""
     url.sync("explorer", WIDGETS + VIEW_PARAMS, _load_url)
-    config, notes = from_values(_raw_values())
-    s["_explorer_config"] = config
+    config, _ = from_values(_raw_values())
     st.text_input(  # no max_chars: its counter sits over long text; from_values cuts at MAX_TEXT_CHARS
         "Sentence",
         key="w_text",
@@ -181,6 +199,14 @@ def explorer_controls() -> tuple[ExplorerConfig, list[str]]:
         help="Press Enter to apply. Tokens are split by the tokenizer in the sidebar.",
     )
     _sidebar(config)
+
+
+def explorer_config() -> tuple[ExplorerConfig, list[str]]:
+    """The config the knobs hold, and notes on anything that was corrected (bad URL values,
+    impossible combinations). Read from the widgets' state: the body may run without the sidebar."""
+    s = st.session_state
+    config, notes = from_values(_raw_values())
+    s["_explorer_config"] = config
     return config, s.pop("_url_notes", []) + s.pop("_notes", []) + notes
 
 

@@ -1,7 +1,8 @@
 """The Explorer's drawing: the summary under the sentence, then the chosen view (Steps, All heads,
 Vectors, Query focus, Tokens, Share) with its controls, as an st.fragment.
 
-    summary(config, trace)        the line in words, Copy link, what the weights are
+    explorer_body()               a keyed fragment: the notes, then these two
+    summary(config, trace)        the line in words, what the weights are
     chosen_view(config, trace)    the view controls, the view, the URL
 """
 
@@ -18,10 +19,9 @@ from attention.devices import resolve_device
 from attention.figures import explorer as figures
 from attention.figures import export
 from attention.figures.layout import token_labels
-from ui.cache import cached_figure
-from ui.chrome import pages
-from ui.controls import EMBEDDING_LABELS, explorer_url, explorer_view, write_url
-from ui.url import link_params, share_link
+from ui.cache import cached_figure, cached_trace
+from ui.controls import BODY, EMBEDDING_LABELS, explorer_config, explorer_url, explorer_view, write_url
+from ui.url import share_link
 from ui.widgets import (
     chart,
     chart_width,
@@ -31,6 +31,7 @@ from ui.widgets import (
     number_table,
     plural,
     projected,
+    show_notes,
 )
 
 MAX_TABLE_CELLS = 20_000  # numbers in a table on the page; larger ones are offered as CSV
@@ -71,24 +72,30 @@ def summary(config: ExplorerConfig, trace: AttentionTrace) -> None:
             )
     else:
         weights_note = "No trainable weights here: the scores are dot products of the embeddings themselves."
-    # One row (each column is a message to every browser on every rerun): the words, the links.
-    left, right = st.columns([5, 1], vertical_alignment="center")
-    left.markdown(" · ".join(parts + [f"output {len(tokens)} × {width}"]), help=jargon)
-    left.caption(weights_note)
-    with right:
-        copy_link_button()
-        st.page_link(
-            pages()["train"], label="Watch it learn", icon=":material/school:", query_params=link_params({})
-        )
+    # One element for the line and the note: every element is a message to every browser on every
+    # rerun (columns, a caption, the Copy link frame and a link here were ~8% of an Explorer change
+    # rerun's CPU, py-spy). Watch it learn is in the page links; Copy link in the Share view.
+    line = " · ".join(parts + [f"output {len(tokens)} × {width}"])
+    st.markdown(f"{line}  \n:small[:gray[{weights_note}]]", help=jargon)
     if reason := resolve_device(config.device).reason:
         st.caption(reason)
 
 
-@st.fragment
+@st.fragment(key=BODY)
+def explorer_body() -> None:
+    """Notes, the summary and the chosen view, as the knobs set them: a keyed fragment. The view's
+    controls rerun only this, and so do the sentence and most knobs (ui/controls._sync): lighter
+    reruns for a lecture hall. It reads the knobs' state itself: a fragment's own rerun would
+    replay the arguments of the last page run."""
+    config, notes = explorer_config()
+    show_notes(notes)
+    trace = cached_trace(config)
+    summary(config, trace)
+    chosen_view(config, trace)
+
+
 def chosen_view(config: ExplorerConfig, trace: AttentionTrace) -> None:
-    """The chosen view and its controls. A fragment: picking a view, step, head or query reruns
-    only this part (the sentence, the knobs and the trace stay as they are: lighter reruns for a
-    lecture hall); a knob in the sidebar reruns the page."""
+    """The chosen view and its controls."""
     shown = explorer_view(trace)
     view, head = shown["view"], shown["head"]
     # Only the chosen view is built and sent: the browser's drawing of charts, not the math, is
@@ -240,8 +247,9 @@ def share_view(config: ExplorerConfig, trace: AttentionTrace, shown: dict) -> No
     """The link to this view, the PyTorch code that reproduces it, and the downloads."""
     st.markdown(
         "**Share.** The address bar holds the whole view (this tab aside); this link reproduces it "
-        "exactly, and **Copy link** at the top copies it in one click:"
+        "exactly, and **Copy link** copies it in one click:"
     )
+    copy_link_button()
     st.code(share_link(explorer_url(config, shown["shown"] | {"view": None})), language=None, wrap_lines=True)
     with st.expander("PyTorch code that reproduces these numbers", expanded=False):
         st.code(pytorch_script(config), language="python")

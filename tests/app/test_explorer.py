@@ -329,9 +329,9 @@ def test_a_link_with_own_text_uses_the_seeded_embedding_quietly():
 def test_the_page_says_the_weights_are_untrained_and_links_to_trained_ones():
     """A learner must not read meaning into random weights, and finds trained ones."""
     at = session().run()
-    captions = " ".join(c.value for c in at.caption)
-    assert "random (seed 123), not trained" in captions and "For trained heads, see" in captions
-    assert any(link.label == "Watch it learn" for link in at.get("page_link"))
+    words = " ".join(c.value for c in [*at.markdown, *at.caption])
+    assert "random (seed 123), not trained" in words and "For trained heads, see" in words
+    assert any(link.label == "Watch it learn" for link in at.get("page_link"))  # the page links
 
 
 def test_numbers_in_cells_while_small_and_a_toggle_otherwise():
@@ -384,7 +384,7 @@ def test_simplified_attention_says_nothing_it_does_not_do():
     assert "head" not in summary
     assert at.checkbox(key="na_causal").value is False and at.checkbox(key="na_causal").disabled
     assert at.number_input(key="na_heads").value == 1
-    captions = " ".join(c.value for c in at.caption)
+    captions = " ".join(c.value for c in [*at.caption, *at.markdown])
     assert "÷ √d_k" not in captions and "Hatched" not in captions and "No trainable weights" in captions
 
 

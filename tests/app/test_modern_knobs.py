@@ -122,7 +122,7 @@ def test_all_heads_view_names_each_heads_key_value_head():
 
 def test_online_softmax_says_the_tile_changes_the_work_not_the_numbers():
     at = session(variant="online", d_out="4", heads="2", tile="1").run()
-    captions = " ".join(c.value for c in at.caption)
+    captions = " ".join(c.value for c in [*at.caption, *at.markdown])
     assert "not the numbers" in captions
     assert "tiles of 1 key ·" in " ".join(m.value for m in at.markdown)
 
@@ -150,7 +150,7 @@ def test_kv_cache_shows_its_mask_as_on():
     at = session(variant="kv_cache", d_out="4", heads="2").run()
     causal = at.checkbox(key="na_causal")
     assert causal.value is True and causal.disabled
-    assert "never computed" in " ".join(c.value for c in at.caption)
+    assert "never computed" in " ".join(c.value for c in [*at.caption, *at.markdown])
 
 
 def test_window_toggle_waits_for_the_causal_mask():

@@ -102,8 +102,8 @@ def test_projector_mode_enlarges_axis_titles_and_survives_a_reload(server, brows
 
 
 def test_copy_link_copies_the_whole_view_in_one_click(server, browser):
-    """The Copy link button copies the address bar, which holds the whole view."""
-    query = urlencode({"seed": "7", "view": "vectors"})
+    """The Copy link button (in the Share view) copies the address bar, which holds the whole view."""
+    query = urlencode({"seed": "7", "view": "share"})
     context, page = open_at(browser, f"{server}/?{query}", "laptop")
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server)
     page.frame_locator("iframe").get_by_role("button", name="Copy link").click()
@@ -111,7 +111,7 @@ def test_copy_link_copies_the_whole_view_in_one_click(server, browser):
     copied = page.evaluate("() => navigator.clipboard.readText()")
     assert copied == page.url and copied.startswith("http")
     params = parse_qs(urlparse(copied).query)
-    assert params["seed"] == ["7"] and params["view"] == ["vectors"]
+    assert params["seed"] == ["7"] and params["view"] == ["share"]
     context.close()
 
 
