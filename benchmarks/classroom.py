@@ -12,7 +12,8 @@ page during the load, for what only a browser shows (time to the first drawn hea
 dialogs, no errors).
 
 Each session loads the page with the default settings, then makes `--reruns` changes, as a
-student does: another example sentence, heads, dropout in train mode, a new seed.
+student does: another example sentence, heads, dropout in train mode, a new seed (each to a value
+other than the one shown: a browser sends nothing for a value that did not change).
 Reported: p50/p95 latency of those reruns, errors (an exception element, a failed run, a
 dropped connection), server CPU seconds per rerun (from /proc, the server's own process), the
 server's peak RSS, and whether sessions that asked for the same settings got the same numbers.
@@ -58,7 +59,7 @@ class Stats:
     errors: list[str] = field(default_factory=list)
     numbers: dict[str, list[str]] = field(default_factory=dict)  # settings -> digests of the charts sent
     received: int = 0  # bytes of ForwardMsgs
-    narrowed: int = 0  # page reruns the app ran as one fragment's (ui/controls._sync)
+    narrowed: int = 0  # runs that ended as one fragment's: the Explorer's body alone
     replicas: dict[str, int] = field(default_factory=dict)  # replica address -> sessions (behind nginx)
 
 
@@ -71,6 +72,7 @@ class Session:
         self.states: dict[str, object] = {}  # widget id -> WidgetState, as the browser keeps them
         self.query, self.page, self.page_name = "", "", page_name
         self.marks: dict[str, float] = {}  # first time a kind of message arrived (MARKS)
+        self.homes: dict[str, str] = {}  # widget id -> the fragment that drew it ("": the page)
 
     async def __aenter__(self):
         headers = {"Cookie": f"stroute={self.cookie}"} if self.cookie else None
@@ -95,6 +97,9 @@ class Session:
         """One script run: the page load (query) or a widget change, of the whole page or of one
         fragment (its id). Returns (seconds, digest of the charts' data sent); self.drawn lists
         (element kind, fragment id) of what the run sent."""
+        homes = {self.homes.get(self.widgets[name][0], "") for name in changes or {}}
+        if not fragment and len(homes) == 1:  # as a browser: a widget in a fragment reruns that
+            fragment = homes.pop()
         msg = BackMsg()
         msg.rerun_script.fragment_id = fragment
         self.drawn: list[tuple[str, str]] = []
@@ -135,7 +140,7 @@ class Session:
             kind = fwd.WhichOneof("type")
             if kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
                 self.drawn.append((fwd.delta.new_element.WhichOneof("type"), fwd.delta.fragment_id))
-                self._element(fwd.delta.new_element, digest)
+                self._element(fwd.delta.new_element, digest, fwd.delta.fragment_id)
             elif kind == "page_info_changed":
                 self.query = fwd.page_info_changed.query_string
             elif kind == "new_session":
@@ -143,18 +148,17 @@ class Session:
             elif kind == "script_finished":
                 if fwd.script_finished == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
                     continue  # st.rerun(): the server runs the page again by itself
-                # A page rerun may end as a fragment's: a knob's callback can narrow it to the
-                # page's body (st.rerun with a fragment key, ui/controls._sync).
-                done = {ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY} | (
-                    set() if fragment else {ForwardMsg.FINISHED_SUCCESSFULLY}
-                )
-                if not fragment and fwd.script_finished == ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY:
+                # A page rerun may end as a fragment's (a knob's callback narrows it to the page's
+                # body: st.rerun with a fragment key, ui/controls._sync), and a fragment's rerun
+                # as the page's (its callback widens it: the sidebar must change too).
+                done = {ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY, ForwardMsg.FINISHED_SUCCESSFULLY}
+                if fwd.script_finished == ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY:
                     self.stats.narrowed += 1
                 if fwd.script_finished not in done:
                     self.stats.errors.append(f"script_finished={fwd.script_finished}")
                 return time.perf_counter() - start, digest.hexdigest()
 
-    def _element(self, element, digest) -> None:
+    def _element(self, element, digest, fragment: str) -> None:
         kind = element.WhichOneof("type")
         text = {"progress": lambda: element.progress.text, "alert": lambda: element.alert.body}.get(kind)
         for mark, (element_kind, start) in MARKS.items():
@@ -162,6 +166,7 @@ class Session:
                 self.marks[mark] = time.perf_counter()
         if kind == "button" and element.button.id:
             self.widgets[element.button.id.rsplit("-", 1)[-1]] = (element.button.id, "trigger")
+            self.homes[element.button.id] = fragment
             return
         if kind == "exception":
             self.stats.errors.append(
@@ -173,6 +178,7 @@ class Session:
         widget_id = getattr(widget, "id", "")
         if not widget_id or kind not in WIDGETS:
             return
+        self.homes[widget_id] = fragment
         # text by its value; a selectbox or radio by the option it shows, as the browser sends it
         text = ("text_area", "text_input", "selectbox", "radio")
         value_kind = "str" if kind in text else "bool" if kind == "checkbox" else None
@@ -234,17 +240,20 @@ async def student(url: str, n: int, reruns: int, stats: Stats, think: float, ref
             seconds, _ = await s.rerun()
             stats.loads.append(seconds)
             history = []  # the changes so far: sessions with the same history have the same settings
+            # A browser sends a change only when a value changes: each one here is to a new value.
+            shown = {"w_text": SENTENCES[0], "w_heads": 2, "w_seed": 123}  # the page as it opens
             for i in range(reruns):
                 await asyncio.sleep(rng.uniform(0, 2 * think))
                 if reference:
                     change = {"seed": rng.randrange(10**6)}
                 else:
                     change = [
-                        {"w_text": SENTENCES[(n + i) % len(SENTENCES)]},
-                        {"w_heads": 1 + (n + i) % 2},
+                        {"w_text": [t for t in SENTENCES if t != shown["w_text"]][(n + i) % 2]},
+                        {"w_heads": 3 - shown["w_heads"]},
                         {"w_train": True, "w_dropout": 0.1},
-                        {"w_seed": rng.choice([123, 7, 42])},
+                        {"w_seed": rng.choice([v for v in (123, 7, 42) if v != shown["w_seed"]])},
                     ][i % 4]
+                    shown |= change
                 history.append(sorted(change.items()))
                 seconds, digest = await s.rerun(changes=change)
                 stats.latencies.append(seconds)
@@ -430,7 +439,7 @@ def report(name: str, r: dict) -> None:
         f"{r['received'] / 2**20:.1f} MiB of ForwardMsgs"
     )
     if r["narrowed"]:
-        print(f"   {r['narrowed']} of the {r['reruns']} changes reran the page's body alone")
+        print(f"   {r['narrowed']} of the {r['reruns']} changes reran only the page's body")
     if r["replicas"]:
         print(f"   sessions per replica (nginx X-Replica): {r['replicas']}")
     if r["shared_settings"]:

@@ -54,10 +54,11 @@ FITTED_HELP = (
     "scale from the smallest to the 99th percentile (the largest 1% saturate) shows their differences."
 )
 WIDGETS = tuple(f"w_{name}" for name in PARAMS) + ("w_matrix", "w_preset")
-# A change of one of these reruns only the page's body (a keyed fragment, BODY) when the sidebar
-# already shows what will be computed: a class's knob turns skip the sidebar's ~20 elements and
-# the page's chrome, each a message to every browser (benchmarks/classroom.py). The others change
-# which knobs are drawn, or how: they rerun the page.
+SIDEBAR = tuple(key for key in WIDGETS if key not in ("w_text", "w_preset"))  # the body has those two
+# A change of one of these reruns only the page's body (a keyed fragment, BODY: the sentence, the
+# example, the view) when the sidebar already shows what will be computed: a class's knob turns
+# skip the sidebar's ~20 elements and the page's chrome, each a message to every browser
+# (benchmarks/classroom.py). The others change which knobs are drawn, or how: they rerun the page.
 BODY = "explorer"
 BODY_ONLY = {"text", "d_in", "d_out", "d_v", "heads", "dropout", "causal", "bias", "train", "seed"}
 
@@ -96,10 +97,10 @@ def _preset_of(config: ExplorerConfig) -> str:
 
 
 def _sync(source: str) -> None:
-    """A knob changed (callback, before the page runs): repair, show what is really used. Then,
-    if the sidebar and the sentence box already show all of it, rerun only the page's body."""
+    """A knob or the sentence changed (callback, before the page runs): repair, show what is really
+    used. Then rerun only the page's body if the sidebar already shows all of it, else the page."""
     s = st.session_state
-    shown = {key: s.get(key) for key in WIDGETS}  # as the browser shows them, this change included
+    shown = {key: s.get(key) for key in SIDEBAR}  # as the browser shows them, this change included
     if source == "text" and s["w_embedding"] == "book":
         try:
             if not has_book_vectors(tokenize(s["w_text"], s["w_tokenizer"])):
@@ -114,14 +115,16 @@ def _sync(source: str) -> None:
             s[f"w_{name}"] = getattr(config, name)
     s["_notes"] = notes
     s["w_preset"] = _preset_of(config)
-    if source in BODY_ONLY and _still_shown(shown, config) and not under_apptest():
-        # AppTest keeps only what the last run drew, so under it every change reruns the page.
+    if under_apptest():  # AppTest keeps only what the last run drew: there every change reruns the page
+        return
+    if source in BODY_ONLY and _still_shown(shown, config):
         st.rerun(scope=BODY)
+    st.rerun()  # the sidebar must change too (a repair, another module): the page, whatever drew it
 
 
 def _still_shown(shown: dict, config: ExplorerConfig) -> bool:
-    """Whether the sidebar and the sentence box, as the browser shows them, still hold `config`:
-    nothing repaired, the same example named, the same values on the knobs this module lacks."""
+    """Whether the sidebar, as the browser shows it, still holds `config`: nothing repaired, the
+    same values on the knobs this module lacks."""
     s = st.session_state
     if any(s.get(key) != value for key, value in shown.items()):
         return False
@@ -144,6 +147,8 @@ def _apply_preset() -> None:
     if preset is not None:
         settings = {**preset["settings"], "text": preset["text"], "tokenizer": preset["tokenizer"]}
         _load(ExplorerConfig(**settings).normalised())
+    if not under_apptest():
+        st.rerun()  # the knobs in the sidebar change too: the page, not only the body that drew this
 
 
 # --- the URL --------------------------------------------------------------------------------------
@@ -187,10 +192,16 @@ def write_url(config: ExplorerConfig, shown: dict) -> None:
 
 
 def explorer_controls() -> None:
-    """The sentence box and the sidebar knobs (a page run; a knob's change may rerun the body alone)."""
+    """The sidebar's knobs (a page run; most changes of them rerun only the body)."""
     url.sync("explorer", WIDGETS + VIEW_PARAMS, _load_url)
-    config, _ = from_values(_raw_values())
-    st.text_input(  # no max_chars: its counter sits over long text; from_values cuts at MAX_TEXT_CHARS
+    _sidebar(from_values(_raw_values())[0])
+
+
+def sentence_row() -> None:
+    """The sentence box and the example picker, side by side (the body's: it redraws the example's
+    name when a knob or the sentence leaves it)."""
+    box, example = st.columns([3, 1], vertical_alignment="bottom")
+    box.text_input(  # no max_chars: its counter sits over long text; from_values cuts at MAX_TEXT_CHARS
         "Sentence",
         key="w_text",
         on_change=_sync,
@@ -198,7 +209,13 @@ def explorer_controls() -> None:
         placeholder="Type a sentence and press Enter",
         help="Press Enter to apply. Tokens are split by the tokenizer in the sidebar.",
     )
-    _sidebar(config)
+    example.selectbox(
+        "Example",
+        [CUSTOM_PRESET] + [p["name"] for p in presets()],
+        key="w_preset",
+        on_change=_apply_preset,
+        help="Sentences and settings from the book and Raschka's blog post.",
+    )
 
 
 def explorer_config() -> tuple[ExplorerConfig, list[str]]:
@@ -211,18 +228,10 @@ def explorer_config() -> tuple[ExplorerConfig, list[str]]:
 
 
 def _sidebar(config: ExplorerConfig) -> None:
-    """The sidebar: an example, the module, the input (tokenizer, embedding, d_in), the knobs."""
+    """The sidebar: the module, the input (tokenizer, embedding, d_in), the knobs."""
     s = st.session_state
     variant = config.spec
     with st.sidebar:
-        names = [CUSTOM_PRESET] + [p["name"] for p in presets()]
-        st.selectbox(
-            "Example",
-            names,
-            key="w_preset",
-            on_change=_apply_preset,
-            help="Sentences and settings from the book and Raschka's blog post.",
-        )
         st.selectbox(
             "Module",
             list(VARIANTS),

@@ -1,7 +1,7 @@
 """The Explorer's drawing: the summary under the sentence, then the chosen view (Steps, All heads,
 Vectors, Query focus, Tokens, Share) with its controls, as an st.fragment.
 
-    explorer_body()               a keyed fragment: the notes, then these two
+    explorer_body()               a keyed fragment: the sentence, the example, notes, then these two
     summary(config, trace)        the line in words, what the weights are
     chosen_view(config, trace)    the view controls, the view, the URL
 """
@@ -20,7 +20,15 @@ from attention.figures import explorer as figures
 from attention.figures import export
 from attention.figures.layout import token_labels
 from ui.cache import cached_figure, cached_trace
-from ui.controls import BODY, EMBEDDING_LABELS, explorer_config, explorer_url, explorer_view, write_url
+from ui.controls import (
+    BODY,
+    EMBEDDING_LABELS,
+    explorer_config,
+    explorer_url,
+    explorer_view,
+    sentence_row,
+    write_url,
+)
 from ui.url import share_link
 from ui.widgets import (
     chart,
@@ -83,10 +91,11 @@ def summary(config: ExplorerConfig, trace: AttentionTrace) -> None:
 
 @st.fragment(key=BODY)
 def explorer_body() -> None:
-    """Notes, the summary and the chosen view, as the knobs set them: a keyed fragment. The view's
-    controls rerun only this, and so do the sentence and most knobs (ui/controls._sync): lighter
+    """The sentence and the example, notes, the summary and the chosen view: a keyed fragment. Its
+    own controls rerun only this, and so do most knobs in the sidebar (ui/controls._sync): lighter
     reruns for a lecture hall. It reads the knobs' state itself: a fragment's own rerun would
     replay the arguments of the last page run."""
+    sentence_row()
     config, notes = explorer_config()
     show_notes(notes)
     trace = cached_trace(config)

@@ -494,10 +494,11 @@ def test_the_sentence_is_one_line_that_enter_applies():
 # --- a view control reruns only the view (an st.fragment) ----------------------------------------
 
 
-def test_a_view_control_reruns_only_the_view_fragment(monkeypatch):
+def test_a_view_control_reruns_only_the_body_fragment(monkeypatch):
     """AppTest reruns the whole script on a widget change; a browser asks for the fragment alone.
-    Ask as the browser does (RerunData's fragment queue): only the view is run and sent, with the
-    new setting applied, and the sentence and the trace are not computed again."""
+    Ask as the browser does (RerunData's fragment queue): only the body (sentence, summary, view)
+    is run and sent, with the new setting applied, the sidebar is not, and the trace is the cached
+    one, not computed again."""
     import streamlit.testing.v1.local_script_runner as runner
 
     import ui.cache
@@ -511,10 +512,10 @@ def test_a_view_control_reruns_only_the_view_fragment(monkeypatch):
     rerun_data = runner.RerunData
     monkeypatch.setattr(runner, "RerunData", lambda **kw: rerun_data(**kw, fragment_id_queue=[fragment]))
     traced = []
-    monkeypatch.setattr(ui.cache, "cached_trace", lambda *a, **k: traced.append(a))
+    monkeypatch.setattr(ui.cache, "run", lambda *a, **k: traced.append(a))
     at = at.toggle(key="numbers").set_value(False).run()
-    assert not at.exception and not traced  # the page above the view did not run
-    assert not [t for t in at.text_input if t.key == "w_text"] and not at.sidebar.children  # not resent
+    assert not at.exception and not traced  # the cached trace
+    assert not at.sidebar.children  # the knobs were not run or sent again
     without_numbers = steps_figure(at)  # the view did run, with the new setting
     assert "texttemplate" not in without_numbers["data"][0]
     assert without_numbers["data"][0]["z"] == with_numbers["data"][0]["z"]  # the same trace
