@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import gc
 
 import streamlit as st
 
@@ -23,8 +24,15 @@ def per_process() -> int:
     lets 30 students' reruns run side by side; the event loop that sends every element to the
     browsers wakes once per batch of messages (ui/wakeups.py). (A module's function, not one
     defined in app.py under st.cache_resource: app.py runs on every rerun, and so would the
-    decorator, which reads the function's source: 7% of a first page load.)"""
+    decorator, which reads the function's source: 7% of a first page load.)
+
+    And the objects alive now (torch, plotly, Streamlit: ~400,000) leave the garbage collector's
+    sight: its occasional full pass walked all of them, ~130 ms of one core in the middle of some
+    student's rerun, several times a minute under a classroom's load (py-spy: one widget "costing"
+    10x its siblings). They live as long as the process; what reruns make is collected as before."""
     wakeups.coalesce()
+    gc.collect()
+    gc.freeze()
     return configure_torch_threads()
 
 

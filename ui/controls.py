@@ -200,8 +200,8 @@ def explorer_controls() -> None:
 def sentence_row() -> None:
     """The sentence box and the example picker, side by side (the body's: it redraws the example's
     name when a knob or the sentence leaves it)."""
-    box, example = st.columns([3, 1], vertical_alignment="bottom")
-    box.text_input(  # no max_chars: its counter sits over long text; from_values cuts at MAX_TEXT_CHARS
+    row = st.container(horizontal=True, vertical_alignment="bottom")  # one block (columns are three)
+    row.text_input(  # no max_chars: its counter sits over long text; from_values cuts at MAX_TEXT_CHARS
         "Sentence",
         key="w_text",
         on_change=_sync,
@@ -209,12 +209,13 @@ def sentence_row() -> None:
         placeholder="Type a sentence and press Enter",
         help="Press Enter to apply. Tokens are split by the tokenizer in the sidebar.",
     )
-    example.selectbox(
+    row.selectbox(
         "Example",
         [CUSTOM_PRESET] + [p["name"] for p in presets()],
         key="w_preset",
         on_change=_apply_preset,
         help="Sentences and settings from the book and Raschka's blog post.",
+        width=260,
     )
 
 
