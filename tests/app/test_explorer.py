@@ -526,3 +526,23 @@ def test_every_view_the_url_names_has_a_button():
     from ui.controls import VIEW_LABELS
 
     assert list(VIEW_LABELS) == list(VIEWS)
+
+
+def test_a_views_choices_survive_a_visit_to_another_view(monkeypatch):
+    """Steps on scaled_scores without numbers -> Tokens -> Steps, each a fragment rerun as the
+    browser asks for it: the step and the toggle come back as they were (Streamlit forgets a
+    widget a run does not draw; Tokens draws neither)."""
+    import streamlit.testing.v1.local_script_runner as runner
+
+    at = session().run()
+    (fragment,) = list(at._fragment_storage._fragments)
+    rerun_data = runner.RerunData
+    monkeypatch.setattr(runner, "RerunData", lambda **kw: rerun_data(**kw, fragment_id_queue=[fragment]))
+    at = at.segmented_control(key="step").set_value("scaled_scores").run()
+    at = at.toggle(key="numbers").set_value(False).run()
+    for view in ("Tokens", "Vectors", "Steps"):
+        at = at.segmented_control(key="view").set_value(view).run()
+    assert not at.exception
+    assert at.segmented_control(key="step").value == "scaled_scores"
+    assert at.toggle(key="numbers").value is False
+    assert "texttemplate" not in steps_figure(at)["data"][0]  # and the chart is drawn that way
