@@ -215,7 +215,7 @@ def sentence_row() -> None:
         key="w_preset",
         on_change=_apply_preset,
         help="Sentences and settings from the book and Raschka's blog post.",
-        width=260,
+        width=320,
     )
 
 

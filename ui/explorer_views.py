@@ -254,12 +254,13 @@ def tokens_view(config: ExplorerConfig, trace: AttentionTrace) -> None:
 
 def share_view(config: ExplorerConfig, trace: AttentionTrace, shown: dict) -> None:
     """The link to this view, the PyTorch code that reproduces it, and the downloads."""
+    link = share_link(explorer_url(config, shown["shown"] | {"view": None}))
     st.markdown(
         "**Share.** The address bar holds the whole view (this tab aside); this link reproduces it "
         "exactly, and **Copy link** copies it in one click:"
     )
-    copy_link_button()
-    st.code(share_link(explorer_url(config, shown["shown"] | {"view": None})), language=None, wrap_lines=True)
+    copy_link_button(link)
+    st.code(link, language=None, wrap_lines=True)
     with st.expander("PyTorch code that reproduces these numbers", expanded=False):
         st.code(pytorch_script(config), language="python")
     st.markdown("**Downloads** (CSV with tokens as row and column labels; PNG from each chart's camera icon)")

@@ -10,7 +10,7 @@ URL bare, so opening the app adds no history entry of its own.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 import streamlit as st
 
@@ -38,7 +38,9 @@ def link_params(params: dict[str, str]) -> dict[str, str]:
 def share_link(params: dict[str, str]) -> str:
     """This page's full address with `params` (and projector=1 while it is on)."""
     query = urlencode(link_params(params))
-    return (st.context.url or "") + (f"?{query}" if query else "")
+    page = st.context.url or ""
+    page += "/" if page and not urlsplit(page).path else ""  # http://host/?..., as a browser shows it
+    return page + (f"?{query}" if query else "")
 
 
 def sync(page: str, widgets: Sequence[str], load: Callable[[dict[str, tuple[str, ...]]], None]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pandas as pd
@@ -146,7 +147,7 @@ _COPY = """<button id="copy" type="button" title="Copy the address of this view"
 <script>
   const button = document.getElementById("copy");
   button.onclick = async () => {
-    const href = window.parent.location.href;  // the address bar: the whole view
+    const href = HREF || window.parent.location.href;  // the link given, or the address bar
     try { await navigator.clipboard.writeText(href); }
     catch (error) {  // plain http on a classroom network has no clipboard API
       const text = document.createElement("textarea");
@@ -159,8 +160,10 @@ _COPY = """<button id="copy" type="button" title="Copy the address of this view"
 </script>"""
 
 
-def copy_link_button() -> None:
-    """One click copies the page's address, which holds its whole view. Our own static script in
-    a same-origin iframe (it reads the parent's address; no user text, nothing from a CDN)."""
+def copy_link_button(href: str = "") -> None:
+    """One click copies `href`, or else the page's address, which holds its whole view. Our own
+    static script in a same-origin iframe (it reads the parent's address; the link goes in as a
+    JSON string with "<" escaped, so no text of it can end the script)."""
     big = st.session_state.get("projector")
-    st.iframe(_COPY.replace("font-size: 15px", "font-size: 20px") if big else _COPY, height=44 if big else 38)
+    html = _COPY.replace("HREF ||", json.dumps(href).replace("<", "\\u003c") + " ||")
+    st.iframe(html.replace("font-size: 15px", "font-size: 20px") if big else html, height=44 if big else 38)
