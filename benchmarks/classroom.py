@@ -241,16 +241,17 @@ async def student(url: str, n: int, reruns: int, stats: Stats, think: float, ref
             stats.loads.append(seconds)
             history = []  # the changes so far: sessions with the same history have the same settings
             # A browser sends a change only when a value changes: each one here is to a new value.
-            shown = {"w_text": SENTENCES[0], "w_heads": 2, "w_seed": 123}  # the page as it opens
+            shown = {"w_text": SENTENCES[0], "w_heads": 2, "w_seed": 123, "w_train": False}  # as it opens
             for i in range(reruns):
                 await asyncio.sleep(rng.uniform(0, 2 * think))
                 if reference:
                     change = {"seed": rng.randrange(10**6)}
                 else:
+                    others = [t for t in SENTENCES if t != shown["w_text"]]
                     change = [
-                        {"w_text": [t for t in SENTENCES if t != shown["w_text"]][(n + i) % 2]},
-                        {"w_heads": 3 - shown["w_heads"]},
-                        {"w_train": True, "w_dropout": 0.1},
+                        {"w_text": others[(n + i) % len(others)]},
+                        {"w_heads": 3 - shown["w_heads"]},  # 2 <-> 1
+                        {"w_train": not shown["w_train"], "w_dropout": 0.1},
                         {"w_seed": rng.choice([v for v in (123, 7, 42) if v != shown["w_seed"]])},
                     ][i % 4]
                     shown |= change

@@ -71,7 +71,9 @@ _figures: weakref.WeakKeyDictionary[AttentionTrace, dict[tuple, object]] = weakr
 class Frozen(BaseFigure):
     """A figure turned into plain JSON data once. st.plotly_chart calls any plotly figure's
     to_dict(), a deep copy, then encodes its arrays to base64 on every rerun (~6% of an Explorer
-    change rerun's CPU, py-spy); this one hands over the data it was made into (the same JSON)."""
+    change rerun's CPU, py-spy); this one hands over the data it was made into (the same JSON).
+    Shared by every session, never changed: the only edit plotly's to_json makes in place, popping
+    each trace's "uid", finds none (the freeze already left them out)."""
 
     def __init__(self, fig: BaseFigure):  # BaseFigure's own __init__ (and its validators) skipped
         object.__setattr__(self, "_plain", json.loads(pio.to_json(fig, validate=False)))

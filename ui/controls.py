@@ -11,8 +11,11 @@ Explorer's settings with explorer_settings(), which reads its link, never its wi
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
 from attention.chapter3 import ExplorerConfig
 from attention.chapter3.config import MAX_D_IN, MAX_D_OUT, MAX_HEADS, MAX_SEED, MAX_WINDOW, RANGES
@@ -56,9 +59,10 @@ FITTED_HELP = (
 WIDGETS = tuple(f"w_{name}" for name in PARAMS) + ("w_matrix", "w_preset")
 SIDEBAR = tuple(key for key in WIDGETS if key not in ("w_text", "w_preset"))  # the body has those two
 # A change of one of these reruns only the page's body (a keyed fragment, BODY: the sentence, the
-# example, the view) when the sidebar already shows what will be computed: a class's knob turns
+# example, the view) when the sidebar already shows all it will draw (_look): a class's knob turns
 # skip the sidebar's ~20 elements and the page's chrome, each a message to every browser
-# (benchmarks/classroom.py). The others change which knobs are drawn, or how: they rerun the page.
+# (benchmarks/classroom.py). Any other change, or one that changes what the sidebar draws (a
+# repaired value, another module, a toggle it disables), reruns the page.
 BODY = "explorer"
 BODY_ONLY = {"text", "d_in", "d_out", "d_v", "heads", "dropout", "causal", "bias", "train", "seed"}
 
@@ -117,19 +121,21 @@ def _sync(source: str) -> None:
     s["w_preset"] = _preset_of(config)
     if under_apptest():  # AppTest keeps only what the last run drew: there every change reruns the page
         return
-    if source in BODY_ONLY and _still_shown(shown, config):
-        st.rerun(scope=BODY)
-    st.rerun()  # the sidebar must change too (a repair, another module): the page, whatever drew it
+    same = shown == {key: s.get(key) for key in SIDEBAR} and _look(config) == s.get("_sidebar_look")
+    if source in BODY_ONLY and same:
+        with contextlib.suppress(StreamlitAPIException):  # no body drawn yet (it stopped before): the page
+            st.rerun(scope=BODY)
+    st.rerun()  # the sidebar must change too: the page, whatever drew this
 
 
-def _still_shown(shown: dict, config: ExplorerConfig) -> bool:
-    """Whether the sidebar, as the browser shows it, still holds `config`: nothing repaired, the
-    same values on the knobs this module lacks."""
+def _look(config: ExplorerConfig) -> tuple:
+    """What the sidebar draws beyond its knobs' values: the module (which knobs, their labels), the
+    values on the knobs it lacks, and what is disabled or shown (d_in; the window's toggle)."""
     s = st.session_state
-    if any(s.get(key) != value for key, value in shown.items()):
-        return False
-    used = config.effective_values()  # a disabled knob shows its value (_knobs)
-    return all(s[f"na_{name}"] == used.get(name) for name in KNOBS if f"na_{name}" in s)
+    used = config.effective_values()
+    lacks = tuple((name, used.get(name)) for name in KNOBS if not config.has(name))
+    window = (s.get("w_causal", True), s.get("w_window") is not None) if config.has("window") else None
+    return config.variant, lacks, config.embedding, window
 
 
 def _current_x() -> str:
@@ -225,12 +231,19 @@ def explorer_config() -> tuple[ExplorerConfig, list[str]]:
     s = st.session_state
     config, notes = from_values(_raw_values())
     s["_explorer_config"] = config
-    return config, s.pop("_url_notes", []) + s.pop("_notes", []) + notes
+    fresh = s.pop("_url_notes", []) + s.pop("_notes", [])  # a link's or a knob's corrections
+    if fresh:
+        s["_notes_for"] = (config, fresh)
+    elif s.get("_notes_for", (None,))[0] == config:  # a click in the view: the same settings, the same notes
+        fresh = s["_notes_for"][1]
+    return config, fresh + notes
 
 
 def _sidebar(config: ExplorerConfig) -> None:
-    """The sidebar: the module, the input (tokenizer, embedding, d_in), the knobs."""
+    """The sidebar: the module, the input (tokenizer, embedding, d_in), the knobs; and what it drew
+    beyond their values, for _sync."""
     s = st.session_state
+    s["_sidebar_look"] = _look(config)
     variant = config.spec
     with st.sidebar:
         st.selectbox(

@@ -1,5 +1,5 @@
-"""The Explorer's drawing: the summary under the sentence, then the chosen view (Steps, All heads,
-Vectors, Query focus, Tokens, Share) with its controls, as an st.fragment.
+"""The Explorer's body, a keyed st.fragment: the sentence and the example, notes, the summary, then
+the chosen view (Steps, All heads, Vectors, Query focus, Tokens, Share) with its controls.
 
     explorer_body()               a keyed fragment: the sentence, the example, notes, then these two
     summary(config, trace)        the line in words, what the weights are
@@ -29,7 +29,7 @@ from ui.controls import (
     sentence_row,
     write_url,
 )
-from ui.url import share_link
+from ui.url import link_query, share_link
 from ui.widgets import (
     chart,
     chart_width,
@@ -254,13 +254,13 @@ def tokens_view(config: ExplorerConfig, trace: AttentionTrace) -> None:
 
 def share_view(config: ExplorerConfig, trace: AttentionTrace, shown: dict) -> None:
     """The link to this view, the PyTorch code that reproduces it, and the downloads."""
-    link = share_link(explorer_url(config, shown["shown"] | {"view": None}))
+    view = explorer_url(config, shown["shown"] | {"view": None})
     st.markdown(
         "**Share.** The address bar holds the whole view (this tab aside); this link reproduces it "
         "exactly, and **Copy link** copies it in one click:"
     )
-    copy_link_button(link)
-    st.code(link, language=None, wrap_lines=True)
+    copy_link_button(link_query(view))
+    st.code(share_link(view), language=None, wrap_lines=True)
     with st.expander("PyTorch code that reproduces these numbers", expanded=False):
         st.code(pytorch_script(config), language="python")
     st.markdown("**Downloads** (CSV with tokens as row and column labels; PNG from each chart's camera icon)")

@@ -35,9 +35,14 @@ def link_params(params: dict[str, str]) -> dict[str, str]:
     return params | ({"projector": "1"} if st.session_state.get("projector") else {})
 
 
+def link_query(params: dict[str, str]) -> str:
+    """The query string of a link to this page's view `params` (and projector=1 while it is on)."""
+    return urlencode(link_params(params))
+
+
 def share_link(params: dict[str, str]) -> str:
     """This page's full address with `params` (and projector=1 while it is on)."""
-    query = urlencode(link_params(params))
+    query = link_query(params)
     page = st.context.url or ""
     page += "/" if page and not urlsplit(page).path else ""  # http://host/?..., as a browser shows it
     return page + (f"?{query}" if query else "")

@@ -137,7 +137,7 @@ def number_table(frame: pd.DataFrame, key: str) -> None:
     st.dataframe(frame.style.format(_four_decimals), height=height, width="stretch", key=key)
 
 
-_COPY = """<button id="copy" type="button" title="Copy the address of this view">Copy link</button>
+_COPY = """<button id="copy" type="button" title="Copy the link to this view">Copy link</button>
 <style>
   body { margin: 0; font-family: "Source Sans Pro", "Source Sans 3", sans-serif; }
   button { font: inherit; font-size: 15px; padding: 5px 12px; border-radius: 8px; cursor: pointer;
@@ -147,7 +147,8 @@ _COPY = """<button id="copy" type="button" title="Copy the address of this view"
 <script>
   const button = document.getElementById("copy");
   button.onclick = async () => {
-    const href = HREF || window.parent.location.href;  // the link given, or the address bar
+    const query = QUERY, at = window.parent.location;  // the view's query string, or the address bar
+    const href = query === null ? at.href : at.origin + at.pathname + (query ? "?" + query : "");
     try { await navigator.clipboard.writeText(href); }
     catch (error) {  // plain http on a classroom network has no clipboard API
       const text = document.createElement("textarea");
@@ -160,10 +161,12 @@ _COPY = """<button id="copy" type="button" title="Copy the address of this view"
 </script>"""
 
 
-def copy_link_button(href: str = "") -> None:
-    """One click copies `href`, or else the page's address, which holds its whole view. Our own
-    static script in a same-origin iframe (it reads the parent's address; the link goes in as a
-    JSON string with "<" escaped, so no text of it can end the script)."""
+def copy_link_button(query: str | None = None) -> None:
+    """One click copies the link to this page with `query` (a view's query string), or else the
+    page's address, which holds its whole view. Our own static script in a same-origin iframe (it
+    reads the parent's address; the query goes in as a JSON string with "<" escaped, so no text of
+    it can end the script)."""
     big = st.session_state.get("projector")
-    html = _COPY.replace("HREF ||", json.dumps(href).replace("<", "\\u003c") + " ||")
-    st.iframe(html.replace("font-size: 15px", "font-size: 20px") if big else html, height=44 if big else 38)
+    html = _COPY.replace("font-size: 15px", "font-size: 20px") if big else _COPY
+    html = html.replace("QUERY,", json.dumps(query).replace("<", "\\u003c") + ",")  # null: the address bar
+    st.iframe(html, height=44 if big else 38)

@@ -497,11 +497,8 @@ def test_the_sentence_is_one_line_that_enter_applies():
 def test_a_view_control_reruns_only_the_body_fragment(monkeypatch):
     """AppTest reruns the whole script on a widget change; a browser asks for the fragment alone.
     Ask as the browser does (RerunData's fragment queue): only the body (sentence, summary, view)
-    is run and sent, with the new setting applied, the sidebar is not, and the trace is the cached
-    one, not computed again."""
+    is run and sent, with the new setting applied; the sidebar is not."""
     import streamlit.testing.v1.local_script_runner as runner
-
-    import ui.cache
 
     at = session().run()
     assert at.text_input(key="w_text") and at.sidebar.children
@@ -511,10 +508,8 @@ def test_a_view_control_reruns_only_the_body_fragment(monkeypatch):
 
     rerun_data = runner.RerunData
     monkeypatch.setattr(runner, "RerunData", lambda **kw: rerun_data(**kw, fragment_id_queue=[fragment]))
-    traced = []
-    monkeypatch.setattr(ui.cache, "run", lambda *a, **k: traced.append(a))
     at = at.toggle(key="numbers").set_value(False).run()
-    assert not at.exception and not traced  # the cached trace
+    assert not at.exception
     assert not at.sidebar.children  # the knobs were not run or sent again
     without_numbers = steps_figure(at)  # the view did run, with the new setting
     assert "texttemplate" not in without_numbers["data"][0]
@@ -546,3 +541,17 @@ def test_a_views_choices_survive_a_visit_to_another_view(monkeypatch):
     assert at.segmented_control(key="step").value == "scaled_scores"
     assert at.toggle(key="numbers").value is False
     assert "texttemplate" not in steps_figure(at)["data"][0]  # and the chart is drawn that way
+
+
+def test_a_notes_correction_stays_while_the_view_changes(monkeypatch):
+    """A link's bad value is named in a note; clicks in the view (fragment reruns of the body, as
+    the browser asks for them) keep it, as the settings it explains have not changed."""
+    import streamlit.testing.v1.local_script_runner as runner
+
+    at = session(seed="abc").run()
+    assert at.warning and any("seed" in t.value for t in at.text)
+    (fragment,) = list(at._fragment_storage._fragments)
+    rerun_data = runner.RerunData
+    monkeypatch.setattr(runner, "RerunData", lambda **kw: rerun_data(**kw, fragment_id_queue=[fragment]))
+    at = at.toggle(key="numbers").set_value(False).run()
+    assert at.warning and any("seed" in t.value for t in at.text)

@@ -9,7 +9,7 @@ from tests.e2e.conftest import in_thread
 from ui.controls import CUSTOM_PRESET
 
 
-def test_a_view_control_reruns_only_the_view(server):
+def test_a_view_control_reruns_only_the_body(server):
     url = server.replace("http://", "ws://")
 
     async def go():
@@ -43,8 +43,12 @@ def test_a_knob_the_sidebar_already_shows_reruns_only_the_body(server):
         "seed": {"w_seed": 42},
         "heads": {"w_heads": 1},
         "sentence": {"w_text": "Hello shiny sun"},  # the book has its vectors
+        "train mode": {"w_train": True, "w_dropout": 0.1},
         "embedding repaired": {"w_text": "my own words"},  # no book vectors: nn.Embedding
         "module": {"w_variant": "v2"},
+        "another module": {"w_variant": "gqa"},
+        "the mask off": {"w_causal": False},  # the sliding-window toggle is disabled: the page
+        "the mask on": {"w_causal": True},  # and enabled again: the page
     }
 
     async def go():
@@ -62,9 +66,9 @@ def test_a_knob_the_sidebar_already_shows_reruns_only_the_body(server):
 
     stats, drawn, digests = in_thread(asyncio.run, go())
     assert not stats.errors and drawn["example"]
-    for name in ("leaving the example", "seed", "heads", "sentence"):
+    for name in ("leaving the example", "seed", "heads", "sentence", "train mode"):
         kinds, in_body = drawn[name]
         assert in_body and "plotly_chart" in kinds and not kinds & {"number_input", "page_link"}, name
-    for name in ("embedding repaired", "module"):
+    for name in ("embedding repaired", "module", "another module", "the mask off", "the mask on"):
         assert {"number_input", "page_link", "text_input"} <= drawn[name][0], name  # the whole page
     assert digests["seed"] == digests["opened"]  # the body alone computes what the whole page does
