@@ -1,4 +1,4 @@
-"""A recorded training played back as a Run (run.py): the Shakespeare model's training took 43 minutes
+"""A recorded training played back as a Run (run.py): the Shakespeare model's training took 46 minutes
 (shakespeare.py), too long to run in class, so Watch it learn replays what its recipe wrote
 (training.json beside the model): each step's loss, and every EVERY steps the held-out loss and
 every head's role scores on natural-text and random-token probes. Nothing trains; a step is a

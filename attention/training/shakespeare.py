@@ -14,7 +14,7 @@ The recipe, in two stages:
 1. COPY_STEPS steps of Watch it learn's induction task (induction.py) in Shakespeare's own ids: the
    start token, random ids of the plays' 128 commonest, one span of them repeated, the loss on the
    repeated span. A previous-token head and an induction head form together (the phase change, at
-   ~1,500 steps); the head already works on repeated passages of the held-out plays (0.6).
+   ~1,750-2,000 steps); the head already works on repeated passages of the held-out plays (0.6).
    Trained on the plays from the start instead, the heads formed far too slowly for a CPU: after
    16,000 steps (2.5 h) the best induction score was 0.19.
 2. The plays: batches of 8 windows of 128 tokens at random offsets, half of them (REPEATS) with a
