@@ -404,9 +404,7 @@ def explorer_view(trace: AttentionTrace) -> dict:
     fitted colours. Returns the values that differ from the defaults (for the URL) under
     "shown", and all of them."""
     s = st.session_state
-    for key in VIEW_PARAMS:  # Streamlit forgets a widget not drawn in a run: Tokens has no step box
-        if key in s:
-            s[key] = s[key]
+    url.hold(VIEW_PARAMS)  # a fragment run too: Tokens draws no step box, yet the step must stay
     _view_defaults(trace)
     st.segmented_control("View", list(VIEW_LABELS.values()), key="view", label_visibility="collapsed")
     view = next(k for k, v in VIEW_LABELS.items() if v == s["view"])

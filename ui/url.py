@@ -58,6 +58,12 @@ def sync(page: str, widgets: Sequence[str], load: Callable[[dict[str, tuple[str,
     if widgets[0] not in s or raw != s.get(f"_{page}_url"):
         load(raw)
         s[f"_{page}_url"] = raw
+    hold(widgets)
+
+
+def hold(widgets: Sequence[str]) -> None:
+    """Keep these widgets' values: Streamlit forgets a widget's value in any run that does not draw it."""
+    s = st.session_state
     for key in widgets:
         if key in s:
             s[key] = s[key]
