@@ -2,9 +2,11 @@
 
 One room per concept:
 
-    chapter3/   the book's chapter 3 and the Explorer's engine: config -> tokens -> x -> module -> trace
+    chapter3/   the book's chapter 3: its classes, AttentionTrace, text -> tokens, embeddings
     modern/     attention as today's LLMs compute it: RoPE, grouped-query, sliding window, KV cache,
                 FlashAttention's online softmax, each traced under the book's bonus code's names
+    explorer/   the Explorer's engine above both: variants, ExplorerConfig, URL params, run, snippet
+    lessons/    the Learn and Modern lessons' worked numbers, above the engine
     model/      the book's chapter-4 GPTModel, GPT-2 checkpoints and tokenizer, head roles, the catalogue
     training/   live trainings (one Run contract), the recipes that make the shipped models, the CLI
     figures/    traces and arrays -> plotly figures and tables, one module per page
@@ -18,8 +20,8 @@ still answer, as before the rooms: each is looked up when first asked for (no im
 """
 
 _NAMES = {
-    "run": "attention.chapter3",
-    "ExplorerConfig": "attention.chapter3",
+    "run": "attention.explorer",
+    "ExplorerConfig": "attention.explorer",
     "AttentionTrace": "attention.chapter3",
     "ConfigError": "attention.errors",
 }

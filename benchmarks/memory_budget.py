@@ -19,9 +19,9 @@ import plotly.io as pio
 import streamlit  # noqa: F401  (its memory belongs to the baseline of a server process)
 
 from attention.bench import measure
-from attention.chapter3 import ExplorerConfig, run
-from attention.chapter3.config import MAX_D_IN, MAX_D_OUT, MAX_HEADS, MAX_TOKENS
 from attention.devices import configure_torch_threads
+from attention.explorer import ExplorerConfig, run
+from attention.explorer.config import MAX_D_IN, MAX_D_OUT, MAX_HEADS, MAX_TOKENS
 from attention.figures import explorer as figures
 from attention.figures.layout import token_labels
 from tests.threads import in_threads

@@ -1,7 +1,7 @@
 """Explorer: type a sentence, turn the knobs, see every step of attention as heatmaps."""
 
-from ui.controls import explorer_controls
-from ui.explorer_views import explorer_body
+from ui.explorer.controls import explorer_controls
+from ui.explorer.views import explorer_body
 from ui.router import use_router
 from ui.widgets import page_title
 

@@ -5,9 +5,9 @@ Predict, then see: each step asks its question before it shows the numbers that 
 
 import streamlit as st
 
-from ui import learn_steps as steps
 from ui.cache import cached_trace
-from ui.learn import Lesson, keep_url, lesson_config, sentence_controls, sync_url
+from ui.learn import steps
+from ui.learn.controls import Lesson, keep_url, lesson_config, sentence_controls, sync_url
 from ui.router import use_router
 from ui.widgets import page_title, show_notes
 

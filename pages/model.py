@@ -3,9 +3,9 @@ measured live, and the model's next token, one step at a time."""
 
 import streamlit as st
 
-from ui import lab, models
-from ui import model_views as views
-from ui.model_url import keep_url, sync_url
+from ui.model import caches as models
+from ui.model import lab, views
+from ui.model.url import keep_url, sync_url
 from ui.router import use_router
 from ui.widgets import page_title, show_notes
 

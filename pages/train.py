@@ -4,8 +4,8 @@ the Shakespeare model's recorded training."""
 
 import streamlit as st
 
-from ui import induction, player, replay, tiny
 from ui.router import use_router
+from ui.train import induction, player, replay, tiny
 
 use_router()
 

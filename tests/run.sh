@@ -35,5 +35,8 @@ echo "== ruff"
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 
+echo "== lint-imports (the layering contracts in pyproject.toml)"
+.venv/bin/lint-imports
+
 echo "== pytest"
 exec .venv/bin/python -m pytest "$@"

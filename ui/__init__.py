@@ -9,14 +9,16 @@ Shared by every page:
     cache.py           process-wide caches keyed by plain values (traces, and their figures)
     slots.py           waiting in line for a slot (attention.slots), the line's length shown
 
-One page's controls and views each (the page in pages/ composes them):
-    controls.py, explorer_views.py    the Explorer: sentence, knobs, view -> the chosen view drawn
-    compare.py                        Compare: two sides' knobs, the examples, the variant table
-    scaling.py                        Scaling: the sweep with its progress, the sweeps kept
-    learn.py, learn_steps.py          Learn: sentence and seed, then each step's sums and questions
-    models.py, model_url.py,          Inside a model: models loaded once and shared, its address,
-    model_views.py, lab.py            the picker, sentence and its views; the lab (knock out, importance)
-    player.py, tiny.py, induction.py  Watch it learn: Play/Pause/Stop for any Run, and each task's view
+A room for each page with several modules (the page in pages/ composes them), a module for the rest:
+    explorer/     the Explorer: sentence, knobs, view -> the chosen view drawn
+    learn/        Learn: sentence and seed, then each step's sums and questions
+    model/        Inside a model: models loaded once and shared, its address, its views, the lab
+    train/        Watch it learn: Play/Pause/Stop for any Run, and each training's view
+    compare.py    Compare: two sides' knobs, the examples, the variant table
+    modern.py     Modern attention: each question, then its answer on the learner's sentence
+    scaling.py    Scaling: the sweep with its progress, the sweeps kept
+
+Rooms point down: pages -> a room -> the shared modules above -> attention/ (import-linter checks).
 
 Streamlit lives here and in pages/, never in attention/.
 """

@@ -12,8 +12,9 @@ from collections.abc import Callable
 import plotly.io as pio
 from plotly.basedatatypes import BaseFigure
 
-from attention.chapter3 import AttentionTrace, ExplorerConfig, run
-from attention.chapter3.query_params import to_query_params
+from attention.chapter3 import AttentionTrace
+from attention.explorer import ExplorerConfig, run
+from attention.explorer.query_params import to_query_params
 
 # Bounded: a trace at the caps holds ~25 MB (16 heads x 256^2 x 6 matrices x 4 B), so 16 entries
 # stay under ~400 MB even if every one is that large. Traces are immutable, so sharing is safe.

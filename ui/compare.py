@@ -15,14 +15,15 @@ import pandas as pd
 import streamlit as st
 
 from attention import bench
-from attention.chapter3 import AttentionTrace, ExplorerConfig
-from attention.chapter3.config import MAX_D_OUT, MAX_HEADS, MAX_SEED, MAX_TEXT_CHARS, MAX_WINDOW
-from attention.chapter3.query_params import from_values, to_query_params
+from attention.chapter3 import AttentionTrace
 from attention.chapter3.trace import PER_HEAD
-from attention.chapter3.variants import VARIANTS
 from attention.devices import available_devices, device_name
+from attention.explorer import ExplorerConfig
+from attention.explorer.config import MAX_D_OUT, MAX_HEADS, MAX_SEED, MAX_TEXT_CHARS, MAX_WINDOW
+from attention.explorer.query_params import from_values, to_query_params
+from attention.explorer.variants import VARIANTS
 from attention.figures import compare as figures
-from ui.controls import explorer_settings
+from ui.explorer.controls import explorer_settings
 from ui.widgets import chart, chart_width
 
 SIDE_KNOBS = ("variant", "d_out", "heads", "kv_groups", "window", "rope", "causal", "dropout", "seed")

@@ -1,5 +1,5 @@
 """The Modern attention page's sections: each asks its question first (predict), then answers it
-with live numbers from attention.modern.lesson on the learner's sentence, and links to the same
+with live numbers from attention.lessons.modern on the learner's sentence, and links to the same
 setting in the Explorer."""
 
 from __future__ import annotations
@@ -8,12 +8,12 @@ from dataclasses import replace
 
 import streamlit as st
 
-from attention.chapter3 import ExplorerConfig
-from attention.chapter3.config import MAX_SEED
-from attention.chapter3.lesson import first_tokens
-from attention.chapter3.query_params import from_values, to_query_params
+from attention.explorer import ExplorerConfig
+from attention.explorer.config import MAX_SEED
+from attention.explorer.query_params import from_values, to_query_params
 from attention.figures.explorer import StepPanel, heads_grid, step_figure
-from attention.modern import lesson
+from attention.lessons import modern as lesson
+from attention.lessons.chapter3 import first_tokens
 from ui.cache import cached_trace
 from ui.chrome import pages
 from ui.widgets import chart, narrow, plural, predict

@@ -22,12 +22,12 @@ from attention.bench.measure import time_call
 from attention.bench.modern import SCALING_TILE, SCALING_WINDOW, grouped, online, windowed
 from attention.bench.reference import Built, Loader, Weights, assign, full_expected, reference
 from attention.chapter3 import blog_modules, modules
-from attention.chapter3.config import MAX_TOKENS
 from attention.chapter3.embeddings import embed
 from attention.chapter3.text import tokenize
-from attention.chapter3.variants import VARIANTS
 from attention.devices import available_devices
 from attention.errors import ConfigError
+from attention.explorer.config import MAX_TOKENS
+from attention.explorer.variants import VARIANTS
 
 # --- the implementations: the book's variants, today's and torch's two ---------------------------
 

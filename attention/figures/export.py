@@ -8,8 +8,8 @@ import json
 import numpy as np
 import pandas as pd
 
-from attention.chapter3.query_params import to_query_params
 from attention.chapter3.trace import STEPS, AttentionTrace
+from attention.explorer.query_params import to_query_params
 
 
 def weighted_sum_frame(trace: AttentionTrace, head: int, query: int, batch: int = 0) -> pd.DataFrame:

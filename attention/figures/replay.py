@@ -1,4 +1,4 @@
-"""Watch it learn's figures for a recorded training (ui/replay.py): the loss against the unigram
+"""Watch it learn's figures for a recorded training (ui/train/replay.py): the loss against the unigram
 and bigram baselines, and each layer's best previous-token and induction head over the steps."""
 
 from __future__ import annotations

@@ -10,7 +10,6 @@ llama3.py), so that after the same torch.manual_seed the book's classes and ours
     online_softmax.py  FlashAttention's softmax: key tiles, a running max and sum, no T x T matrix
 """
 
-import attention.chapter3  # noqa: F401 (first: its variant table imports this package's classes)
 from attention.modern.gqa import GroupedQueryAttention, kv_cache_bytes
 from attention.modern.kv_cache import MultiHeadAttention
 from attention.modern.masks import sliding_window_mask

@@ -7,5 +7,7 @@ tasks.py       the tiny tasks, each with its known right attention pattern
 tiny.py        the tiny attention model and its Run (Trainer, TrainConfig)
 induction.py   the induction task on the book's GPTModel and its Run (InductionTrainer)
 copying.py     the recipe for the bundled copy model (assets/model)
+shakespeare.py the recipe for the Shakespeare model (assets/shakespeare); plays.py its text
+held_out_text.py  how well a language model reads the held-out plays, position by position
 __main__.py    python -m attention.training ...
 """

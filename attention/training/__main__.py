@@ -14,7 +14,7 @@ import sys
 
 import torch
 
-from attention.training import copying, shakespeare
+from attention.training import copying, held_out_text, shakespeare
 from attention.training.induction import InductionTrainer
 from attention.training.run import Run
 from attention.training.tasks import TASKS
@@ -25,7 +25,7 @@ RECIPES = {
     "copying": copying.main,
     "bundled": copying.main,
     "shakespeare": shakespeare.main,
-    "shakespeare-check": lambda argv: sys.exit(shakespeare.check(argv)),
+    "shakespeare-check": lambda argv: sys.exit(held_out_text.check(argv)),
 }  # "bundled": old name
 
 

@@ -6,8 +6,8 @@ import unicodedata
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from attention.chapter3.config import MAX_TEXT_CHARS
 from attention.devices import available_devices
+from attention.explorer.config import MAX_TEXT_CHARS
 from tests.app.conftest import messages, open_page, session, show, step_names, steps_figure
 
 HOSTILE = (
@@ -118,7 +118,7 @@ def test_html_and_markdown_stay_literal_on_learn_and_compare():
     assert_literal(at)
 
 
-# --- numbers and names in the URL: the whole matrix is in tests/chapter3/test_query_params.py; here a few
+# --- numbers and names in the URL: the whole matrix is in tests/explorer/test_query_params.py; here a few
 # cases show that the page says so and renders nothing as markup ------------------------------
 
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from attention.chapter3.config import MAX_D_IN, MAX_D_OUT, MAX_HEADS, MAX_TOKENS
+from attention.explorer.config import MAX_D_IN, MAX_D_OUT, MAX_HEADS, MAX_TOKENS
 from tests.app.conftest import session, show
 
 MAX_CHART_BYTES = 2_500_000  # plotly JSON per rerun, the biggest view at the caps (~2.1 MB)

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from attention import bench
-from attention.chapter3 import ExplorerConfig, run
+from attention.explorer import ExplorerConfig, run
 from tests.app.conftest import figures, open_page, session
 from tests.specs import decode
 

@@ -4,10 +4,10 @@ the first minute of a class (own text, notes, numbers in cells, labels, the link
 import numpy as np
 import pytest
 
-from attention.chapter3 import ExplorerConfig
-from attention.chapter3.config import MAX_TOKENS
-from attention.chapter3.query_params import to_query_params
 from attention.chapter3.trace import STEPS
+from attention.explorer import ExplorerConfig
+from attention.explorer.config import MAX_TOKENS
+from attention.explorer.query_params import to_query_params
 from tests.app.conftest import (
     figure,
     figures,
@@ -517,8 +517,8 @@ def test_a_view_control_reruns_only_the_body_fragment(monkeypatch):
 
 
 def test_every_view_the_url_names_has_a_button():
-    from attention.chapter3.query_params import VIEWS
-    from ui.controls import VIEW_LABELS
+    from attention.explorer.query_params import VIEWS
+    from ui.explorer.controls import VIEW_LABELS
 
     assert list(VIEW_LABELS) == list(VIEWS)
 

@@ -191,7 +191,7 @@ def test_the_exports_hold_the_map(bundled):
 def test_an_exact_map_of_a_big_model_waits_in_the_heavy_work_line(bundled, monkeypatch):
     """Past HEAVY_PARAMETERS an exact map takes a SWEEPS slot (the line shown); the estimate does not."""
     from attention import slots
-    from ui import models
+    from ui.model import caches as models
 
     monkeypatch.setattr(models, "HEAVY_PARAMETERS", 0)
     monkeypatch.setattr(slots.SWEEPS, "capacity", 1)
@@ -206,7 +206,7 @@ def test_an_exact_map_of_a_big_model_waits_in_the_heavy_work_line(bundled, monke
 
 
 def test_no_clear_role_gets_a_sentence_not_a_button(monkeypatch):
-    from ui import models
+    from ui.model import caches as models
 
     monkeypatch.setattr(
         models,

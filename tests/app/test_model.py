@@ -192,10 +192,10 @@ def test_picking_a_hub_model_without_a_network_says_so_within_seconds(monkeypatc
 def test_a_model_load_waits_for_a_free_slot_then_loads_by_itself(monkeypatch):
     import threading
 
-    import ui.models
+    import ui.model.caches
     from attention.slots import MODEL_LOADS
 
-    monkeypatch.setattr(ui.models, "_loaded", {})  # as on a server that has not loaded it yet
+    monkeypatch.setattr(ui.model.caches, "_loaded", {})  # as on a server that has not loaded it yet
     other = MODEL_LOADS.ticket()
     assert other.ask() == 0  # another student's load holds the only slot
     waiting = []  # how many were in line when the other load finished: this page, waiting
@@ -203,9 +203,9 @@ def test_a_model_load_waits_for_a_free_slot_then_loads_by_itself(monkeypatch):
     at = page().run()
     assert waiting == [1]  # it waited in line
     assert not at.exception and figures(at)  # then loaded by itself
-    assert MODEL_LOADS.running == 0 and catalog.BUNDLED in ui.models._loaded  # and gave the slot back
+    assert MODEL_LOADS.running == 0 and catalog.BUNDLED in ui.model.caches._loaded  # and gave the slot back
     asked = []
-    monkeypatch.setattr(ui.models, "wait_for", lambda *a: asked.append(a))
+    monkeypatch.setattr(ui.model.caches, "wait_for", lambda *a: asked.append(a))
     at = page().run()  # loaded once: a second session opens it without asking for a slot
     assert not at.exception and figures(at) and not asked
 

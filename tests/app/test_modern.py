@@ -5,8 +5,8 @@ gets a message, not a traceback."""
 import numpy as np
 import pytest
 
-from attention.chapter3 import ExplorerConfig
-from attention.modern import lesson
+from attention.explorer import ExplorerConfig
+from attention.lessons import modern as lesson
 from tests.app.conftest import figure, figures, messages, open_page
 from tests.specs import decode
 

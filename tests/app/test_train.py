@@ -339,7 +339,7 @@ def test_leaving_the_page_gives_the_place_in_line_back(train_page):
 def test_stop_landing_as_a_run_finishes_still_keeps_it():
     """Stop clicked between the last chunk and the play loop's own keep: the run is kept (saved)
     once, not freed unsaved."""
-    from ui import player
+    from ui.train import player
 
     run = Trainer(TrainConfig(steps=10))
     run.train(10)
@@ -399,7 +399,7 @@ def test_stopping_a_run_others_play_leaves_it_to_them(train_page):
 
 
 def test_the_words_say_who_else_plays_the_run():
-    from ui.player import audience
+    from ui.train.player import audience
 
     run = Trainer(TrainConfig(steps=10))
     assert run.audience.claim("me") and audience(run, "me", 0) == ""  # alone: nothing to say

@@ -6,7 +6,7 @@ import asyncio
 
 from benchmarks.classroom import Session, Stats
 from tests.e2e.conftest import in_thread
-from ui.controls import CUSTOM_PRESET
+from ui.explorer.controls import CUSTOM_PRESET
 
 
 def test_a_view_control_reruns_only_the_body(server):

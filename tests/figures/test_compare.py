@@ -5,7 +5,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from attention.chapter3 import run
+from attention.explorer import run
 from attention.figures.compare import comparison_figures, comparison_matrices, difference
 from tests.figures.test_explorer import HOSTILE
 from tests.specs import decode

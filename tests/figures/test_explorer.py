@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from attention.chapter3 import ExplorerConfig, run
 from attention.chapter3.trace import STEPS
+from attention.explorer import ExplorerConfig, run
 from attention.figures import explorer as figures
 from tests.specs import decode
 

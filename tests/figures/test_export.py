@@ -4,7 +4,7 @@ import json
 
 import numpy as np
 
-from attention.chapter3 import run
+from attention.explorer import run
 from attention.figures import export
 from tests.figures.test_explorer import HOSTILE
 

@@ -1,6 +1,6 @@
 """The Learn page's steps, one function each: the step's formula, its question, and once the
 learner has predicted (or asked to see), the live numbers that answer it. Every number comes from
-attention.chapter3.lesson or the engine's trace."""
+attention.lessons.chapter3 or the engine's trace."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from attention.chapter3 import lesson
 from attention.figures.explorer import StepPanel, shape_text, step_figure, vectors_heatmap
 from attention.figures.layout import SEQUENTIAL, token_labels
+from attention.lessons import chapter3 as lesson
 from ui.cache import cached_trace
-from ui.learn import D_OUTS, HEADS, PS, Lesson
+from ui.learn.controls import D_OUTS, HEADS, PS, Lesson
 from ui.widgets import chart, literal, predict
 
 WIDE = 900  # px a full-width matrix is drawn at

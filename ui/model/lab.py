@@ -1,6 +1,6 @@
 """Inside a model's lab: knock heads out and see what changes (the loss on each token, the next
 token, every head's attention), and map every head's importance by ablation or patching. The
-numbers come from attention.model.lab and interventions through ui.models' caches; the words
+numbers come from attention.model.lab and interventions through ui.model.caches' caches; the words
 under each result are lab.say_*'s, written from those numbers."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from attention.model import lab, sentence
 from attention.model.catalog import ModelInfo
 from attention.model.gpt import GPTModel
 from attention.model.interventions import check_heads, parse_heads
-from ui import models
-from ui.model_url import MAPS, METHODS, MODES
+from ui.model import caches as models
+from ui.model.url import MAPS, METHODS, MODES
 from ui.widgets import chart, chart_width, copy_link_button, keep_choice, literal, narrow, show_notes
 
 

@@ -7,10 +7,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from attention.chapter3.config import ExplorerConfig
-from attention.chapter3.engine import build_module, module_input
-from attention.chapter3.variants import KNOBS, VARIANTS
 from attention.errors import ConfigError
+from attention.explorer.config import ExplorerConfig
+from attention.explorer.engine import build_module, module_input
+from attention.explorer.variants import KNOBS, VARIANTS
 
 RANDOM = dict(embedding="random", text="one two three four five", d_in=6, d_out=6, d_v=4, heads=3)
 

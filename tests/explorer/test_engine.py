@@ -7,11 +7,11 @@ from dataclasses import replace
 import pytest
 import torch
 
-from attention.chapter3 import ExplorerConfig, run
 from attention.chapter3.embeddings import random_embedding
-from attention.chapter3.engine import build_module
 from attention.chapter3.modules import MultiHeadAttention
 from attention.devices import resolve_device
+from attention.explorer import ExplorerConfig, run
+from attention.explorer.engine import build_module
 from tests import book
 from tests.threads import Overlap, in_threads
 
@@ -143,7 +143,7 @@ def test_cuda_matches_cpu():
 def test_at_most_max_concurrent_runs_compute_at_once(monkeypatch):
     import importlib
 
-    run_module = importlib.import_module("attention.chapter3.engine")
+    run_module = importlib.import_module("attention.explorer.engine")
     overlap = Overlap()
     monkeypatch.setattr(run_module, "_run", lambda config: overlap.busy(0.05))
     in_threads(12, lambda n: run_module.run(None))

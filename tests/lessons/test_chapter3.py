@@ -1,10 +1,11 @@
-"""The Learn page's worked values, straight from attention.chapter3.lesson."""
+"""The Learn page's worked values, straight from attention.lessons.chapter3."""
 
 import pytest
 import torch
 
-from attention.chapter3 import ExplorerConfig, lesson, run
 from attention.errors import ConfigError
+from attention.explorer import ExplorerConfig, run
+from attention.lessons import chapter3 as lesson
 from tests import book
 
 JOURNEY = ExplorerConfig(variant="v1")

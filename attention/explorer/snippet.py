@@ -7,8 +7,8 @@ from functools import cache
 
 import numpy as np
 
-from attention.chapter3.config import ExplorerConfig
 from attention.chapter3.embeddings import embed
+from attention.explorer.config import ExplorerConfig
 
 
 @cache

@@ -16,7 +16,11 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import fields
 
-from attention.chapter3.config import (
+from attention.chapter3.embeddings import EMBEDDINGS, format_matrix, has_book_vectors, parse_matrix
+from attention.chapter3.text import SCHEMES, tokenize
+from attention.chapter3.trace import STEPS
+from attention.errors import ConfigError
+from attention.explorer.config import (
     DEVICES,
     MAX_ATTENTION_CELLS,
     MAX_D_OUT,
@@ -28,11 +32,7 @@ from attention.chapter3.config import (
     ExplorerConfig,
     nearest,
 )
-from attention.chapter3.embeddings import EMBEDDINGS, format_matrix, has_book_vectors, parse_matrix
-from attention.chapter3.text import SCHEMES, tokenize
-from attention.chapter3.trace import STEPS
-from attention.chapter3.variants import FORMER_KEYS, KNOBS, VARIANTS
-from attention.errors import ConfigError
+from attention.explorer.variants import FORMER_KEYS, KNOBS, VARIANTS
 
 # URL query parameter names, in the order they are written.
 PARAMS = (

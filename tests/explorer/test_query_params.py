@@ -7,9 +7,10 @@ checks a few of them on the page.
 
 import pytest
 
-from attention.chapter3 import run
-from attention.chapter3.config import MAX_D_OUT, MAX_TOKENS, ExplorerConfig
-from attention.chapter3.query_params import (
+from attention.chapter3.trace import STEPS
+from attention.explorer import run
+from attention.explorer.config import MAX_D_OUT, MAX_TOKENS, ExplorerConfig
+from attention.explorer.query_params import (
     ALL_STEPS,
     PARAMS,
     VIEW_PARAMS,
@@ -17,7 +18,6 @@ from attention.chapter3.query_params import (
     from_values,
     to_query_params,
 )
-from attention.chapter3.trace import STEPS
 
 RANDOM = dict(embedding="random", text="a quick brown fox jumps", d_in=8)
 

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from attention.chapter3.query_params import view_values
+from attention.explorer.query_params import view_values
 from attention.model import catalog, sentence
-from ui import models, url
+from ui import url
+from ui.model import caches as models
 
 VIEWS = {
     "grid": "All heads",
@@ -63,7 +64,7 @@ def load_url(raw: dict[str, tuple[str, ...]]) -> None:
         m_temperature=float(values.get("temperature", 1.0)),
     )
     s["m_appended"] = token_ids(raw.get("next"), notes)
-    # the knocked-out heads are checked against the model's own heads in the lab (ui/lab.py)
+    # the knocked-out heads are checked against the model's own heads in the lab (ui/model/lab.py)
     s["_m_ko"], s["m_ko"] = str(raw["ko"][-1])[:400] if raw.get("ko") else "", []
     s["m_mode"], s["m_map"] = values.get("mode", "zero"), values.get("map", "ablation")
     s["m_method"] = values.get("method", "exact")

@@ -7,11 +7,13 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from attention.chapter3 import AttentionTrace, ExplorerConfig, lesson
-from attention.chapter3.config import MAX_SEED
+from attention.chapter3 import AttentionTrace
 from attention.chapter3.embeddings import presets
-from attention.chapter3.query_params import view_values
 from attention.errors import ConfigError
+from attention.explorer import ExplorerConfig
+from attention.explorer.config import MAX_SEED
+from attention.explorer.query_params import view_values
+from attention.lessons import chapter3 as lesson
 from ui import url
 from ui.widgets import literal
 

@@ -11,16 +11,17 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from attention.chapter3 import AttentionTrace, ExplorerConfig
-from attention.chapter3.query_params import ALL_STEPS
-from attention.chapter3.snippet import pytorch_script
+from attention.chapter3 import AttentionTrace
 from attention.chapter3.trace import STEPS
 from attention.devices import resolve_device
+from attention.explorer import ExplorerConfig
+from attention.explorer.query_params import ALL_STEPS
+from attention.explorer.snippet import pytorch_script
 from attention.figures import explorer as figures
 from attention.figures import export
 from attention.figures.layout import token_labels
 from ui.cache import cached_figure, cached_trace
-from ui.controls import (
+from ui.explorer.controls import (
     BODY,
     EMBEDDING_LABELS,
     explorer_config,

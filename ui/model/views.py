@@ -1,6 +1,6 @@
 """Inside a model's controls and views: the model picker, the sentence, which view and head, and
 one function per view (all heads, one head, token view, head roles, next token, share & export).
-The numbers come from ui.models' caches; the figures and exports from attention.figures.model."""
+The numbers come from ui.model.caches' caches; the figures and exports from attention.figures.model."""
 
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ from attention.model.gpt import GPTModel
 from attention.model.lab import CLEAR_ROLE
 from attention.model.roles import PUBLISHED, ROLES, ranked
 from attention.model.sentence import SentenceView
-from ui import models
-from ui.model_url import TEMPERATURES, VIEWS, layer_head, share_link, view_name
+from ui.model import caches as models
+from ui.model.url import TEMPERATURES, VIEWS, layer_head, share_link, view_name
 from ui.widgets import PROJECTOR_SCALE, chart, chart_width, keep_choice, literal, narrow, show_notes
 
 COPY_MODEL = (

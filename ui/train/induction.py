@@ -1,6 +1,6 @@
 """Watch it learn's view of the induction run (attention/training/induction.py): the book's
 GPTModel (2 layers) trained live on repeated spans, the phase change on the curves, each head's
-role as it forms, and the finished model opened in Inside a model. The player (ui/player.py) runs
+role as it forms, and the finished model opened in Inside a model. The player (ui/train/player.py) runs
 it."""
 
 from __future__ import annotations
@@ -12,8 +12,9 @@ from attention.figures.train import pattern_figure, phase_curves, role_curves
 from attention.model import catalog
 from attention.training import induction
 from attention.training.induction import MAX_SECONDS, MAX_STEPS, InductionConfig, InductionTrainer
-from ui import models, player
 from ui.chrome import pages
+from ui.model import caches as models
+from ui.train import player
 from ui.url import link_params
 from ui.widgets import chart, narrow
 

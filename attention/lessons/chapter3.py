@@ -12,9 +12,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 import torch
 
-from attention.chapter3.config import ExplorerConfig
-from attention.chapter3.engine import build_module, run
 from attention.chapter3.modules import MultiHeadAttention, MultiHeadAttentionWrapper, reset_parameters
+from attention.explorer.config import ExplorerConfig
+from attention.explorer.engine import build_module, run
 
 MAX_TOKENS = 12  # the worked sums stay readable
 

@@ -6,9 +6,9 @@ import io
 import pytest
 import torch
 
-from attention.chapter3 import ExplorerConfig, run
-from attention.chapter3.engine import build_module
-from attention.chapter3.snippet import pytorch_script
+from attention.explorer import ExplorerConfig, run
+from attention.explorer.engine import build_module
+from attention.explorer.snippet import pytorch_script
 
 CONFIGS = [
     ExplorerConfig(),

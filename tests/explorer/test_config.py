@@ -4,7 +4,8 @@ import math
 
 import pytest
 
-from attention.chapter3.config import (
+from attention.errors import ConfigError
+from attention.explorer.config import (
     MAX_ATTENTION_CELLS,
     MAX_D_OUT,
     MAX_HEADS,
@@ -13,8 +14,7 @@ from attention.chapter3.config import (
     MAX_TOKENS,
     ExplorerConfig,
 )
-from attention.chapter3.query_params import to_query_params
-from attention.errors import ConfigError
+from attention.explorer.query_params import to_query_params
 
 RANDOM = dict(embedding="random", text="a quick brown fox jumps", d_in=8)
 

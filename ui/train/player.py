@@ -1,6 +1,6 @@
 """Watch it learn's player, for any Run (attention/training/run.py): the run a session holds, Play /
-Pause / Stop, the training loop, the scrub slider and the words around them. A view (ui/tiny.py,
-ui/induction.py) says what to draw; `View` lists what it gives.
+Pause / Stop, the training loop, the scrub slider and the words around them. A view (ui/train/tiny.py,
+ui/train/induction.py) says what to draw; `View` lists what it gives.
 
 The buttons act in callbacks, which run before the page: so the run that a click starts already
 draws Pause enabled (a Pause drawn disabled during training could never be clicked). Streamlit

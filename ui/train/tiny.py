@@ -1,5 +1,5 @@
 """Watch it learn's view of the tiny tasks (attention/training/tiny.py): a single MultiHeadAttention
-learns a task whose right attention pattern is known. The player (ui/player.py) runs it."""
+learns a task whose right attention pattern is known. The player (ui/train/player.py) runs it."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from attention.errors import ConfigError
 from attention.figures.train import pattern_figure, training_curves
 from attention.training import tasks
 from attention.training.tiny import MAX_SECONDS, MAX_STEPS, TrainConfig, Trainer
-from ui import player
+from ui.train import player
 from ui.widgets import chart, literal, narrow
 
 TASKS = {key: (task.label, task.goal) for key, task in tasks.TASKS.items()}

@@ -21,10 +21,10 @@ import torch.nn as nn
 
 from attention import slots
 from attention.chapter3 import modules
-from attention.chapter3.config import ExplorerConfig
 from attention.chapter3.embeddings import embed
 from attention.chapter3.trace import AttentionTrace
 from attention.devices import resolve_device, synchronize
+from attention.explorer.config import ExplorerConfig
 
 
 def build_module(config: ExplorerConfig) -> tuple[nn.Module, torch.Generator]:

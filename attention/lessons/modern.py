@@ -18,10 +18,10 @@ import numpy as np
 import pandas as pd
 import torch
 
-from attention.chapter3.config import ExplorerConfig
 from attention.chapter3.embeddings import embed
-from attention.chapter3.engine import build_module, run
 from attention.chapter3.trace import AttentionTrace
+from attention.explorer.config import ExplorerConfig
+from attention.explorer.engine import build_module, run
 from attention.modern import kv_cache as cache
 from attention.modern.gqa import kv_cache_bytes
 from attention.modern.online_softmax import online_attention

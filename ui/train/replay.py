@@ -1,7 +1,7 @@
 """Watch it learn's view of a recorded training (attention/training/replay.py): the Shakespeare
 model's training played back — its loss against the unigram and bigram baselines, each
 layer's best previous-token and induction head on Shakespeare's own text, every head's scores at
-the step shown — beside the induction run that trains live. The player (ui/player.py) plays it."""
+the step shown — beside the induction run that trains live. The player (ui/train/player.py) plays it."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from attention.figures.replay import best_per_layer, recorded_curves
 from attention.model import catalog
 from attention.training import replay
 from attention.training.replay import FORMED, Replay, ReplayConfig
-from ui import player
 from ui.chrome import pages
+from ui.train import player
 from ui.url import link_params
 from ui.widgets import chart, literal
 

@@ -7,10 +7,10 @@ from dataclasses import replace
 import pytest
 import torch
 
-from attention.chapter3 import ExplorerConfig, run
-from attention.chapter3.config import MAX_TOKENS
-from attention.chapter3.query_params import from_values, to_query_params
 from attention.errors import ConfigError
+from attention.explorer import ExplorerConfig, run
+from attention.explorer.config import MAX_TOKENS
+from attention.explorer.query_params import from_values, to_query_params
 
 LONG = " ".join(f"w{i % 50}" for i in range(MAX_TOKENS))  # every position up to the cap
 BASE = dict(text=LONG, embedding="random", d_in=8, d_out=8, heads=4, seed=7)
@@ -129,7 +129,7 @@ def test_the_config_itself_refuses_what_cannot_be_computed():
 def test_gqa_builds_its_mask_and_rope_on_the_inputs_device():
     """The engine moves x and the module to the device; the mask and cos, sin must follow x (a
     CPU mask on a GPU failed). The meta device stands in for a GPU here."""
-    from attention.chapter3.variants import _gqa_inputs
+    from attention.explorer.variants import _gqa_inputs
 
     config = ExplorerConfig(variant="gqa", d_out=8, heads=2, window=3, rope=True).normalised()
     inputs = _gqa_inputs(config, torch.empty(1, 6, 3, device="meta"))

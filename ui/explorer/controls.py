@@ -17,10 +17,14 @@ import numpy as np
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
-from attention.chapter3 import ExplorerConfig
-from attention.chapter3.config import MAX_D_IN, MAX_D_OUT, MAX_HEADS, MAX_SEED, MAX_WINDOW, RANGES
 from attention.chapter3.embeddings import format_matrix, has_book_vectors, presets
-from attention.chapter3.query_params import (
+from attention.chapter3.text import SCHEME_LABELS, tokenize
+from attention.chapter3.trace import AttentionTrace
+from attention.devices import available_devices
+from attention.errors import ConfigError
+from attention.explorer import ExplorerConfig
+from attention.explorer.config import MAX_D_IN, MAX_D_OUT, MAX_HEADS, MAX_SEED, MAX_WINDOW, RANGES
+from attention.explorer.query_params import (
     ALL_STEPS,
     PARAMS,
     VIEW_PARAMS,
@@ -28,11 +32,7 @@ from attention.chapter3.query_params import (
     from_values,
     to_query_params,
 )
-from attention.chapter3.text import SCHEME_LABELS, tokenize
-from attention.chapter3.trace import AttentionTrace
-from attention.chapter3.variants import KNOBS, VARIANTS
-from attention.devices import available_devices
-from attention.errors import ConfigError
+from attention.explorer.variants import KNOBS, VARIANTS
 from ui import url
 from ui.cache import cached_trace
 from ui.widgets import narrow, under_apptest

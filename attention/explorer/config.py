@@ -19,8 +19,8 @@ from types import SimpleNamespace
 
 from attention.chapter3.embeddings import EMBEDDINGS, fixed_vectors
 from attention.chapter3.text import SCHEMES, Tokens, tokenize
-from attention.chapter3.variants import KNOBS, VARIANTS, Variant
 from attention.errors import ConfigError, check_whole_numbers
+from attention.explorer.variants import KNOBS, VARIANTS, Variant
 
 # Hard caps that protect a shared server: one rerun's trace stays a few MB.
 MAX_TEXT_CHARS = 5_000
