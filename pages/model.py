@@ -4,7 +4,7 @@ measured live, and the model's next token, one step at a time."""
 import streamlit as st
 
 from ui.model import caches as models
-from ui.model import lab, views
+from ui.model import lab, reading, views
 from ui.model.url import keep_url, sync_url
 from ui.router import use_router
 from ui.widgets import page_title, show_notes
@@ -27,6 +27,7 @@ text, ids, tokens = views.sentence_input(info, model.cfg["context_length"])
 # --- run the model on the sentence: every head's weights and the next-token logits -------------
 view = models.view(source, model, ids, tokens)
 views.tokens_caption(tokens)
+reading.start_note(info, ids)
 shown, layer, head = views.view_controls(model.cfg, len(tokens))
 
 # --- draw the chosen view ----------------------------------------------------------------------
@@ -40,6 +41,7 @@ elif shown == "roles":
     views.head_roles(source, model, info, text)
 elif shown == "next":
     views.next_token(view, info, tokens)
+    reading.token_loss(view, info)
 elif shown == "lab":
     lab.knockout_view(source, model, info, ids, tokens)
 elif shown == "map":

@@ -38,6 +38,7 @@ def loss_figure(
             "hovertemplate": f"%{{x}}: %{{customdata}}<br>{name}: %{{y:.3f}} nats<extra></extra>",
         }
         for when, name, colour in (("before", "untouched", BEFORE), ("after", "knocked out", AFTER))
+        if when in loss  # "before" alone: the sentence as the model reads it
     ]
     shade = {"type": "rect", "xref": "x", "yref": "paper", "y0": 0, "y1": 1, "layer": "below"}
     shade |= {"fillcolor": "#999999", "opacity": 0.15, "line": {"width": 0}}
@@ -51,6 +52,7 @@ def loss_figure(
             "yaxis": {"title": {"text": "−log p(token | tokens before)"}, "rangemode": "tozero"},
             "shapes": shapes,
             "legend": {"orientation": "h", "y": 1.02, "x": 1, "xanchor": "right", "yanchor": "bottom"},
+            "showlegend": len(data) > 1,
             "height": 380,
             "width": width_px,
             "margin": {"l": 10, "r": 10, "t": 60, "b": 10},

@@ -14,6 +14,7 @@ from attention.errors import ConfigError
 from attention.model import catalog, tokenizer
 from attention.model.catalog import ModelInfo
 from attention.model.gpt import GPTModel, ModelTrace
+from attention.model.interventions import token_losses
 
 MAX_TOKENS = 128  # per sentence on the page: a GPT-2-small trace at 128 tokens holds ~70 MB
 SENTENCE = (
@@ -111,13 +112,20 @@ class SentenceView:
     tokens: tuple[str, ...]
     weights: np.ndarray  # (L, H, T, T) float32
     next_logits: np.ndarray  # (vocab,) at the last position
+    losses: np.ndarray  # (T,) float64: −log p(ids[t] | ids[:t]), NaN at position 0 (nothing predicts it)
 
 
 @torch.no_grad()
 def sentence_view(model: GPTModel, ids: list[int], tokens: tuple[str, ...]) -> SentenceView:
     trace = trace_of(model, ids, tokens)
     # clone: a view of the last row would keep all (T, vocab) logits alive in the page's cache
-    return SentenceView(tuple(ids), tokens, trace.weights.numpy(), trace.logits[0, -1].clone().numpy())
+    last = trace.logits[0, -1].clone().numpy()
+    return SentenceView(tuple(ids), tokens, trace.weights.numpy(), last, token_losses(trace))
+
+
+def starts_a_document(ids: Sequence[int]) -> bool:
+    """The sentence begins with GPT-2's <|endoftext|>, as every document GPT-2 read did."""
+    return len(ids) > 0 and ids[0] == tokenizer.ENDOFTEXT_ID
 
 
 def trace_of(model: GPTModel, ids: list[int], tokens: tuple[str, ...] = ()) -> ModelTrace:

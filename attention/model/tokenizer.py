@@ -11,6 +11,7 @@ import functools
 from importlib import resources
 
 ENDOFTEXT = "<|endoftext|>"
+ENDOFTEXT_ID = 50256  # GPT-2 read every document after it; TransformerLens's to_tokens prepends it
 VOCAB_BPE_SHA256 = "1ce1664773c50f3e0cc8842619a93edc4624525b728b188a9e0be33b7726adc5"
 ENCODER_JSON_SHA256 = "196139668be63f3b5d6574427317ae82f612a97c5d1cdaf36ed2256dbf636783"
 
@@ -33,7 +34,7 @@ def gpt2():
         name="gpt2",
         pat_str=r50k_pat_str,
         mergeable_ranks=ranks,
-        special_tokens={ENDOFTEXT: 50256},
+        special_tokens={ENDOFTEXT: ENDOFTEXT_ID},
         explicit_n_vocab=50257,
     )
 
