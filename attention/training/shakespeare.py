@@ -310,6 +310,7 @@ def write_record(out: Path, baselines: dict) -> None:
         "config": CONFIG,
         "baselines": baselines,
         "task_steps": COPY_STEPS,  # stage 1: the induction task, not the plays
+        "eval_windows": EVAL_WINDOWS,  # the snapshots' held-out loss: these fixed windows of 128 tokens
         "losses": [round(loss, 4) for loss in saved["losses"]],
         "snapshots": json.loads(saved["snapshots"]),
     }
@@ -353,9 +354,12 @@ def main(argv: list[str] | None = None) -> None:
     }
     save_gpt2(model, out, dtype=torch.float16, attention_explorer=extra)
     write_record(out, baselines)
+    measured = held_out_text.measure(out)  # the numbers every page shows, on every held-out window
+    held_out_text.write_measures(out, measured)
     print(
-        f"held-out loss {snapshots[-1]['held_out_loss']:.3f} nats; unigram {baselines['unigram']:.3f}, "
-        f"bigram {baselines['bigram']:.3f}; saved to {out} in {time.perf_counter() - started:.0f} s"
+        f"held-out loss {measured['held_out_loss']:.3f} nats ({measured['bands']['start']['mean']:.3f} with "
+        f"<|endoftext|> first); unigram {baselines['unigram']:.3f}, bigram {baselines['bigram']:.3f}; "
+        f"saved to {out} in {time.perf_counter() - started:.0f} s"
     )
 
 

@@ -74,6 +74,40 @@ def test_it_predicts_held_out_plays_far_better_than_word_counts(model, held):
     assert loss <= unigram - 1.5, (loss, unigram)
 
 
+@pytest.fixture(scope="module")
+def bands(held):
+    """Hugging Face's GPT2LMHeadModel (not our code) on 64 windows of 128 tokens spread over both
+    held-out plays, read as the text is and with <|endoftext|> first (then the window's first 127
+    tokens follow it): the mean loss per band of 16 positions, the model's and a unigram model's."""
+    transformers = pytest.importorskip("transformers")
+    hf = transformers.GPT2LMHeadModel.from_pretrained(FOLDER, attn_implementation="eager").float().eval()
+    n = hf.config.n_positions
+    step = (len(held) - n - 1) // 64
+    windows = torch.stack([held[s : s + n + 1] for s in range(0, 64 * step, step)])  # (64, n + 1)
+    unigram = -plays.unigram_log_probs(plays.corpus("scenes")[0])  # (V,)
+    out = {}
+    for way in ("text", "start"):
+        x = windows if way == "text" else torch.cat([torch.full((64, 1), plays.START), windows[:, :-1]], 1)
+        with torch.no_grad():
+            logits = hf(x[:, :-1]).logits.float()  # (64, n, V)
+        loss = F.cross_entropy(logits.transpose(1, 2), x[:, 1:], reduction="none")  # (64, n)
+        out[way] = (loss.reshape(64, -1, 16).mean((0, 2)), unigram[x[:, 1:]].reshape(64, -1, 16).mean((0, 2)))
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("way", ["text", "start"])
+def test_every_band_of_positions_reads_well_with_and_without_endoftext(bands, way):
+    """Issue 34: every band 1 nat or more under the unigram on the same tokens and within 1 nat of the
+    model's own mean; with <|endoftext|> first, the mean 1.5 or more under the unigram."""
+    model_bands, unigram_bands = bands[way]
+    print(way, np.round(model_bands.numpy(), 2), np.round(unigram_bands.numpy(), 2))
+    assert (model_bands <= unigram_bands.double() - 1.0).all()
+    assert (model_bands - model_bands.mean()).abs().max() <= 1.0
+    if way == "start":
+        assert model_bands.mean() <= unigram_bands.mean() - 1.5
+
+
 @pytest.mark.parametrize("role", ["previous", "induction"])
 def test_the_named_heads_do_their_jobs_on_natural_text(model, held, role):
     """On held-out passages (previous-token), and on held-out passages read twice (induction)."""

@@ -70,3 +70,40 @@ def test_a_resumed_run_is_the_long_run_and_unused_rows_stay_zero(tiny, tmp_path)
         len(record["losses"]) == 4
         and record["snapshots"][-1]["held_out_loss"] == snapshots[-1]["held_out_loss"]
     )
+
+
+def test_a_batch_mixes_document_starts_start_tokens_and_plain_windows(monkeypatch):
+    """Stage 2's windows (issue 34): AT_DOCUMENT start at a document's <|endoftext|>, AFTER_START are
+    <|endoftext|> then the text, the rest the text alone; a repeated passage never covers position 0."""
+    monkeypatch.setattr(shakespeare, "REPEATS", 0.0)
+    monkeypatch.setattr(shakespeare, "START_REPEATS", 0.0)
+    ids = torch.arange(10, 5010)
+    ids[[999, 2999]] = plays.START  # two documents follow
+    documents = torch.tensor([999, 2999])
+    x = shakespeare.batch(ids, documents, torch.Generator().manual_seed(0))
+    first, after = shakespeare.AT_DOCUMENT, shakespeare.AT_DOCUMENT + shakespeare.AFTER_START
+    assert x.shape == (shakespeare.BATCH, shakespeare.CONFIG["context_length"] + 1)
+    assert (x[:after, 0] == plays.START).all() and (x[after:, 0] != plays.START).all()
+    for row in x[:first]:  # a document's start: its START, then the document's own text in order
+        assert int(row[0]) == plays.START and int(row[1]) in (1010, 3010)
+    for row in x:  # the rest in order: consecutive ids after any start token
+        text = row[1:] if row[0] == plays.START else row
+        assert (text.diff() == 1).all()
+
+
+def test_the_loss_by_position_with_and_without_the_start_token(tiny):
+    """held_out_text.position_losses: position t predicts token t + 1; with <|endoftext|> first the
+    start token predicts the window's first token; bands are the means of 16 positions each."""
+    from attention.training import held_out_text
+
+    model = shakespeare.build(0, tiny).eval()
+    windows = tiny[torch.randint(len(tiny), (3, 129), generator=torch.Generator().manual_seed(1))]
+    plain, start = (held_out_text.position_losses(model, windows, s) for s in (False, True))
+    with torch.no_grad():
+        x = torch.cat([torch.full((3, 1), plays.START), windows[:, :-1]], 1)
+        expected = F.cross_entropy(model(x[:, :-1]).transpose(1, 2), x[:, 1:], reduction="none")
+        text = F.cross_entropy(model(windows[:, :-1]).transpose(1, 2), windows[:, 1:], reduction="none")
+    torch.testing.assert_close(start, expected)
+    torch.testing.assert_close(plain, text)
+    assert held_out_text.bands(plain) == [round(b.mean().item(), 4) for b in plain.split(16, 1)]
+    assert len(held_out_text.bands(plain)) == 8
