@@ -34,7 +34,6 @@ from attention.explorer.variants import KNOBS, VARIANTS
 from ui import url
 from ui.cache import cached_trace
 from ui.explorer.view_controls import VIEW_LABELS
-from ui.widgets import under_apptest
 
 CUSTOM_PRESET = "— your own settings —"
 EMBEDDING_LABELS = {"book": "book vectors", "random": "nn.Embedding (seeded)", "custom": "my matrix"}
@@ -104,8 +103,6 @@ def _sync(source: str) -> None:
             s[f"w_{name}"] = getattr(config, name)
     s["_notes"] = notes
     s["w_preset"] = _preset_of(config)
-    if under_apptest():  # AppTest keeps only what the last run drew: there every change reruns the page
-        return
     same = shown == {key: s.get(key) for key in SIDEBAR} and _look(config) == s.get("_sidebar_look")
     if source in BODY_ONLY and same:
         with contextlib.suppress(StreamlitAPIException):  # no body drawn yet (it stopped before): the page
@@ -138,8 +135,7 @@ def _apply_preset() -> None:
     if preset is not None:
         settings = {**preset["settings"], "text": preset["text"], "tokenizer": preset["tokenizer"]}
         _load(ExplorerConfig(**settings).normalised())
-    if not under_apptest():
-        st.rerun()  # the knobs in the sidebar change too: the page, not only the body that drew this
+    st.rerun()  # the knobs in the sidebar change too: the page, not only the body that drew this
 
 
 # --- the URL --------------------------------------------------------------------------------------
