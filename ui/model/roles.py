@@ -57,6 +57,20 @@ def _best_head(scores: dict, role: str, example: str) -> None:
         )
 
 
+def recorded_heads(info: ModelInfo) -> str:
+    """What the model's own recipe measured, named with what it was measured on: other text gives
+    other scores, so both say what they are."""
+    done = info.extra.get("measured")
+    if not done:
+        return ""
+    heads = done["heads"]["start"]
+    return (
+        f" Its recipe measured its heads on other text — {done['on']}: previous-token head "
+        f"{heads['previous'][0]} at {heads['previous'][1]:.2f}, induction head {heads['induction'][0]} at "
+        f"{heads['induction'][1]:.2f} (Watch it learn's replay ends on the same numbers)."
+    )
+
+
 def head_roles(source: str, model: GPTModel, info: ModelInfo, text: str) -> None:
     """Every head's role score with one click to its best head, the top heads, what is published."""
     probes = models.probes_for(info)
@@ -69,15 +83,16 @@ def head_roles(source: str, model: GPTModel, info: ModelInfo, text: str) -> None
     scores = models.roles(source, model, info, probes)
     st.markdown(
         (
-            "Each head's role, measured on lines of text (each line as it is; for duplicate and induction, "
-            "its first 12, 18 or 24 tokens said twice)."
+            f"Each head's role, measured on {len(sentence.NATURAL_LINES)} well-known lines of English "
+            "(Shakespeare, Carroll, Dickens), each after <|endoftext|> as it is; for duplicate and "
+            "induction, its first 12, 18 or 24 tokens said twice."
             if probes == "text"
             else "Each head's role, measured on probe sequences of random tokens (a start token, a random "
             "prefix, L random tokens, the same L again; L and the prefix vary, so looking a fixed distance "
             "back does not pass as induction)."
         )
         + " A score is the attention a head puts on the keys its role expects, averaged over the queries: "
-        "1 = always exactly there."
+        "1 = always exactly there." + recorded_heads(info)
     )
     repeated = sentence.example(info)
     for row in (list(ROLES)[:2], list(ROLES)[2:]):
