@@ -166,7 +166,7 @@ def test_a_folder_that_is_not_a_checkpoint(folder, local_server):
 
 
 def test_a_class_server_hides_the_folder_box_and_opens_only_its_list(monkeypatch):
-    monkeypatch.setenv("ATTENTION_LISTED_MODELS_ONLY", "1")  # README: A lecture hall
+    monkeypatch.setenv("ATTENTION_LISTED_MODELS_ONLY", "1")  # docs/classroom.md: who may open what
     at = page(model=str(catalog.BUNDLED_PATH)).run()  # a real checkpoint, named by its path
     assert not at.exception
     message = at.error[0].value.replace("\\", "")
