@@ -501,7 +501,8 @@ def test_a_view_control_reruns_only_the_body_fragment(monkeypatch):
     import streamlit.testing.v1.local_script_runner as runner
 
     at = session().run()
-    assert at.text_input(key="w_text") and at.sidebar.children
+    assert at.text_input(key="w_text").value == "Your journey starts with one step"  # the default
+    assert at.sidebar.children
     (fragment,) = list(at._fragment_storage._fragments)
     with_numbers = steps_figure(at)
     assert with_numbers["data"][0]["texttemplate"] == "%{z:.4f}"

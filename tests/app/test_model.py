@@ -46,10 +46,28 @@ def test_the_copy_model_shows_every_head(bundled):
     assert grid["layout"]["annotations"][0]["text"] == "<b>0.0</b>"  # heads named layer.head
 
 
+# What each view shows of the copy model: its charts' count and a line only that view writes.
+SHOWS = {
+    "All heads": (1, "Every head's weights on your sentence"),
+    "One head": (4, "weights = softmax(masked_scores)"),
+    "Token view": (1, "Thicker, darker lines carry more weight"),
+    "Head roles": (4, "induction: weight on the token after the earlier copy"),
+    "Next token": (1, "Next token: softmax(logits / 1)"),
+    "Share & export": (0, "**Share.** This link opens the model, sentence, layer and head"),
+}
+
+
 @pytest.mark.parametrize("name", VIEWS)
 def test_every_view_renders(name):
     at = view(page().run(), name)
     assert not at.exception and not at.error
+    charts, line = SHOWS[name]
+    titles = [(f["layout"].get("title") or {}).get("text") or "" for f in figures(at)]
+    assert len(titles) == charts
+    assert any(line in text for text in [*titles, *(e.value for e in [*at.caption, *at.markdown])]), line
+    if name == "Share & export":
+        labels = [button.proto.label for button in at.get("download_button")]
+        assert labels == ["Every head's weights (JSON)", "Head 0.0's weights (CSV)"]
 
 
 def test_one_head_shows_the_models_own_numbers(bundled):
@@ -148,7 +166,7 @@ def test_a_folder_that_is_not_a_checkpoint(folder, local_server):
 
 
 def test_a_class_server_hides_the_folder_box_and_opens_only_its_list(monkeypatch):
-    monkeypatch.setenv("ATTENTION_LISTED_MODELS_ONLY", "1")  # README: A lecture hall
+    monkeypatch.setenv("ATTENTION_LISTED_MODELS_ONLY", "1")  # docs/classroom.md: who may open what
     at = page(model=str(catalog.BUNDLED_PATH)).run()  # a real checkpoint, named by its path
     assert not at.exception
     message = at.error[0].value.replace("\\", "")

@@ -44,7 +44,9 @@ def test_every_question_hides_its_answer_until_predicted(page):
     assert not page.exception
     assert not figures(page) and not page.dataframe  # nothing answered yet
     for name in QUESTIONS:
-        assert page.radio(key=f"modern_check_{name}") is not None
+        question = page.radio(key=f"modern_check_{name}")
+        assert question.value is None and question.label.startswith("Predict: ")  # asked, unanswered
+        assert page.button(key=f"modern_check_{name}_show").label == "Show me without predicting"
     at = page.radio(key="modern_check_groups").set_value("2").run()
     assert not at.exception
     assert "Distinct key matrices among the 8 heads, counted in the trace: **2**" in markdown(at)

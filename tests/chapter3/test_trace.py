@@ -120,7 +120,12 @@ def test_shapes_and_nbytes():
     shapes = trace.shapes()
     assert shapes["weights"] == (2, 3, T, T) and shapes["output"] == (2, T, 6)
     assert shapes["dropout_mask"] is None
-    assert trace.nbytes() > 0
+    # float32 (4 bytes): x (2, T, 5); queries, keys, values, context (2, 3, T, 2); scores,
+    # scaled_scores, masked_scores, weights (2, 3, T, T); output (2, T, 6). The mask (T, T) is bool
+    # (1 byte); dropped_weights is weights (eval: no dropout), counted once.
+    floats = 2 * T * 5 + 4 * (2 * 3 * T * 2) + 4 * (2 * 3 * T * T) + 2 * T * 6
+    assert trace.dropped_weights is trace.weights
+    assert trace.nbytes() == 4 * floats + T * T == 6713
 
 
 # --- the step table ----------------------------------------------------------------------------

@@ -185,16 +185,18 @@ def test_hub_downloads_stay_within_the_disk_budget(hub_server, monkeypatch):
     for repo in ("class/one", "class/two", "class/three"):
         files[repo] = {"config.json": config, "model.safetensors": os.urandom(400_000)}
     files["class/huge"] = {"config.json": config, "model.safetensors": os.urandom(1_200_000)}
+    folders = {}
     for repo in ("class/one", "class/two", "class/three"):
-        folder = hub.download(repo, timeout=5)
+        folder = folders[repo] = hub.download(repo, timeout=5)
         assert (folder / "model.safetensors").read_bytes() == files[repo]["model.safetensors"]
         assert hub.disk_usage(hub.cache_dir()) - len(theirs.read_bytes()) <= 2**20
     assert hub.cached("class/one") is None  # evicted
-    assert hub.cached("class/two") is not None and hub.cached("class/three") is not None
+    assert hub.cached("class/two") == folders["class/two"]
+    assert hub.cached("class/three") == folders["class/three"]
     with pytest.raises(ConfigError, match="would not fit: its weights take 1.1 MB"):
         hub.download("class/huge", timeout=5)
     assert ("GET", "/class/huge/resolve/main/model.safetensors") not in requests
-    assert hub.cached("class/two") is not None  # nothing evicted for a model that cannot fit
+    assert hub.cached("class/two") == folders["class/two"]  # nothing evicted for a model that cannot fit
     assert theirs.stat().st_size == 900_000  # never ours to delete
 
 

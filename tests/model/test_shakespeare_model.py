@@ -1,7 +1,7 @@
 """The shipped Shakespeare model (assets/shakespeare, attention/training/shakespeare.py): it is the
 file we trained, it opens offline in our GPTModel and in Hugging Face's GPT2LMHeadModel with the
 same logits, it is a language model (held-out loss well under a unigram model of the plays), and
-its named heads do their jobs on natural text, at the issue's targets (README, The Shakespeare
+its named heads do their jobs on natural text, at the issue's targets (docs/models.md, The Shakespeare
 model)."""
 
 import hashlib
@@ -19,7 +19,7 @@ from attention.training import plays
 FOLDER = catalog.SHAKESPEARE_PATH
 SIZE = 14490248  # bytes of model.safetensors (fp16)
 SHA256 = "09cc02eafde81ffba6bb0288f507659f8431130bf8b87162e84fded501550aca"
-PREVIOUS_HEAD = (0, 0)  # layer, head: the README names them
+PREVIOUS_HEAD = (0, 0)  # layer, head: docs/models.md names them
 INDUCTION_HEAD = (1, 2)
 TARGETS = {"previous": 0.8, "induction": 0.6}  # issue 21, on natural-text probes
 
@@ -37,7 +37,7 @@ def held():
 def test_the_model_file_is_the_one_we_trained():
     weights = FOLDER / "model.safetensors"
     assert weights.is_file(), f"{weights} is missing: the Shakespeare model ships in assets/"
-    assert weights.stat().st_size == SIZE, "the model file changed size: retrained? SIZE, SHA256, README"
+    assert weights.stat().st_size == SIZE, "changed size: retrained? SIZE, SHA256, docs/models.md"
     assert hashlib.sha256(weights.read_bytes()).hexdigest() == SHA256
     assert SIZE <= 40 * 2**20  # the issue's budget, fp16
     extra = json.loads((FOLDER / "config.json").read_text())["attention_explorer"]
