@@ -53,7 +53,7 @@ class Replicas:
         try:
             for port in self.ports:
                 # each listens on loopback, but nginx lets anyone in: only the listed models
-                # open, unless the administrator said otherwise (README: who may open what)
+                # open, unless the administrator said otherwise (docs/classroom.md: who may open what)
                 public = {
                     "ATTENTION_LISTED_MODELS_ONLY": os.environ.get("ATTENTION_LISTED_MODELS_ONLY") or "1"
                 }

@@ -5,7 +5,7 @@ any sentence with a repeated phrase its induction head shows, offline.
 
     python -m attention.training copying [--out assets/model]     # ~18 min on this 2-core machine
 
-The recipe (found by a sweep on this machine; README):
+The recipe (found by a sweep on this machine; docs/models.md):
 1. tok_emb frozen at its random N(0, 1) init: every id then looks alike to the model, so what it
    learns on a few ids holds for all 50,257.
 2. Phase A, 1,500 steps: the circuit forms on 128 ids (T 64, spans 2-23, prefixes 0-8, lr 3e-3,

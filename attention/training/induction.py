@@ -10,7 +10,7 @@ position (a previous-token head); a layer-1 head's query "my token" then matches
 position whose previous token was it, and reads out what came next. A 1-layer model, the same
 budget, has no such head: it learns to repeat tokens it has already seen (right on the second copy
 more often than chance, never sure which), not to find the one after the earlier copy. Recipe
-measured on this 2-core machine (README): vocabulary 128, T 64, d 64, 4 heads, AdamW lr 3e-3, batch
+measured on this 2-core machine (docs/pages.md): vocabulary 128, T 64, d 64, 4 heads, AdamW lr 3e-3, batch
 32; the phase change comes at ~500-650 steps, ~21-27 s at 1 thread. Its InductionTrainer is a Run
 (run.py).
 """

@@ -30,7 +30,8 @@ def record(folder: str) -> dict:
     path = Path(folder) / "training.json"
     if not path.exists():
         raise ConfigError(
-            f"No recorded training in {Path(folder).name}: run the Shakespeare recipe (README) to make one.",
+            f"No recorded training in {Path(folder).name}: run the Shakespeare recipe "
+            "(docs/models.md) to make one.",
             "folder",
         )
     return json.loads(path.read_text())

@@ -17,12 +17,20 @@ The recipe, in two stages:
    ~1,750-2,000 steps); the head already works on repeated passages of the held-out plays (0.6).
    Trained on the plays from the start instead, the heads formed far too slowly for a CPU: after
    16,000 steps (2.5 h) the best induction score was 0.19.
-2. The plays: batches of 8 windows of 128 tokens at random offsets, half of them (REPEATS) with a
-   passage of 8-48 tokens repeated right after itself; beside each batch, KEEP_BATCH sequences of
-   the induction task in the 2,000 commonest ids, added to the loss. Without them the head
-   faded as the model learned the language (0.41 -> 0.19 in 600 steps). The token rows learn at
-   EMBEDDING_LR x the rate: Adam moves a weight by about the learning rate a step, 0.2% of an
-   N(0, 1) row, and at 1x the held-out loss after ~450 steps of the plays was 7.16, at 20x 6.40.
+2. The plays, as GPT-2 read the web: documents (here each play's scenes) in one stream, each followed
+   by <|endoftext|>. Batches of 8 windows of 128 tokens: AT_DOCUMENT at a document's start (its
+   <|endoftext|> first), AFTER_START of <|endoftext|> then the text at a random offset (a student's
+   text after it), the rest at random offsets (a student's text alone). Those with <|endoftext|>
+   first all have a passage of 8-48 tokens repeated right after itself, the others REPEATS of them.
+   Beside each batch, KEEP_BATCH sequences of the induction task in the 2,000 commonest ids, added
+   to the loss. Without them the head faded as the model learned the language (0.41 -> 0.19 in 600
+   steps). The token rows learn at EMBEDDING_LR x the rate: Adam moves a weight by about the
+   learning rate a step, 0.2% of an N(0, 1) row, and at 1x the held-out loss after ~450 steps of
+   the plays was 7.16, at 20x 6.40.
+   The first shipped model trained on random offsets only: it never saw <|endoftext|> at position 0
+   after stage 1 (where it begins the task's random tokens), and after it read the next ~48 tokens
+   worse than a uniform guess. GPU probes of the mix (docs/models.md) kept the loss and the heads
+   with one window at a document's start, three after <|endoftext|>, and the task doubled.
 
 Both stages: AdamW (0.9, 0.95), no weight decay, lr 2e-3 (each stage warms up), cosine to 2e-4 at
 the last step; no dropout; gradients clipped at 1; bfloat16 autocast (mixed precision: 1.65x
@@ -40,8 +48,11 @@ logits stay exactly 0, so the softmax over all 50,257 ids is the one over the ~1
 plus one term, log(31,000), for the rest. The loss is the full softmax's, exactly, at about half
 its cost, and the held-out loss is honest at every step.
 
-Every EVERY steps a snapshot: the training loss, the held-out loss and every head's role scores on
-natural-text probes and random-token ones (DIR/training.json: Watch it learn replays it).
+Every EVERY steps a snapshot: the training loss, the held-out loss on EVAL_WINDOWS windows (and per
+band of 16 positions, with and without <|endoftext|> first) and every head's role scores on
+natural-text probes and random-token ones (DIR/training.json: Watch it learn replays it). At the end
+held_out_text.measure's numbers, on every whole window of both held-out plays, go into config.json
+and training.json: the numbers every page shows.
 """
 
 from __future__ import annotations
@@ -78,7 +89,7 @@ BATCH, STEPS, WARMUP, LR, LR_END = 8, 8000, 200, 2e-3, 2e-4
 COPY_STEPS, COPY_BATCH, COPY_LENGTH, COPY_VOCAB, COPY_WARMUP = 2500, 32, 64, 128, 100
 KEEP_BATCH, KEEP_VOCAB = 16, 2000  # 8 kept the heads weaker once <|endoftext|> began the text too
 POSITION_SCALE = 5.0  # sinusoids of norm ~40 against an N(0, 1) token row's ~11: positions lead layer 0
-POSITION_BASE = 64  # slowest sinusoid: position / BASE (Vaswani et al.: 10,000); README: the probes
+POSITION_BASE = 64  # slowest sinusoid: position / BASE (Vaswani et al.: 10,000); docs/models.md: the probes
 WEIGHT_DECAY = 0.0
 EMBEDDING_LR = 20  # stage 2: the token rows' learning rate, x LR (Adam moves an N(0, 1) row slowly)
 REPEATS = 0.5  # 0.05 left every head near uniform at step 1,000 (docs/models.md)

@@ -65,7 +65,7 @@ def model_picker() -> tuple[str, GPTModel, ModelInfo]:
     picker shows the bundled model, which is drawn instead."""
     s = st.session_state
     choices = catalog.choices(models.own_runs())
-    listed_only = catalog.listed_only()  # a class server can turn the folder box off (README: A lecture hall)
+    listed_only = catalog.listed_only()  # a class server can turn the folder box off (docs/classroom.md)
     path = "" if listed_only else str(s.get("m_path") or "").strip()
     source = path or s["m_source"]
     try:  # opened before the picker is drawn, so that the picker shows what is drawn
@@ -86,7 +86,7 @@ def model_picker() -> tuple[str, GPTModel, ModelInfo]:
         help="The Shakespeare and copy models work offline; hub models download once when picked.",
     )
     if listed_only:
-        st.caption(  # README: who may open what
+        st.caption(  # docs/classroom.md: who may open what
             "This server opens the models listed here only. On your own machine, `streamlit run app.py "
             "--server.address localhost` opens any folder or hub repo."
         )
