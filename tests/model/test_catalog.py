@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from attention.model import catalog, hub
+from tests.conftest import serving
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -59,21 +60,22 @@ def test_a_public_server_opens_its_list_only_and_tells_nothing_about_its_paths(p
 
 
 @pytest.mark.parametrize(
-    "env, listed",
+    "address, override, listed",
     [
-        ({"ATTENTION_SERVER_ADDRESS": ""}, True),  # Streamlit's default: every interface
-        ({"ATTENTION_SERVER_ADDRESS": "0.0.0.0"}, True),
-        ({"ATTENTION_SERVER_ADDRESS": "localhost"}, False),
-        ({"ATTENTION_SERVER_ADDRESS": "127.0.0.1"}, False),
-        ({"ATTENTION_SERVER_ADDRESS": "::1"}, False),
-        ({"ATTENTION_SERVER_ADDRESS": "localhost", "ATTENTION_LISTED_MODELS_ONLY": "1"}, True),
-        ({"ATTENTION_SERVER_ADDRESS": "0.0.0.0", "ATTENTION_LISTED_MODELS_ONLY": "0"}, False),
+        ("", None, True),  # Streamlit's default: every interface
+        ("0.0.0.0", None, True),
+        ("localhost", None, False),
+        ("127.0.0.1", None, False),
+        ("::1", None, False),
+        (None, None, False),  # no server: the command line opens what its user names
+        ("localhost", "1", True),  # the administrator's word, from the environment
+        ("0.0.0.0", "0", False),
     ],
 )
-def test_who_may_open_what(monkeypatch, env, listed):
-    monkeypatch.delenv("ATTENTION_LISTED_MODELS_ONLY", raising=False)
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
+def test_who_may_open_what(monkeypatch, address, override, listed):
+    serving(monkeypatch, address)
+    if override is not None:
+        monkeypatch.setenv("ATTENTION_LISTED_MODELS_ONLY", override)
     assert catalog.listed_only() is listed
     folder = str(catalog.BUNDLED_PATH)  # a real checkpoint, named by its path
     if listed:

@@ -11,6 +11,7 @@ from attention.errors import ConfigError
 from attention.model import catalog, roles, sentence
 from attention.model.checkpoint import load_gpt2
 from attention.training.induction import InductionConfig, InductionTrainer, sample
+from tests.conftest import serving
 
 STEPS = InductionConfig().steps  # the default run: seed 3 changes phase at step ~480
 
@@ -145,7 +146,7 @@ def test_run_sources_name_only_runs(monkeypatch, tmp_path, local_server):
     with pytest.raises(ConfigError, match="names no run trained here") as error:
         catalog.load("run:0123456789ab")
     assert str(tmp_path) not in str(error.value)  # no server path in a visitor's page
-    monkeypatch.setenv("ATTENTION_SERVER_ADDRESS", "")  # public: a run's link is still let through,
+    serving(monkeypatch, "")  # public: a run's link is still let through,
     with pytest.raises(ConfigError, match="names no run trained here"):  # to the same words
         catalog.load("run:0123456789ab")
 
