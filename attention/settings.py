@@ -124,6 +124,18 @@ def reached_from_elsewhere(headers) -> bool:
     return forwarded or bool(host and host not in LOOPBACK)
 
 
+def runs_dir() -> Path:
+    """Where Watch it learn keeps the models it trained (and deletes the oldest): ATTENTION_RUNS_DIR,
+    else this user's cache folder, $XDG_CACHE_HOME (or ~/.cache)/attention-explorer/runs. Never
+    the shared temporary folder: another account could create a fixed path there first and fill it
+    (catalog.private_runs refuses a folder that is not this account's alone)."""
+    if chosen := os.environ.get("ATTENTION_RUNS_DIR", "").strip():
+        return Path(chosen).expanduser()
+    cache = os.environ.get("XDG_CACHE_HOME", "").strip()
+    base = Path(cache) if cache and Path(cache).is_absolute() else Path.home() / ".cache"  # the XDG rule
+    return base / "attention-explorer" / "runs"
+
+
 @dataclass(frozen=True)
 class Settings:
     torch_threads: int | None  # ATTENTION_TORCH_THREADS; None: the app's own default
@@ -136,6 +148,7 @@ class Settings:
     hub_budget_mb: int  # ATTENTION_HUB_BUDGET_MB: the most hub downloads may take on disk
     model_path: str  # ATTENTION_MODEL_PATH: a folder the Model list offers ("" for none)
     listed_models_only: bool  # visitors open only listed models (listed_only below)
+    runs_dir: Path  # ATTENTION_RUNS_DIR: where trained runs are kept (runs_dir above)
     hub_offline: bool  # HF_HUB_OFFLINE (Hugging Face's own): never reach the hub
     hub_endpoint: str  # HF_ENDPOINT (Hugging Face's own): the hub's address
 
@@ -153,6 +166,7 @@ def current() -> Settings:
         hub_budget_mb=number("ATTENTION_HUB_BUDGET_MB", 4096),
         model_path=os.environ.get("ATTENTION_MODEL_PATH", ""),
         listed_models_only=listed_only(),
+        runs_dir=runs_dir(),
         hub_offline=flag("HF_HUB_OFFLINE"),
         hub_endpoint=os.environ.get("HF_ENDPOINT", "https://huggingface.co").rstrip("/"),
     )

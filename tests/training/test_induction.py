@@ -105,7 +105,7 @@ def test_the_probe_patterns_point_where_the_roles_say(seed):
 @pytest.mark.slow
 def test_a_finished_run_opens_in_transformers_and_inside_a_model(runs, monkeypatch, tmp_path):
     transformers = pytest.importorskip("transformers")
-    monkeypatch.setattr(catalog, "RUNS", tmp_path)
+    monkeypatch.setattr(catalog, "RUNS", tmp_path / "runs")
     two = runs["two"]
     source, folder = catalog.new_run()
     two.save(folder)
@@ -139,7 +139,7 @@ def test_a_finished_run_opens_in_transformers_and_inside_a_model(runs, monkeypat
 
 
 def test_run_sources_name_only_runs(monkeypatch, tmp_path, local_server):
-    monkeypatch.setattr(catalog, "RUNS", tmp_path)
+    monkeypatch.setattr(catalog, "RUNS", tmp_path / "runs")
     for hostile in ("run:../../etc", "run:ABCDEF", "run:"):
         with pytest.raises(ConfigError):
             catalog.resolve(hostile)
@@ -152,7 +152,7 @@ def test_run_sources_name_only_runs(monkeypatch, tmp_path, local_server):
 
 
 def test_old_runs_are_deleted_beyond_the_limit(monkeypatch, tmp_path):
-    monkeypatch.setattr(catalog, "RUNS", tmp_path)
+    monkeypatch.setattr(catalog, "RUNS", tmp_path / "runs")
     monkeypatch.setattr(catalog, "KEEP_RUNS", 3)
     trainer = InductionTrainer(InductionConfig(steps=1))
     for _ in range(5):
@@ -175,7 +175,7 @@ def test_the_bundled_model_on_a_gpu_gives_the_cpu_numbers():
 
 
 def test_a_one_layer_run_is_named_in_the_singular_and_warns_with_the_students_words(monkeypatch, tmp_path):
-    monkeypatch.setattr(catalog, "RUNS", tmp_path)
+    monkeypatch.setattr(catalog, "RUNS", tmp_path / "runs")
     source, folder = catalog.new_run()
     InductionTrainer(InductionConfig(steps=1, layers=1)).save(folder)
     assert "Induction run: 1 layer, seed 3, step 0" in catalog.choices([source])[source]  # not "1 layers"
