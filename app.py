@@ -2,9 +2,8 @@
 
 import streamlit as st
 
-from attention.settings import note_server
 from ui import url
-from ui.chrome import APP_CSS, PROJECTOR_CSS, pages, per_process
+from ui.chrome import APP_CSS, PROJECTOR_CSS, pages, per_process, per_rerun
 from ui.widgets import narrow
 
 st.set_page_config(page_title="Attention Explorer", page_icon=":material/grid_on:", layout="wide")
@@ -14,10 +13,10 @@ PAGES = list(pages().values())
 page = st.navigation(PAGES, position="hidden")
 
 
-per_process()  # torch threads, event-loop wake-ups: once per server process
+per_process()  # torch threads, event-loop wake-ups, the address it serves on: once per server process
 # Who may open what (attention/settings.py: listed_only) depends on who can reach this server: the
 # address it listens on, and whether a visitor came through a proxy or tunnel to a loopback one.
-note_server(st.get_option("server.address"), st.context.headers)
+per_rerun()
 # A page keeps heavy per-session state (a model being trained) under "_held_<its url>": leaving
 # the page drops it, so a student wandering off frees the memory.
 for other in PAGES:  # by name: iterating the session's state costs more (it filters every key)

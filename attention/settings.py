@@ -1,14 +1,50 @@
-"""The server's settings, every ATTENTION_* variable read here and nowhere else, in one dataclass.
+"""The server's settings, every ATTENTION_* variable read here and nowhere else, in one dataclass;
+and `REACH`, who can reach this process (set by the app, read by the model catalog).
 
 A value that cannot be used falls back to the default instead of stopping the app from starting.
 `current()` reads the environment when called (cheap), so a test or a restarted server sees a
 change; what is sized once at import (the slots, checkpoint.MAX_MODEL_MB, hub.TIMEOUT) reads it
-once, when the server starts.
+once, when the server starts. Nothing here writes into os.environ: the environment is the
+administrator's, and request threads share it.
+
+Process-wide state. A Streamlit server runs every session in a thread of one process, so each of
+these is shared by every student at once; each line says why that is safe.
+
+    attention.settings.REACH           who can reach this process: one lock; set once per process
+                                       (the address) and per rerun (a proxied visitor, for good)
+    attention.slots.TRAININGS, SWEEPS, MODEL_LOADS
+                                       lines for heavy work: each Slots holds its own lock;
+    attention.slots.TRACES             a bounded semaphore
+    attention.training.shared.SHARED   the shared-runs registry: its lock guards the dicts; a run
+                                       locks its own steps; a snapshot is frozen (read-only arrays)
+                                       as it is kept (attention.readonly.freeze in Run)
+    attention.training.run._leases, attention.slots._ids
+                                       itertools.count: next() is atomic under the GIL
+    functools caches: chapter3.text (tokenising: Tokens is immutable), model.tokenizer.gpt2 (an
+                                       Encoding nobody changes), training.tasks (a text, its ids),
+                                       training.replay.record (a training.json, only read)
+    ui.cache: the trace cache, its figures
+                                       a lock around the dicts; a trace is never written (frozen
+                                       dataclass; figures read it through read-only views, f32);
+                                       figures are frozen JSON (ui/cache.py)
+    ui.model.caches (st.cache_resource)
+                                       models (requires_grad off, never trained there), sentence
+                                       views, roles, knockouts, maps: their arrays frozen as they
+                                       enter; _downloading is a lock; _loaded a weak dict
+    ui.scaling's kept sweeps           copies in and out (a session never holds the kept rows)
+    st.cache_data (ui.compare, ui.train.player, ui.learn.steps)
+                                       Streamlit hands each caller its own unpickled copy
+    ui.chrome: per_process, the pages  once per process (torch's thread pool, wake-ups, gc.freeze);
+                                       st.Page objects copied per session
+    ui.wakeups                         its lock around the event loop's patch
+    torch's global RNG is never used (a local torch.Generator per run); torch's thread pool is
+    sized once (attention.devices.configure_torch_threads).
 """
 
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,23 +65,54 @@ def flag(name: str) -> bool:
     return os.environ.get(name, "").strip().lower() not in ("", "0", "false", "no", "off")
 
 
+class Reach:
+    """Who can reach this process, for listed_only. A server's app sets it (ui/chrome.py): the
+    address Streamlit listens on, once per process, and, for good, a visitor who came through a
+    proxy or a tunnel (per rerun). A process that never set it is not a server (the command line,
+    a notebook): nobody else can reach it. One lock: request threads note visitors at once."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._address: str | None = None  # Streamlit's server.address; None: not a server
+        self._proxied = False
+
+    def serve(self, address: str | None) -> None:
+        """This process is a server listening on `address` ("" or None: every interface,
+        Streamlit's default). The first call stands: the address cannot change in a process."""
+        with self._lock:
+            if self._address is None:
+                self._address = (address or "").strip().lower().strip("[]")
+
+    def visited(self, headers) -> None:
+        """A request's headers: one that came through a proxy or a tunnel opens nothing more, ever."""
+        if reached_from_elsewhere(headers):
+            with self._lock:
+                self._proxied = True
+
+    @property
+    def by_others(self) -> bool:
+        """Whether anyone but this machine's user can reach the process."""
+        with self._lock:
+            return self._address is not None and (self._proxied or self._address not in LOOPBACK)
+
+    def reset(self, address: str | None = None) -> None:
+        """A fresh process's state (tests): a server on `address`, or no server (None)."""
+        with self._lock:
+            self._address = None if address is None else address.strip().lower().strip("[]")
+            self._proxied = False
+
+
+REACH = Reach()
+
+
 def listed_only() -> bool:
     """Whether visitors may open only the Model list's models (no folder on the server, no other
-    hub repo). ATTENTION_LISTED_MODELS_ONLY=1 or 0 decides; unset, only a server that listens on
-    loopback alone (`streamlit run app.py --server.address localhost`: nobody else can reach it)
-    opens anything. ATTENTION_SERVER_ADDRESS is Streamlit's server.address, which app.py copies."""
+    hub repo). ATTENTION_LISTED_MODELS_ONLY=1 or 0 decides (the administrator's word); unset, a
+    server others can reach opens its list only (REACH), and a server that listens on loopback
+    alone (`streamlit run app.py --server.address localhost`) or a command line opens anything."""
     if os.environ.get("ATTENTION_LISTED_MODELS_ONLY", "").strip():
         return flag("ATTENTION_LISTED_MODELS_ONLY")
-    return os.environ.get("ATTENTION_SERVER_ADDRESS", "").strip().lower().strip("[]") not in LOOPBACK
-
-
-def note_server(address: str | None, headers) -> None:
-    """What app.py knows of who can reach this process, for listed_only: Streamlit's
-    server.address (once; a test's own setting stays), and, for good, a visitor who came through a
-    proxy or a tunnel."""
-    os.environ.setdefault("ATTENTION_SERVER_ADDRESS", address or "")
-    if reached_from_elsewhere(headers):
-        os.environ["ATTENTION_SERVER_ADDRESS"] = "proxied"
+    return REACH.by_others
 
 
 def reached_from_elsewhere(headers) -> bool:
@@ -55,6 +122,18 @@ def reached_from_elsewhere(headers) -> bool:
     host = str(headers.get("Host") or "").rsplit(":", 1)[0].strip("[]").lower()
     forwarded = any(headers.get(h) for h in ("X-Forwarded-For", "X-Forwarded-Host", "Forwarded", "X-Real-Ip"))
     return forwarded or bool(host and host not in LOOPBACK)
+
+
+def runs_dir() -> Path:
+    """Where Watch it learn keeps the models it trained (and deletes the oldest): ATTENTION_RUNS_DIR,
+    else this user's cache folder, $XDG_CACHE_HOME (or ~/.cache)/attention-explorer/runs. Never
+    the shared temporary folder: another account could create a fixed path there first and fill it
+    (catalog.private_runs refuses a folder that is not this account's alone)."""
+    if chosen := os.environ.get("ATTENTION_RUNS_DIR", "").strip():
+        return Path(chosen).expanduser()
+    cache = os.environ.get("XDG_CACHE_HOME", "").strip()
+    base = Path(cache) if cache and Path(cache).is_absolute() else Path.home() / ".cache"  # the XDG rule
+    return base / "attention-explorer" / "runs"
 
 
 @dataclass(frozen=True)
@@ -69,6 +148,7 @@ class Settings:
     hub_budget_mb: int  # ATTENTION_HUB_BUDGET_MB: the most hub downloads may take on disk
     model_path: str  # ATTENTION_MODEL_PATH: a folder the Model list offers ("" for none)
     listed_models_only: bool  # visitors open only listed models (listed_only below)
+    runs_dir: Path  # ATTENTION_RUNS_DIR: where trained runs are kept (runs_dir above)
     hub_offline: bool  # HF_HUB_OFFLINE (Hugging Face's own): never reach the hub
     hub_endpoint: str  # HF_ENDPOINT (Hugging Face's own): the hub's address
 
@@ -86,6 +166,7 @@ def current() -> Settings:
         hub_budget_mb=number("ATTENTION_HUB_BUDGET_MB", 4096),
         model_path=os.environ.get("ATTENTION_MODEL_PATH", ""),
         listed_models_only=listed_only(),
+        runs_dir=runs_dir(),
         hub_offline=flag("HF_HUB_OFFLINE"),
         hub_endpoint=os.environ.get("HF_ENDPOINT", "https://huggingface.co").rstrip("/"),
     )

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from attention import settings
 from tests.book import INPUTS
 
 E2E = Path(__file__).resolve().parent / "e2e"
@@ -34,18 +35,29 @@ def pytest_runtest_setup(item):
         pytest.skip(why)
 
 
+def serving(monkeypatch, address: str | None, proxied: bool = False) -> settings.Reach:
+    """This process as a server on `address` (None: not a server), for one test: a fresh REACH
+    (monkeypatch puts the process's own back), with no administrator's override."""
+    monkeypatch.delenv("ATTENTION_LISTED_MODELS_ONLY", raising=False)
+    reach = settings.Reach()
+    if address is not None:
+        reach.serve(address)
+    if proxied:
+        reach.visited({"X-Forwarded-For": "203.0.113.7"})
+    monkeypatch.setattr(settings, "REACH", reach)
+    return reach
+
+
 @pytest.fixture
 def local_server(monkeypatch):
     """A server that listens on loopback only: it opens any folder or hub repo (settings.listed_only)."""
-    monkeypatch.delenv("ATTENTION_LISTED_MODELS_ONLY", raising=False)
-    monkeypatch.setenv("ATTENTION_SERVER_ADDRESS", "localhost")
+    return serving(monkeypatch, "localhost")
 
 
 @pytest.fixture
 def public_server(monkeypatch):
     """A server anyone can reach (Streamlit's default address): the listed models only."""
-    monkeypatch.delenv("ATTENTION_LISTED_MODELS_ONLY", raising=False)
-    monkeypatch.setenv("ATTENTION_SERVER_ADDRESS", "")
+    return serving(monkeypatch, "")
 
 
 @pytest.fixture

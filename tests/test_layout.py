@@ -13,7 +13,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "attention"
 ROOMS = {"chapter3", "modern", "explorer", "lessons", "model", "training", "figures", "bench"}
-SHARED = {"settings", "slots", "devices", "errors", "bundled"}  # bundled: the old command's two lines
+# bundled: the old command's two lines
+SHARED = {"settings", "slots", "devices", "errors", "readonly", "bundled"}
 
 
 def modules() -> dict[str, Path]:

@@ -1,11 +1,14 @@
 """A server's settings from the environment: a bad value falls back to the default."""
 
+import os
 import re
+import threading
 from pathlib import Path
 
 import pytest
 
 from attention.settings import current, flag, number
+from tests.conftest import serving
 
 
 @pytest.mark.parametrize("value, expected", [("3", 3), ("0", 1), ("lots", 1), ("2.5", 1), (None, 1)])
@@ -86,14 +89,50 @@ def test_a_visitor_through_a_proxy_or_tunnel_is_someone_else(headers, elsewhere)
 
 
 def test_one_proxied_visitor_closes_a_loopback_server_for_good(monkeypatch):
-    from attention.settings import listed_only, note_server
+    from attention import settings
 
-    monkeypatch.delenv("ATTENTION_LISTED_MODELS_ONLY", raising=False)
-    monkeypatch.setenv("ATTENTION_SERVER_ADDRESS", "")  # so that what note_server writes is undone
-    monkeypatch.delenv("ATTENTION_SERVER_ADDRESS")
-    note_server("localhost", {"Host": "localhost:8501"})
-    assert not listed_only()  # a laptop
-    note_server("localhost", {"Host": "class.example.org"})  # through a tunnel
-    assert listed_only()
-    note_server("localhost", {"Host": "localhost:8501"})  # the next local visitor changes nothing
-    assert listed_only()
+    reach = serving(monkeypatch, None)
+    settings.REACH.serve("localhost")
+    settings.REACH.visited({"Host": "localhost:8501"})
+    assert not settings.listed_only()  # a laptop
+    settings.REACH.visited({"Host": "class.example.org"})  # through a tunnel
+    assert settings.listed_only()
+    settings.REACH.visited({"Host": "localhost:8501"})  # the next local visitor changes nothing
+    settings.REACH.serve("localhost")  # nor does the address again
+    assert settings.listed_only() and reach.by_others
+
+
+@pytest.mark.parametrize(
+    "address, listed",
+    [
+        (None, False),
+        ("", True),
+        ("0.0.0.0", True),
+        ("localhost", False),
+        ("127.0.0.1", False),
+        ("[::1]", False),
+    ],
+)
+def test_who_can_reach_this_process(monkeypatch, address, listed):
+    """A process that never served (the command line) is no one else's; a server on every
+    interface (Streamlit's default, "") is everyone's; one on loopback alone is its user's."""
+    from attention import settings
+
+    serving(monkeypatch, address)
+    assert settings.listed_only() is listed
+    monkeypatch.setenv("ATTENTION_LISTED_MODELS_ONLY", "0" if listed else "1")  # the administrator's word
+    assert settings.listed_only() is not listed
+    assert "ATTENTION_SERVER_ADDRESS" not in os.environ  # no request thread writes the environment
+
+
+def test_request_threads_note_visitors_at_once(monkeypatch):
+    from attention import settings
+
+    reach = serving(monkeypatch, "localhost")
+    visitors = [{"Host": "localhost:8501"}] * 200 + [{"Host": "abc.ngrok.app"}]
+    threads = [threading.Thread(target=reach.visited, args=(h,)) for h in visitors]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert settings.listed_only()

@@ -16,7 +16,10 @@ from attention.explorer.query_params import to_query_params
 from ui.internals import FrozenFigure
 
 # Bounded: a trace at the caps holds ~25 MB (16 heads x 256^2 x 6 matrices x 4 B), so 16 entries
-# stay under ~400 MB even if every one is that large. Traces are immutable, so sharing is safe.
+# stay under ~400 MB even if every one is that large. Sharing is safe because nothing writes into a
+# trace: its dataclass is frozen, the math never masks in place, every figure reads its tensors
+# through read-only numpy views (attention.figures.layout.f32, attention.readonly) and takes a
+# copy where it must write (tests/figures/test_frozen.py runs every builder on every variant).
 ENTRIES, TTL = 16, 3600.0  # an hour unused and a trace is made again (its memory goes back)
 
 # A plain dict, not st.cache_resource: Streamlit's cache call was ~7% of an Explorer rerun's CPU

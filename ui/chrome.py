@@ -10,6 +10,7 @@ import gc
 
 import streamlit as st
 
+from attention import settings
 from attention.devices import configure_torch_threads
 from attention.settings import ASSETS
 from ui import wakeups
@@ -29,11 +30,21 @@ def per_process() -> int:
     And the objects alive now (torch, plotly, Streamlit: ~400,000) leave the garbage collector's
     sight: its occasional full pass walked all of them, ~130 ms of one core in the middle of some
     student's rerun, several times a minute under a classroom's load (py-spy: one widget "costing"
-    10x its siblings). They live as long as the process; what reruns make is collected as before."""
+    10x its siblings). They live as long as the process; what reruns make is collected as before.
+
+    And this process is a server on Streamlit's server.address: who can reach it decides what a
+    visitor may open (attention.settings.REACH, listed_only)."""
+    settings.REACH.serve(st.get_option("server.address"))
     wakeups.coalesce()
     gc.collect()
     gc.freeze()
     return configure_torch_threads()
+
+
+def per_rerun() -> None:
+    """Every rerun: a visitor who came through a proxy or a tunnel makes a loopback server one that
+    others can reach, for good (attention.settings.REACH)."""
+    settings.REACH.visited(st.context.headers)
 
 
 def pages() -> dict[str, st.Page]:

@@ -38,14 +38,17 @@ def sweep_key(params: dict) -> str:
 
 
 def kept(key: str) -> list[dict] | None:
-    """The rows of a finished sweep with these settings, if this server has one."""
-    return _kept().get(key)
+    """The rows of a finished sweep with these settings, if this server has one: a copy, since
+    every session reads the one kept."""
+    rows = _kept().get(key)
+    return None if rows is None else [dict(row) for row in rows]
 
 
 def keep(key: str, rows: list[dict]) -> None:
-    """Keep a finished sweep for everyone; the oldest goes beyond KEPT_SWEEPS."""
+    """Keep a finished sweep for everyone (a copy: the caller's list stays its own); the oldest
+    goes beyond KEPT_SWEEPS."""
     store = _kept()
-    store[key] = rows
+    store[key] = tuple(dict(row) for row in rows)
     while len(store) > KEPT_SWEEPS:
         store.popitem(last=False)
 

@@ -22,9 +22,10 @@ COMPARABLE = {
 
 
 def comparison_matrices(a: AttentionTrace, b: AttentionTrace, name: str, head_a: int = 0, head_b: int = 0):
-    """The two matrices to compare (float32, −inf as NaN), or a reason they cannot be compared."""
-    za = f32(a.output[0] if name == "output" else getattr(a, name)[0, head_a])
-    zb = f32(b.output[0] if name == "output" else getattr(b, name)[0, head_b])
+    """The two matrices to compare (float32 copies, −inf as NaN), or a reason they cannot be
+    compared. Copies: f32 of a trace's tensor is a view of it, and the traces are shared."""
+    za = f32(a.output[0] if name == "output" else getattr(a, name)[0, head_a]).copy()
+    zb = f32(b.output[0] if name == "output" else getattr(b, name)[0, head_b]).copy()
     za[np.isneginf(za)], zb[np.isneginf(zb)] = np.nan, np.nan
     if za.shape != zb.shape:
         return za, zb, f"{name} has shape {za.shape} in A and {zb.shape} in B: no difference to take"

@@ -30,6 +30,7 @@ from attention.figures.layout import (
     title,
     token_labels,
 )
+from attention.readonly import readonly
 
 # The colour scale of each kind of step (STEPS[name].kind): scores diverge around 0, weights run 0..1.
 SCALES = {"scores": DIVERGING, "weights": SEQUENTIAL}
@@ -199,7 +200,7 @@ def step_panels(
 ) -> list[StepPanel]:
     """One head's steps (default: all it went through), each with its title and marks. The head
     is called `head_name` when given (a model's "layer.head")."""
-    mask = None if trace.mask is None else trace.mask.numpy()
+    mask = None if trace.mask is None else readonly(trace.mask)  # views of a shared trace: read-only
     panels = []
     heads = f", head {head_name or head}" if trace.num_heads > 1 else ""
     done = trace.step_names()
@@ -217,11 +218,11 @@ def step_panels(
         panels.append(
             StepPanel(
                 name,
-                getattr(trace, name)[batch, head].numpy(),
+                readonly(getattr(trace, name)[batch, head]),
                 step_title,
                 subtitle,
                 mask=mask if STEPS[name].masked else None,
-                dropout_mask=trace.dropout_mask[batch, head].numpy() if dropped else None,
+                dropout_mask=readonly(trace.dropout_mask[batch, head]) if dropped else None,
                 dropout=trace.dropout,
             )
         )

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
+from attention.readonly import readonly
+
 # Colour-blind-safe scales (plotly.js names): diverging for signed scores, sequential for weights.
 # ColorBrewer RdBu, blue for negative, white at 0, red for positive (plotly.js's own "RdBu" differs)
 DIVERGING = [
@@ -74,7 +76,9 @@ def title(text: str, size: int = 15) -> dict:
 
 
 def f32(a) -> np.ndarray:
-    return np.ascontiguousarray(np.asarray(a, dtype=np.float32))
+    """`a` as contiguous float32, read-only: of a float32 CPU tensor this is a view (no copy) of a
+    trace every session may share, so a write must raise; a builder that writes takes .copy()."""
+    return readonly(np.ascontiguousarray(np.asarray(a, dtype=np.float32)))
 
 
 MAX_TICK_LABELS = 48  # per axis; a longer text labels every k-th position (hover names the rest by position)

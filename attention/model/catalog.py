@@ -9,9 +9,11 @@ Watch it learn trains).
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import re
-import tempfile
+import stat
 import time
 import uuid
 from collections.abc import Callable, Collection
@@ -23,14 +25,14 @@ from attention.model import hub
 from attention.model.checkpoint import load_gpt2
 from attention.model.gpt import GPTModel
 from attention.model.hub import HUB_MODELS
-from attention.settings import ASSETS, current
+from attention.settings import ASSETS, current, runs_dir
 
 BUNDLED = "bundled"  # the copy model: random tokens, no language
 BUNDLED_PATH = ASSETS / "model"
 SHAKESPEARE = "shakespeare"  # a language model: Shakespeare's plays (attention/training/shakespeare.py)
 SHAKESPEARE_PATH = ASSETS / "shakespeare"
 SHIPPED = {SHAKESPEARE: SHAKESPEARE_PATH, BUNDLED: BUNDLED_PATH}  # offline, in assets/
-RUNS = Path(tempfile.gettempdir()) / "attention-explorer-runs"  # models Watch it learn trained
+RUNS = runs_dir()  # models Watch it learn trained: this account's own folder (private_runs), read at start
 RUN = re.compile(r"run:([0-9a-f]{12})")  # a run's source; nothing else names a folder in RUNS
 KEEP_RUNS = 20  # per machine (every replica shares RUNS); older runs are deleted as new ones are saved
 
@@ -114,12 +116,44 @@ def check_source(source: str) -> None:
         raise ConfigError(LISTED_ONLY, "source")  # a run's link (12 hex digits, unguessed) opens
 
 
+NOT_PRIVATE = (
+    "This server cannot keep trained models: their folder is not its account's alone (another account "
+    "owns it, or others may read or write it). Its administrator can set ATTENTION_RUNS_DIR."
+)
+
+
+def private_runs() -> Path:
+    """RUNS, made (mode 0700) if it is missing; ConfigError if it is not this account's alone: a
+    link, not a folder, owned by another account, or open to others (any group or other bit). What
+    new_run deletes is under it, so no path in it is one another account chose."""
+    RUNS.parent.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(FileExistsError):  # made before, by this account or (refused below) another
+        RUNS.mkdir(mode=0o700)
+    mine = os.getuid() if hasattr(os, "getuid") else None  # POSIX; elsewhere the owner is not checked
+    found = os.lstat(RUNS)
+    if (
+        not stat.S_ISDIR(found.st_mode)  # a symlink is no folder to lstat
+        or (mine is not None and found.st_uid != mine)
+        or found.st_mode & 0o077
+    ):
+        raise ConfigError(NOT_PRIVATE, "runs")
+    return RUNS
+
+
+def _own_runs() -> Path | None:
+    try:
+        return private_runs()
+    except (ConfigError, OSError):
+        return None  # nothing in a folder someone else controls is listed or opened
+
+
 def runs() -> list[tuple[Path, str]]:
     """The models Watch it learn saved on this server (folder, name), newest first. Another
     session may be deleting the oldest right now (new_run): a folder that cannot be read is
-    skipped."""
+    skipped. None when the runs' folder is not this account's alone (private_runs)."""
     found = []
-    for folder in (f for f in RUNS.glob("*") if RUN.fullmatch(f"run:{f.name}")):
+    own = _own_runs()
+    for folder in (f for f in (own.glob("*") if own else ()) if RUN.fullmatch(f"run:{f.name}")):
         try:
             config = json.loads((folder / "config.json").read_text())
             name = config.get("attention_explorer", {}).get("name") or folder.name
@@ -131,9 +165,11 @@ def runs() -> list[tuple[Path, str]]:
 
 def new_run() -> tuple[str, Path]:
     """A fresh folder for a trained model, and the source that names it; the oldest beyond
-    KEEP_RUNS are deleted (a classroom's runs must not fill the disk)."""
+    KEEP_RUNS are deleted (a classroom's runs must not fill the disk). ConfigError when the runs'
+    folder is not this account's alone: nothing is deleted then."""
     import shutil
 
+    private_runs()
     for old, _ in runs()[KEEP_RUNS - 1 :]:
         shutil.rmtree(old, ignore_errors=True)
     name = uuid.uuid4().hex[:12]
@@ -145,8 +181,8 @@ def resolve(source: str) -> Path | str:
     if source in SHIPPED:
         return SHIPPED[source]
     run = RUN.fullmatch(source)
-    if run and (RUNS / run.group(1) / "config.json").is_file():
-        return RUNS / run.group(1)
+    if run and (own := _own_runs()) and (own / run.group(1) / "config.json").is_file():
+        return own / run.group(1)
     if source.startswith("run:"):  # no server path in the message
         raise ConfigError(
             f"{source[:40]!r} names no run trained here (this server keeps its last {KEEP_RUNS}).", "model"

@@ -32,6 +32,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
 
+from attention.readonly import freeze
+
 _leases = itertools.count(1)  # process-wide: no two leases, of any run, are ever equal
 
 STALE = 30.0  # seconds without a heartbeat: that session's tab is gone (a crash, a lost network)
@@ -208,6 +210,7 @@ class Run:
         if len(self.snapshots) >= self.max_snapshots:  # keep the first and thin out the rest
             del self.snapshots[1::2]
         self._snapshot()
+        freeze(self.snapshots[-1])  # every session watching the run reads it: its arrays read-only
 
     @classmethod
     def seconds_per_step(cls, config, warmup: int = 2, timed: int = 5) -> float:

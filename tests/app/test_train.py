@@ -171,7 +171,7 @@ def test_a_resumed_run_ends_on_its_last_snapshot(train_page):
 
 @pytest.fixture
 def induction_page(train_page, monkeypatch, tmp_path):
-    monkeypatch.setattr(catalog, "RUNS", tmp_path)  # the runs this test saves
+    monkeypatch.setattr(catalog, "RUNS", tmp_path / "runs")  # the runs this test saves
     at = train_page.selectbox(key="tr_task").set_value("induction").run()
     at.number_input(key="ind_steps").set_value(100)
     return at

@@ -4,8 +4,8 @@ the browser does: the sidebar's knobs and the page links are not run or sent aga
 
 import asyncio
 
-from benchmarks.classroom import Session, Stats
 from tests.e2e.conftest import in_thread
+from tests.session_client import Session, Stats
 from ui.explorer.controls import CUSTOM_PRESET
 
 

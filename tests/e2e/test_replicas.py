@@ -1,15 +1,15 @@
 """The lecture-hall recipe: 2 replicas behind Debian's nginx (deploy/), sticky by cookie."""
 
 import asyncio
+import secrets
 import shutil
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
-from benchmarks import classroom
 from deploy.replicas import Replicas
 from tests.e2e.conftest import in_thread, wait_idle
+from tests.session_client import Session, Stats
 
 pytestmark = pytest.mark.skipif(
     not (shutil.which("nginx") or Path("/usr/sbin/nginx").exists()),
@@ -25,18 +25,26 @@ def hall():
 
 def test_sessions_spread_over_replicas_and_stay_on_theirs(hall):
     url = hall.url.replace("http://", "ws://")
+    stats = Stats()
+
+    async def load(cookie):
+        async with Session(url, stats, cookie) as session:
+            return (await session.rerun())[1]  # the digest of the charts it was sent
+
+    async def everyone():  # 32 random hex digits, as nginx's $request_id gives a new browser
+        return await asyncio.gather(*(load(secrets.token_hex(16)) for _ in range(16)))
+
     # 16 sessions with random routes: all on one of two replicas has odds 2 * 2**-16 (3e-5).
-    args = SimpleNamespace(sessions=16, reruns=2, think=0.05, browsers=0, mix="explore")
-    result = in_thread(classroom.measure, url, hall.pids, args, reference=False, cookies=True)
-    assert result["errors"] == []
-    assert len(result["replicas"]) == 2, (result["replicas"], hall.nginx_log())  # both took sessions
-    assert result["consistent"]
+    digests = in_thread(asyncio.run, everyone())
+    assert stats.errors == []
+    assert len(stats.replicas) == 2, (stats.replicas, hall.nginx_log())  # both took sessions
+    assert len(set(digests)) == 1  # the same settings, the same numbers, on either replica
 
     async def replica_of(cookie):
-        stats = classroom.Stats()
-        async with classroom.Session(url, stats, cookie) as session:
+        seen = Stats()
+        async with Session(url, seen, cookie) as session:
             await session.rerun()
-        return next(iter(stats.replicas))
+        return next(iter(seen.replicas))
 
     first = in_thread(asyncio.run, replica_of("student-7"))
     assert all(in_thread(asyncio.run, replica_of("student-7")) == first for _ in range(3))  # sticky

@@ -8,9 +8,9 @@ import time
 import pytest
 
 from attention.training.induction import LABEL
-from benchmarks.classroom import Session, Stats
 from deploy.local import ROOT, start_streamlit
 from tests.e2e.conftest import in_thread
+from tests.session_client import Session, Stats
 
 CLASS = 30
 
@@ -30,7 +30,8 @@ async def press_play(url: str, stats: Stats, seed: int | None, delay: float) -> 
 
 @pytest.mark.slow
 def test_a_class_on_the_same_settings_trains_once_and_other_settings_queue(tmp_path):
-    proc, url = start_streamlit(ROOT / "app.py", env={"TMPDIR": str(tmp_path)})  # its runs go here
+    runs_dir = tmp_path / "runs"  # its runs go here
+    proc, url = start_streamlit(ROOT / "app.py", env={"ATTENTION_RUNS_DIR": str(runs_dir)})
     try:
         stats = Stats()
 
@@ -44,7 +45,7 @@ def test_a_class_on_the_same_settings_trains_once_and_other_settings_queue(tmp_p
         proc.terminate()
         proc.wait(timeout=20)
     assert not stats.errors, stats.errors[:3]
-    runs = list((tmp_path / "attention-explorer-runs").iterdir())
+    runs = list(runs_dir.iterdir())
     assert len(runs) == 2  # one training for the thirty, one for the other settings
     assert all("finished" in s for s in class_) and "finished" in late
     ends = sorted(s["clicked"] + s["finished"] for s in class_)

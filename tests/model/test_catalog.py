@@ -1,12 +1,16 @@
 """The catalogue: a source is a hub model or a folder, hub downloads go through one place, and a
 model opens with what its config.json says about it."""
 
+import os
 import re
+import stat
 from pathlib import Path
 
 import pytest
 
+from attention.errors import ConfigError
 from attention.model import catalog, hub
+from tests.conftest import serving
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -59,21 +63,22 @@ def test_a_public_server_opens_its_list_only_and_tells_nothing_about_its_paths(p
 
 
 @pytest.mark.parametrize(
-    "env, listed",
+    "address, override, listed",
     [
-        ({"ATTENTION_SERVER_ADDRESS": ""}, True),  # Streamlit's default: every interface
-        ({"ATTENTION_SERVER_ADDRESS": "0.0.0.0"}, True),
-        ({"ATTENTION_SERVER_ADDRESS": "localhost"}, False),
-        ({"ATTENTION_SERVER_ADDRESS": "127.0.0.1"}, False),
-        ({"ATTENTION_SERVER_ADDRESS": "::1"}, False),
-        ({"ATTENTION_SERVER_ADDRESS": "localhost", "ATTENTION_LISTED_MODELS_ONLY": "1"}, True),
-        ({"ATTENTION_SERVER_ADDRESS": "0.0.0.0", "ATTENTION_LISTED_MODELS_ONLY": "0"}, False),
+        ("", None, True),  # Streamlit's default: every interface
+        ("0.0.0.0", None, True),
+        ("localhost", None, False),
+        ("127.0.0.1", None, False),
+        ("::1", None, False),
+        (None, None, False),  # no server: the command line opens what its user names
+        ("localhost", "1", True),  # the administrator's word, from the environment
+        ("0.0.0.0", "0", False),
     ],
 )
-def test_who_may_open_what(monkeypatch, env, listed):
-    monkeypatch.delenv("ATTENTION_LISTED_MODELS_ONLY", raising=False)
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
+def test_who_may_open_what(monkeypatch, address, override, listed):
+    serving(monkeypatch, address)
+    if override is not None:
+        monkeypatch.setenv("ATTENTION_LISTED_MODELS_ONLY", override)
     assert catalog.listed_only() is listed
     folder = str(catalog.BUNDLED_PATH)  # a real checkpoint, named by its path
     if listed:
@@ -96,3 +101,52 @@ def test_hub_downloads_are_dispatched_in_one_place():
         if path not in allowed and dispatch.search(path.read_text())
     ]
     assert found == [] and dispatch.search((ROOT / "attention/model/catalog.py").read_text())
+
+
+# --- where trained runs live -------------------------------------------------------------------
+
+
+def test_runs_live_in_this_accounts_cache_folder_or_the_setting(monkeypatch, tmp_path):
+    from attention.settings import current, runs_dir
+
+    monkeypatch.delenv("ATTENTION_RUNS_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert runs_dir() == tmp_path / "cache" / "attention-explorer" / "runs"
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/cache")  # not absolute: ignored, as the XDG rule says
+    assert runs_dir() == Path.home() / ".cache" / "attention-explorer" / "runs"
+    monkeypatch.setenv("ATTENTION_RUNS_DIR", str(tmp_path / "mine"))
+    assert runs_dir() == current().runs_dir == tmp_path / "mine"
+    assert "attention-explorer-runs" not in str(catalog.RUNS)  # no fixed path in the shared /tmp
+
+
+def test_the_runs_folder_is_made_private(monkeypatch, tmp_path):
+    monkeypatch.setattr(catalog, "RUNS", tmp_path / "cache" / "runs")
+    source, folder = catalog.new_run()
+    assert folder.parent == catalog.RUNS and stat.S_IMODE(catalog.RUNS.stat().st_mode) == 0o700
+
+
+@pytest.mark.parametrize("how", ["open to others", "a link", "another account's"])
+def test_a_runs_folder_that_is_not_this_accounts_alone_is_refused_and_nothing_is_deleted(
+    monkeypatch, tmp_path, how
+):
+    planted = tmp_path / "planted"
+    (planted / "0123456789ab").mkdir(parents=True)  # a "run" someone else put there
+    (planted / "0123456789ab" / "config.json").write_text("{}")
+    planted.chmod(0o700)
+    runs = tmp_path / "runs"
+    if how == "open to others":
+        planted.chmod(0o755)
+        runs = planted
+    elif how == "a link":
+        runs.symlink_to(planted)
+    else:
+        monkeypatch.setattr(os, "getuid", lambda: os.stat(planted).st_uid + 1)  # as if another owned it
+        runs = planted
+    monkeypatch.setattr(catalog, "RUNS", runs)
+    monkeypatch.setattr(catalog, "KEEP_RUNS", 1)  # new_run would delete every run it found
+    with pytest.raises(ConfigError, match="not its account's alone"):
+        catalog.new_run()
+    assert catalog.runs() == []  # nothing in it is listed
+    with pytest.raises(ConfigError, match="names no run trained here"):
+        catalog.resolve("run:0123456789ab")  # nor opened
+    assert (planted / "0123456789ab" / "config.json").is_file()  # nor deleted

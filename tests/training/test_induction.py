@@ -11,6 +11,7 @@ from attention.errors import ConfigError
 from attention.model import catalog, roles, sentence
 from attention.model.checkpoint import load_gpt2
 from attention.training.induction import InductionConfig, InductionTrainer, sample
+from tests.conftest import serving
 
 STEPS = InductionConfig().steps  # the default run: seed 3 changes phase at step ~480
 
@@ -104,7 +105,7 @@ def test_the_probe_patterns_point_where_the_roles_say(seed):
 @pytest.mark.slow
 def test_a_finished_run_opens_in_transformers_and_inside_a_model(runs, monkeypatch, tmp_path):
     transformers = pytest.importorskip("transformers")
-    monkeypatch.setattr(catalog, "RUNS", tmp_path)
+    monkeypatch.setattr(catalog, "RUNS", tmp_path / "runs")
     two = runs["two"]
     source, folder = catalog.new_run()
     two.save(folder)
@@ -138,20 +139,20 @@ def test_a_finished_run_opens_in_transformers_and_inside_a_model(runs, monkeypat
 
 
 def test_run_sources_name_only_runs(monkeypatch, tmp_path, local_server):
-    monkeypatch.setattr(catalog, "RUNS", tmp_path)
+    monkeypatch.setattr(catalog, "RUNS", tmp_path / "runs")
     for hostile in ("run:../../etc", "run:ABCDEF", "run:"):
         with pytest.raises(ConfigError):
             catalog.resolve(hostile)
     with pytest.raises(ConfigError, match="names no run trained here") as error:
         catalog.load("run:0123456789ab")
     assert str(tmp_path) not in str(error.value)  # no server path in a visitor's page
-    monkeypatch.setenv("ATTENTION_SERVER_ADDRESS", "")  # public: a run's link is still let through,
+    serving(monkeypatch, "")  # public: a run's link is still let through,
     with pytest.raises(ConfigError, match="names no run trained here"):  # to the same words
         catalog.load("run:0123456789ab")
 
 
 def test_old_runs_are_deleted_beyond_the_limit(monkeypatch, tmp_path):
-    monkeypatch.setattr(catalog, "RUNS", tmp_path)
+    monkeypatch.setattr(catalog, "RUNS", tmp_path / "runs")
     monkeypatch.setattr(catalog, "KEEP_RUNS", 3)
     trainer = InductionTrainer(InductionConfig(steps=1))
     for _ in range(5):
@@ -174,7 +175,7 @@ def test_the_bundled_model_on_a_gpu_gives_the_cpu_numbers():
 
 
 def test_a_one_layer_run_is_named_in_the_singular_and_warns_with_the_students_words(monkeypatch, tmp_path):
-    monkeypatch.setattr(catalog, "RUNS", tmp_path)
+    monkeypatch.setattr(catalog, "RUNS", tmp_path / "runs")
     source, folder = catalog.new_run()
     InductionTrainer(InductionConfig(steps=1, layers=1)).save(folder)
     assert "Induction run: 1 layer, seed 3, step 0" in catalog.choices([source])[source]  # not "1 layers"

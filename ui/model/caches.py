@@ -1,6 +1,7 @@
 """Inside a model's caches: each model loaded once per server process and shared read-only by
 every session (30 students must not load 30 copies); its sentence views, layer traces, head
-roles, knockouts and importance maps cached by plain values (source, token ids)."""
+roles, knockouts and importance maps cached by plain values (source, token ids), their arrays
+made read-only as they enter (attention.readonly.freeze: every session reads the same ones)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from attention.model.gpt import GPTModel
 from attention.model.interventions import HeadMap, Metric, ablation_map, patching_map
 from attention.model.roles import head_roles, text_roles
 from attention.model.sentence import SentenceView
+from attention.readonly import freeze
 from attention.slots import MODEL_LOADS, SWEEPS
 from ui.slots import wait_for
 
@@ -87,7 +89,7 @@ def model(source: str) -> tuple[GPTModel, ModelInfo]:
 
 @st.cache_resource(max_entries=8, ttl=3600, show_spinner=False)
 def _view(source: str, ids: tuple[int, ...], tokens: tuple[str, ...], _gpt: GPTModel) -> SentenceView:
-    return sentence.sentence_view(_gpt, list(ids), tokens)
+    return freeze(sentence.sentence_view(_gpt, list(ids), tokens))
 
 
 def view(source: str, gpt: GPTModel, ids: list[int], tokens: tuple[str, ...]) -> SentenceView:
@@ -117,13 +119,13 @@ def roles(source: str, _gpt: GPTModel, _info: ModelInfo, probes: str = "random")
     """Every head's role scores (roles.py), on random-token probes or natural text
     (sentence.NATURAL_LINES, for a model with GPT-2's vocabulary)."""
     if probes == "text" and not _info.symbols:
-        return text_roles(_gpt, sentence.natural_probes(), _info.start_token)
-    return head_roles(_gpt, _info.probe_vocab, _info.start_token)
+        return freeze(text_roles(_gpt, sentence.natural_probes(), _info.start_token))
+    return freeze(head_roles(_gpt, _info.probe_vocab, _info.start_token))
 
 
 @st.cache_resource(max_entries=4, ttl=3600, show_spinner=False)  # two (L, H, T, T) grids each: ≤ 19 MB
 def _knockout(source, ids, tokens, heads, mode, _gpt, _info) -> lab.Knockout:
-    return lab.knockout(_gpt, _info, ids, tokens, heads, mode)
+    return freeze(lab.knockout(_gpt, _info, ids, tokens, heads, mode))
 
 
 def knockout(source, gpt, info, ids, tokens, heads, mode) -> lab.Knockout:
@@ -143,8 +145,8 @@ MAPS = {
 def _importance(source, ids, corrupted, kind, method, mode, _gpt) -> HeadMap:
     metric = Metric(positions=lab.repeat_positions(ids))  # the repeated tokens; none: every token
     if kind == "ablation":
-        return MAPS[kind, method](_gpt, list(ids), metric, mode)
-    return MAPS[kind, method](_gpt, list(ids), list(corrupted), metric)
+        return freeze(MAPS[kind, method](_gpt, list(ids), metric, mode))
+    return freeze(MAPS[kind, method](_gpt, list(ids), list(corrupted), metric))
 
 
 def importance(source, gpt, ids, corrupted, kind, method, mode) -> HeadMap:
