@@ -4,7 +4,7 @@ measured live, and the model's next token, one step at a time."""
 import streamlit as st
 
 from ui.model import caches as models
-from ui.model import lab, views
+from ui.model import lab, roles, views
 from ui.model.url import keep_url, sync_url
 from ui.router import use_router
 from ui.widgets import page_title, show_notes
@@ -37,7 +37,7 @@ elif shown == "head":
 elif shown == "tokens":
     views.token_lines(view, tokens, layer, head)
 elif shown == "roles":
-    views.head_roles(source, model, info, text)
+    roles.head_roles(source, model, info, text)
 elif shown == "next":
     views.next_token(view, info, tokens)
 elif shown == "lab":

@@ -5,7 +5,7 @@ the Shakespeare model's recorded training."""
 import streamlit as st
 
 from ui.router import use_router
-from ui.train import induction, player, replay, tiny
+from ui.train import around, induction, player, replay, tiny
 
 use_router()
 
@@ -23,7 +23,7 @@ run = player.current(config, view.RUN)  # the held run; made when Play asked for
 player.buttons(run)
 view.extras(config)
 if run is None:
-    player.before_play(view, config, pace)  # what Play will do, and any run lost on leaving
+    around.before_play(view, config, pace)  # what Play will do, and any run lost on leaving
 else:
-    player.show(view, run, pace)  # trained while it plays, then drawn at the scrubbed snapshot
+    around.show(view, run, pace)  # trained while it plays, then drawn at the scrubbed snapshot
 view.after()

@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 
-import plotly.io as pio
 from plotly.basedatatypes import BaseFigure
 
 from attention.chapter3 import AttentionTrace
 from attention.explorer import ExplorerConfig, run
 from attention.explorer.query_params import to_query_params
+from ui.internals import FrozenFigure
 
 # Bounded: a trace at the caps holds ~25 MB (16 heads x 256^2 x 6 matrices x 4 B), so 16 entries
 # stay under ~400 MB even if every one is that large. Traces are immutable, so sharing is safe.
@@ -69,28 +68,14 @@ FIGURES_PER_TRACE = 8
 _figures: weakref.WeakKeyDictionary[AttentionTrace, dict[tuple, object]] = weakref.WeakKeyDictionary()
 
 
-class Frozen(BaseFigure):
-    """A figure turned into plain JSON data once. st.plotly_chart calls any plotly figure's
-    to_dict(), a deep copy, then encodes its arrays to base64 on every rerun (~6% of an Explorer
-    change rerun's CPU, py-spy); this one hands over the data it was made into (the same JSON).
-    Shared by every session, never changed: the only edit plotly's to_json makes in place, popping
-    each trace's "uid", finds none (the freeze already left them out)."""
-
-    def __init__(self, fig: BaseFigure):  # BaseFigure's own __init__ (and its validators) skipped
-        object.__setattr__(self, "_plain", json.loads(pio.to_json(fig, validate=False)))
-
-    def to_dict(self) -> dict:
-        return self._plain
-
-
-def cached_figure(trace: AttentionTrace, key: tuple, build: Callable[[], BaseFigure]) -> Frozen:
+def cached_figure(trace: AttentionTrace, key: tuple, build: Callable[[], BaseFigure]) -> FrozenFigure:
     """The figure `build()` makes of `trace`, by `key`: every setting it depends on beyond the
     trace. Shared by sessions, frozen (ui/widgets.chart(ready=True) draws it as it is)."""
     with _lock:
         figures = _figures.setdefault(trace, {})
         if (figure := figures.get(key)) is not None:
             return figure
-    figure = Frozen(build())
+    figure = FrozenFigure(build())  # shared and never changed (ui/internals.py)
     with _lock:
         if len(figures) >= FIGURES_PER_TRACE:
             figures.clear()

@@ -6,7 +6,8 @@ import runpy
 from pathlib import Path
 
 import streamlit as st
-from streamlit.runtime.pages_manager import PagesManager
+
+from ui.internals import serves_pages_directory
 
 APP = Path(__file__).resolve().parents[1] / "app.py"
 
@@ -18,6 +19,6 @@ def use_router() -> None:
     someone opened "/" (AppTest even starts every run that way). Run app.py here instead: its
     st.navigation switches the process over and runs this page again, inside the router, in this
     same run (a rerun would lose a button's click)."""
-    if PagesManager.uses_pages_directory:
+    if serves_pages_directory():
         runpy.run_path(str(APP), run_name="__main__")
         st.stop()

@@ -13,32 +13,18 @@ up is already in the loop's ready queue at that point, so the loop does not slee
 sleeps 0 while anything is ready); one queued after the flag dropped writes its own byte.
 
 Only asyncio's selector loops (Linux, macOS) are patched; elsewhere (Windows' proactor loop)
-nothing changes.
+nothing changes. The private names patched are reached through ui/internals.py (self_pipe).
 """
 
 from __future__ import annotations
 
-import asyncio.selector_events as selector_events
-import sys
 import threading
 
-_Loop = selector_events.BaseSelectorEventLoop
-_WRITE = _Loop._write_to_self  # the originals, whatever patching happens later
+from ui import internals
+
+_WRITE, _PROCESS = internals.self_pipe()  # asyncio's originals, whatever patching happens later
 _lock = threading.Lock()
 _done = False
-
-
-def _classes() -> list[type]:
-    """The selector loop classes that define _process_self_data (the Unix one overrides it)."""
-    classes = [_Loop]
-    if sys.platform != "win32":
-        import asyncio.unix_events as unix_events  # raises ImportError on Windows
-
-        classes.append(unix_events._UnixSelectorEventLoop)
-    return classes
-
-
-_PROCESS = {cls: cls.__dict__["_process_self_data"] for cls in _classes()}
 
 
 def _write_to_self(self):
@@ -62,13 +48,12 @@ def coalesce() -> bool:
     """Patches asyncio's selector loops once per process (True when this call did). The flag
     drops in _process_self_data, which _read_from_self looks up at each call: a loop made before
     the patch (the server's) registered _read_from_self itself as the self-pipe's reader. The
-    reader is patched first, so no wake-up written in between leaves the flag up."""
+    reader is patched first (internals.patch_self_pipe), so no wake-up written in between leaves
+    the flag up."""
     global _done
     with _lock:
         if _done:
             return False
-        for cls in _PROCESS:
-            cls._process_self_data = _processor(cls)
-        _Loop._write_to_self = _write_to_self
+        internals.patch_self_pipe(_write_to_self, _processor)
         _done = True
         return True

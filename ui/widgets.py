@@ -7,7 +7,6 @@ import re
 
 import pandas as pd
 import streamlit as st
-from streamlit import config as streamlit_config
 
 from attention.devices import resolve_device
 from attention.figures.layout import scale_text
@@ -20,11 +19,6 @@ def literal(text: str) -> str:
     punctuation mark backslash-escaped (CommonMark allows it), so **bold**, [x](javascript:…),
     <img …>, $latex$ and :red[colour] directives all show as the characters typed."""
     return _MARKUP.sub(r"\\\1", text)
-
-
-def under_apptest() -> bool:
-    """Whether this run is AppTest's (it patches config.get_option; st.get_option is a copy)."""
-    return bool(streamlit_config.get_option("global.appTest"))
 
 
 def show_notes(notes: list[str]) -> None:

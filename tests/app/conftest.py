@@ -19,6 +19,16 @@ def fresh_runs(monkeypatch):
     monkeypatch.setattr(shared, "SHARED", shared.Shared())
 
 
+@pytest.fixture(autouse=True)
+def page_reruns(monkeypatch):
+    """AppTest keeps only what the last run drew: after a rerun of the Explorer's body alone its tree
+    would lack the sidebar. Here every knob change reruns the page, as one the body cannot draw does
+    in a browser (the body-only reruns are tested in tests/e2e/test_fragment.py)."""
+    from ui.explorer import controls
+
+    monkeypatch.setattr(controls, "BODY_ONLY", frozenset())
+
+
 def session(timeout: int = 60, **params: str) -> AppTest:
     """A fresh session of the app (not yet run), opened with these URL parameters."""
     at = AppTest.from_file(APP, default_timeout=timeout)

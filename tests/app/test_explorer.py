@@ -518,7 +518,7 @@ def test_a_view_control_reruns_only_the_body_fragment(monkeypatch):
 
 def test_every_view_the_url_names_has_a_button():
     from attention.explorer.query_params import VIEWS
-    from ui.explorer.controls import VIEW_LABELS
+    from ui.explorer.view_controls import VIEW_LABELS
 
     assert list(VIEW_LABELS) == list(VIEWS)
 

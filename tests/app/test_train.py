@@ -434,7 +434,7 @@ def test_stopping_a_run_others_play_leaves_it_to_them(train_page):
 
 
 def test_the_words_say_who_else_plays_the_run():
-    from ui.train.player import audience
+    from ui.train.around import audience
 
     run = Trainer(TrainConfig(steps=10))
     assert run.audience.claim("me") and audience(run, "me", 0) == ""  # alone: nothing to say

@@ -1,5 +1,5 @@
-"""The Explorer's controls: the sentence box, the sidebar knobs and the view (which step, head,
-token) <-> an ExplorerConfig and the URL.
+"""The Explorer's controls: the sentence box and the sidebar knobs <-> an ExplorerConfig and the
+URL (the view above the chart, which step, head, token: view_controls.py).
 
 Knob state lives in widget keys "w_<param>", the view in keys named as its URL parameters
 (query_params.VIEW_PARAMS). Every knob change runs `_sync` before the page: it repairs the settings
@@ -19,13 +19,11 @@ from streamlit.errors import StreamlitAPIException
 
 from attention.chapter3.embeddings import format_matrix, has_book_vectors, presets
 from attention.chapter3.text import SCHEME_LABELS, tokenize
-from attention.chapter3.trace import AttentionTrace
 from attention.devices import available_devices
 from attention.errors import ConfigError
 from attention.explorer import ExplorerConfig
 from attention.explorer.config import MAX_D_IN, MAX_D_OUT, MAX_HEADS, MAX_SEED, MAX_WINDOW, RANGES
 from attention.explorer.query_params import (
-    ALL_STEPS,
     PARAMS,
     VIEW_PARAMS,
     explorer_view_values,
@@ -35,27 +33,13 @@ from attention.explorer.query_params import (
 from attention.explorer.variants import KNOBS, VARIANTS
 from ui import url
 from ui.cache import cached_trace
-from ui.widgets import narrow, under_apptest
+from ui.explorer.view_controls import VIEW_LABELS
 
 CUSTOM_PRESET = "— your own settings —"
 EMBEDDING_LABELS = {"book": "book vectors", "random": "nn.Embedding (seeded)", "custom": "my matrix"}
 MAX_DROPOUT_WIDGET = 1.0 - 2**-53  # the largest float below 1: any p the config accepts
-VIEW_LABELS = {  # query_params.VIEWS -> the view's button
-    "steps": "Steps",
-    "heads": "All heads",
-    "vectors": "Vectors",
-    "query": "Query focus",
-    "tokens": "Tokens",
-    "share": "Share, code & downloads",
-}
-NUMBERS_UP_TO = 12  # tokens: numbers in the cells by default up to here, readable on a projector
-FIT_FROM = 64  # tokens: from here a weights colour scale fitted to the values by default
 MAX_TILE = RANGES["tile"][1]
 MATRIX_PREFILL_MAX = 4096  # numbers: "my matrix" starts as the current x up to this size
-FITTED_HELP = (
-    "Weights are coloured from 0 to 1 by default; with hundreds of tokens most weights are tiny, and a "
-    "scale from the smallest to the 99th percentile (the largest 1% saturate) shows their differences."
-)
 WIDGETS = tuple(f"w_{name}" for name in PARAMS) + ("w_matrix", "w_preset")
 SIDEBAR = tuple(key for key in WIDGETS if key not in ("w_text", "w_preset"))  # the body has those two
 # A change of one of these reruns only the page's body (a keyed fragment, BODY: the sentence, the
@@ -119,8 +103,6 @@ def _sync(source: str) -> None:
             s[f"w_{name}"] = getattr(config, name)
     s["_notes"] = notes
     s["w_preset"] = _preset_of(config)
-    if under_apptest():  # AppTest keeps only what the last run drew: there every change reruns the page
-        return
     same = shown == {key: s.get(key) for key in SIDEBAR} and _look(config) == s.get("_sidebar_look")
     if source in BODY_ONLY and same:
         with contextlib.suppress(StreamlitAPIException):  # no body drawn yet (it stopped before): the page
@@ -153,8 +135,7 @@ def _apply_preset() -> None:
     if preset is not None:
         settings = {**preset["settings"], "text": preset["text"], "tokenizer": preset["tokenizer"]}
         _load(ExplorerConfig(**settings).normalised())
-    if not under_apptest():
-        st.rerun()  # the knobs in the sidebar change too: the page, not only the body that drew this
+    st.rerun()  # the knobs in the sidebar change too: the page, not only the body that drew this
 
 
 # --- the URL --------------------------------------------------------------------------------------
@@ -397,90 +378,3 @@ def _window_switched() -> None:
     else:
         s["w_window"] = None
     _sync("window")
-
-
-def explorer_view(trace: AttentionTrace) -> dict:
-    """The view controls above the chart -> what to show: view, step, head, query, numbers and
-    fitted colours. Returns the values that differ from the defaults (for the URL) under
-    "shown", and all of them."""
-    s = st.session_state
-    url.hold(VIEW_PARAMS)  # a fragment run too: Tokens draws no step box, yet the step must stay
-    _view_defaults(trace)
-    st.segmented_control("View", list(VIEW_LABELS.values()), key="view", label_visibility="collapsed")
-    view = next(k for k, v in VIEW_LABELS.items() if v == s["view"])
-    if view == "steps":
-        st.segmented_control(
-            "Step",
-            [*trace.step_names(), ALL_STEPS],
-            key="step",
-            label_visibility="collapsed",
-            format_func=lambda step: "all steps side by side" if step == ALL_STEPS else step,
-            on_change=lambda: s.update(_step_auto=s.get("step") is None),
-        )
-    # One flex row (one message to the browser; three columns were four)
-    pick_head = numbers = fitted = st.container(horizontal=True, vertical_alignment="center", gap="medium")
-    if view in ("steps", "vectors", "query") and trace.num_heads > 1:
-        pick_head.radio(
-            "Head",
-            range(trace.num_heads),
-            key="head",
-            horizontal=True,
-            format_func=lambda h: f"head {h}",
-            label_visibility="collapsed",
-        )
-    if view == "steps":
-        numbers.toggle(
-            "Numbers in the cells",
-            key="numbers",
-            on_change=lambda: s.update(_numbers_auto=False),
-            help=f"On by default up to {NUMBERS_UP_TO} tokens; hover shows any cell.",
-        )
-        fitted.toggle(
-            "Fit the colours to the values",
-            key="fitted",
-            on_change=lambda: s.update(_fitted_auto=False),
-            help=FITTED_HELP,
-        )
-    if view == "query":
-        labels = [f"{i}: {t}" for i, t in enumerate(trace.tokens.texts)]
-        st.selectbox("Query token", range(trace.num_tokens), key="query", format_func=labels.__getitem__)
-    return _shown(view)
-
-
-def _view_defaults(trace: AttentionTrace) -> None:
-    """Fill in the view's values this trace needs: a step it went through (by default its last,
-    what the context sums), a head and a query it has, numbers and fitted colours for its size."""
-    s = st.session_state
-    n, steps = trace.num_tokens, trace.step_names()
-    # (a click on the chosen step unselects it, None: back to the default step)
-    if s.get("_step_auto", True) or s.get("step") not in [*steps, ALL_STEPS]:
-        s["step"] = steps[-1]
-    for name, default in (("numbers", n <= NUMBERS_UP_TO and not narrow()), ("fitted", n >= FIT_FROM)):
-        if s.get(f"_{name}_auto", True) or name not in s:
-            s[name] = default
-    s["head"] = min(s.get("head", 0), trace.num_heads - 1)
-    s["query"] = min(s.get("query", min(1, n - 1)), n - 1)
-    if s.get("view") not in VIEW_LABELS.values():
-        s["view"] = VIEW_LABELS["steps"]
-
-
-def _shown(view: str) -> dict:
-    """Every view value, and under "shown" those a learner chose (None: the default, not in the URL)."""
-    s = st.session_state
-    values = {
-        "view": view,
-        "step": s["step"],
-        "head": s["head"],
-        "query": s["query"],
-        "numbers": bool(s["numbers"]),
-        "fitted": bool(s["fitted"]),
-    }
-    shown = {
-        "view": view if view != "steps" else None,
-        "step": None if s.get("_step_auto", True) else s["step"],
-        "head": s["head"] or None,
-        "query": None if view != "query" else s["query"],
-        "numbers": None if s.get("_numbers_auto", True) else int(values["numbers"]),
-        "fitted": None if s.get("_fitted_auto", True) else int(values["fitted"]),
-    }
-    return values | {"shown": shown}

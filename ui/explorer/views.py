@@ -26,10 +26,10 @@ from ui.explorer.controls import (
     EMBEDDING_LABELS,
     explorer_config,
     explorer_url,
-    explorer_view,
     sentence_row,
     write_url,
 )
+from ui.explorer.view_controls import explorer_view
 from ui.url import link_query, share_link
 from ui.widgets import (
     chart,

@@ -15,7 +15,7 @@ from attention.training import induction
 from attention.training.induction import MAX_SECONDS, MAX_STEPS, InductionConfig, InductionTrainer
 from ui.chrome import pages
 from ui.model import caches as models
-from ui.train import player
+from ui.train import around, player
 from ui.url import link_params
 from ui.widgets import chart, narrow
 
@@ -150,7 +150,7 @@ def draw(slots: dict, run: InductionTrainer, index: int, live: bool) -> None:
     loss = f"{losses[snap.step - 1]:.3f}" if snap.step else "—"
     slots["progress"].progress(
         snap.step / c.steps,
-        text=f"step {snap.step}/{c.steps}{player.behind(run, index)} · loss {loss} · second copy "
+        text=f"step {snap.step}/{c.steps}{around.behind(run, index)} · loss {loss} · second copy "
         f"{snap.second_copy:.1%} right · {run.seconds:.1f} s of training",
     )
     steps = [s.step for s in snaps]

@@ -1,6 +1,6 @@
 """Watch it learn's player, for any Run (attention/training/run.py): the run a session holds, Play /
-Pause / Stop, the training loop, the scrub slider and the words around them. A view (ui/train/tiny.py,
-ui/train/induction.py) says what to draw; `View` lists what it gives.
+Pause / Stop and the training loop (the words around them, the scrub slider and show(): around.py).
+A view (ui/train/tiny.py, ui/train/induction.py) says what to draw; `View` lists what it gives.
 
 The buttons act in callbacks, which run before the page: so the run that a click starts already
 draws Pause enabled (a Pause drawn disabled during training could never be clicked). Streamlit
@@ -27,15 +27,12 @@ from attention.slots import TRAININGS
 from attention.training import shared
 from attention.training.run import Run
 from ui.slots import session_id, wait_for
-from ui.widgets import plural
 
 HELD = "_held_train"  # app.py drops it when the learner leaves this page (frees the model)
 NOTE = "_train_note"  # what the held run was doing: survives leaving the page, unlike HELD
-RUNS: dict[str, type[Run]] = {}  # the kinds of run timed so far, by class name (a plain cache key)
 KEPT = "_train_settings"  # the page's settings, kept while the learner is elsewhere
 PACES = {"watch": 0.15, "fast": 0.0}  # seconds between snapshots; either way the thread yields
 PACE_LABELS = {"watch": "watch it (a short pause per snapshot)", "fast": "as fast as it goes"}
-SLOW = 20.0  # seconds: a run that takes longer at "watch it" pace says so before Play
 WATCH = 0.5  # seconds between a watcher's looks at a run another session trains
 
 
@@ -218,65 +215,6 @@ def buttons(run: Run | None) -> None:
     b[2].button("Stop", icon=":material/stop:", key="tr_stop", disabled=not stoppable, on_click=_stop)
 
 
-# --- before Play ---------------------------------------------------------------------------------
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def _seconds_per_step(kind: str, config) -> float:
-    return RUNS[kind].seconds_per_step(config)
-
-
-def seconds_per_step(kind: type[Run], config) -> float:
-    """Timed once per model shape (Run.timing_config), cached by the run's name and its config."""
-    RUNS[kind.__name__] = kind
-    return _seconds_per_step(kind.__name__, kind.timing_config(config))
-
-
-def before_play(view: View, config, pace: float) -> None:
-    """What Play will do and about how long it takes; first, what became of a run thrown away when
-    the learner left the page."""
-    left = held().get("left")
-    if left:
-        st.info(
-            f"You left the shared run ({left['name']}) at step {left['step']}: it stays with the "
-            f"{plural(left['others'], 'other session')} that {'has' if left['others'] == 1 else 'have'} it "
-            "open. Press Play to join it again.",
-            icon=":material/groups:",
-        )
-    lost = held().get("lost")
-    if lost and shared.SHARED.live(view.RUN, config, but=session_id()):
-        st.info(
-            f"You left this page while your run ({lost['name']}) was at step {lost['step']}; other "
-            "sessions with the same settings still play it. Press Play to join it again.",
-            icon=":material/groups:",
-        )
-    elif lost:
-        doing = "training" if lost["running"] else "paused"
-        st.warning(
-            f"Your run ({lost['name']}) was {doing} at step {lost['step']} of {lost['steps']} when you "
-            "left this page. Leaving a page frees the model it trains, so that run is gone: press Play "
-            "to start again.",
-            icon=":material/history:",
-        )
-    kind = view.RUN
-    if live := shared.SHARED.live(kind, config, but=session_id()):
-        n = live.audience.watching(but=session_id())
-        st.info(
-            f"{plural(n, 'session')} on this server {'is' if n == 1 else 'are'} playing these same "
-            f"settings now (step {live.step} of {config.steps}): Play joins that run, with its history.",
-            icon=":material/groups:",
-        )
-    elif shared.SHARED.finished_run(kind, config):
-        st.info(
-            "These settings were trained on this server already: Play shows that run at once. "
-            "Change the seed to train a new one.",
-            icon=":material/groups:",
-        )
-    training = min(kind.limit, config.steps * seconds_per_step(kind, config))
-    pauses = config.steps // config.snapshot_every * pace
-    st.info(view.plan(config, training, pauses))
-
-
 # --- playing -------------------------------------------------------------------------------------
 
 
@@ -362,110 +300,3 @@ def _train(
         raise
     if run.done:
         ticket.release()  # finished: the next in line goes
-
-
-def waited() -> None:
-    """Says how long the run waited for a slot, when it did."""
-    seconds = held().get("waited", 0.0)
-    if seconds >= 1:
-        st.caption(
-            f"This run waited {seconds:.0f} s for a free training slot "
-            f"(this server trains {TRAININGS.capacity} at a time)."
-        )
-
-
-# --- after the loop ------------------------------------------------------------------------------
-
-
-def scrub(run: Run) -> int:
-    """The snapshot to show: the last, or the one the slider picks."""
-    steps = [s.step for s in run.snapshots]
-    if len(steps) < 2:
-        return len(steps) - 1
-    picked = st.select_slider(  # a new key whenever the run has grown: it opens on the last snapshot
-        "Scrub through the saved snapshots (step)",
-        steps,
-        steps[-1],
-        key=f"tr_scrub_{id(run)}_{len(steps)}",
-    )
-    return steps.index(picked)
-
-
-def behind(run: Run, index: int) -> str:
-    """Why the snapshot shown is not the run's step: scrubbed back, or paused between snapshots."""
-    step = run.snapshots[index].step
-    if step == run.step:
-        return ""
-    if index in (-1, len(run.snapshots) - 1):
-        return f" (the last snapshot; the run is at step {run.step})"
-    return f" (scrubbed back; the run reached step {run.step})"
-
-
-def status(run: Run, summary: Callable[[Run], None]) -> None:
-    if run.done:
-        summary(run)
-        waited()
-        if held().get("replayed"):
-            st.caption(
-                "These settings had already been trained on this server (by you or another session), "
-                "so this is that run, from its saved snapshots: the same seed gives the same run. "
-                "Change the seed to train a new one."
-            )
-        if run.out_of_time:
-            st.warning(f"Stopped at the {run.limit:.0f} s limit per run; use fewer steps or a smaller model.")
-    elif run.stopped:
-        st.info(f"Stopped at step {run.step}: the model is freed. Press Play to start again.")
-    elif others := run.audience.watching(but=session_id()):
-        st.info(
-            f"Paused for you at step {run.step}; the run goes on for the {plural(others, 'other session')} "
-            "playing it (same settings). Resume to watch it again."
-        )
-    else:
-        st.info(f"Paused at step {run.step}. Resume, or scrub back through the snapshots.")
-
-
-def audience(run: Run, me: str, joined: int) -> str:
-    """Who plays this run besides session `me` (which joined it at step `joined`), in words; ""
-    when nobody does, or the run is over."""
-    others = run.audience.watching(but=me)
-    if run.done:
-        return ""
-    if run.audience.trainer not in (None, me) and run.step == 0:
-        return (
-            "Waiting: another session pressed Play on these same settings first; this run starts "
-            f"when a training slot frees, and {plural(others + 1, 'session')} will watch it together."
-        )
-    if not others:  # alone; a run another session had left paused says where it was taken up
-        return f"You took up at step {joined} a run another session had paused." if joined else ""
-    history = f" You joined at step {joined}: the curves before it are the run's history." if joined else ""
-    if run.audience.trainer == me:
-        return (
-            f":material/groups: {plural(others, 'other session')} on this server "
-            f"{'is' if others == 1 else 'are'} watching this run: same settings, so one run, trained once."
-            + history
-        )
-    return (
-        f":material/groups: Shared run: {plural(others + 1, 'session')} with these settings are watching "
-        "it; one of them trains it, and another takes over if it leaves." + history
-    )
-
-
-def show(view: View, run: Run, pace: float) -> None:
-    """The held run: played while it plays, then drawn at the scrubbed snapshot, with its status."""
-    note = st.empty()
-    slots = view.layout()
-
-    def tell() -> None:
-        words = audience(run, session_id(), held().get("joined", 0))
-        if not words:
-            note.empty()
-        elif words.startswith("Waiting:"):
-            note.info(words, icon=":material/hourglass_top:")
-        else:
-            note.caption(words)
-
-    play(run, pace, lambda index, live: view.draw(slots, run, index, live), view.keep, tell)
-    tell()
-    if run.snapshots:
-        view.draw(slots, run, scrub(run), False)
-    status(run, view.summary)

@@ -15,7 +15,7 @@ from attention.model import catalog
 from attention.training import replay
 from attention.training.replay import FORMED, Replay, ReplayConfig
 from ui.chrome import pages
-from ui.train import player
+from ui.train import around
 from ui.url import link_params
 from ui.widgets import chart, literal
 
@@ -94,7 +94,7 @@ def draw(slots: dict, run: Replay, index: int, live: bool) -> None:
     suffix = f"_{run.step}" if live else ""
     slots["progress"].progress(
         snap.step / run.config.steps,
-        text=f"step {snap.step}/{run.config.steps}{player.behind(run, index)} · held-out loss "
+        text=f"step {snap.step}/{run.config.steps}{around.behind(run, index)} · held-out loss "
         f"{snap.held_out_loss:.3f} (recorded)",
     )
     steps, marker = [s.step for s in snaps], None if live else snap.step

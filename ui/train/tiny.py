@@ -10,7 +10,7 @@ from attention.errors import ConfigError
 from attention.figures.train import pattern_figure, training_curves
 from attention.training import tasks
 from attention.training.tiny import MAX_SECONDS, MAX_STEPS, TrainConfig, Trainer
-from ui.train import player
+from ui.train import around
 from ui.widgets import chart, literal, narrow
 
 TASKS = {key: (task.label, task.goal) for key, task in tasks.TASKS.items()}
@@ -62,7 +62,7 @@ def plan(config: TrainConfig, training: float, pauses: float) -> str:
     )
     return (
         f"Press Play: {config.steps} steps of batch {config.batch}, at most {MAX_SECONDS:.0f} s of training."
-        + (took if training + pauses > player.SLOW or pauses else "")
+        + (took if training + pauses > around.SLOW or pauses else "")
     )
 
 
@@ -84,7 +84,7 @@ def draw(slots: dict, run: Trainer, index: int, live: bool) -> None:
     loss = "—" if not snap.step or snap.loss != snap.loss else f"{snap.loss:.4f}"
     slots["progress"].progress(
         snap.step / run.config.steps,
-        text=f"step {snap.step}/{run.config.steps}{player.behind(run, index)} · loss {loss} · "
+        text=f"step {snap.step}/{run.config.steps}{around.behind(run, index)} · loss {loss} · "
         f"accuracy on unseen sequences {accuracy:.1%} · {run.seconds:.1f} s of training",
     )
     with slots["curves"].container():

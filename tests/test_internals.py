@@ -1,0 +1,160 @@
+"""ui/internals.py: one canary per private name of a library the app relies on, each failing with the
+installed version and where to look when an upgrade changes it; and no other module touching one."""
+
+import ast
+import asyncio.selector_events as selector_events
+import inspect
+import json
+import sys
+from importlib.metadata import version
+from pathlib import Path
+
+import plotly.graph_objects as go
+import plotly.io as pio
+import plotly.tools
+import pytest
+import streamlit.elements.plotly_chart as streamlit_plotly
+from streamlit.runtime.pages_manager import PagesManager
+from streamlit.testing.v1 import AppTest
+
+from ui import internals
+
+ROOT = Path(__file__).resolve().parents[1]
+PYTHON = f"python {sys.version.split()[0]}"
+STREAMLIT, PLOTLY = f"streamlit {version('streamlit')}", f"plotly {version('plotly')}"
+SEE = "see ui/internals.py"
+
+
+def test_streamlit_pages_manager_says_whether_pages_are_served_the_old_way():
+    assert "uses_pages_directory" in vars(PagesManager), (
+        f"{STREAMLIT}: PagesManager no longer has uses_pages_directory; {SEE} (serves_pages_directory)"
+    )
+    value = PagesManager.uses_pages_directory
+    assert value is None or isinstance(value, bool), (
+        f"{STREAMLIT}: PagesManager.uses_pages_directory is {value!r}, not None or a bool; {SEE}"
+    )
+
+
+@pytest.mark.parametrize(("owner", "name"), [("BaseSelectorEventLoop", "_write_to_self")])
+def test_asyncio_wakes_a_selector_loop_through_write_to_self(owner, name):
+    assert name in vars(selector_events.BaseSelectorEventLoop), (
+        f"{PYTHON}: asyncio's {owner} no longer defines {name}; {SEE} (self_pipe)"
+    )
+    source = inspect.getsource(internals.SELECTOR_LOOP.call_soon_threadsafe)
+    assert "self._write_to_self()" in source, (
+        f"{PYTHON}: asyncio's call_soon_threadsafe no longer calls {name}; {SEE} (self_pipe)"
+    )
+
+
+def test_asyncio_reads_the_self_pipe_through_process_self_data():
+    write, process = internals.self_pipe()
+    classes = [cls.__name__ for cls in process]
+    expected = ["BaseSelectorEventLoop"] + (["_UnixSelectorEventLoop"] if sys.platform != "win32" else [])
+    assert classes == expected, f"{PYTHON}: asyncio's loops defining _process_self_data are {classes}; {SEE}"
+    reader = inspect.getsource(internals.SELECTOR_LOOP._read_from_self)
+    assert "self._process_self_data(" in reader, (
+        f"{PYTHON}: asyncio's _read_from_self no longer calls _process_self_data; {SEE} (self_pipe)"
+    )
+    assert write.__name__ == "_write_to_self"  # the original, not ui/wakeups.py's wrapper
+
+
+def test_plotly_takes_a_base_figure_as_validated_and_calls_only_its_to_dict():
+    fig = go.Figure(go.Heatmap(z=[[1.0, 2.0], [3.0, 4.0]]), layout={"title": {"text": "weights"}})
+    frozen = internals.FrozenFigure(fig)
+    handed = plotly.tools.return_figure_from_figure_or_data(frozen, validate_figure=True)
+    assert handed is frozen.to_dict(), (
+        f"{PLOTLY}: return_figure_from_figure_or_data no longer hands over a BaseFigure's to_dict() "
+        f"as it is; {SEE} (FrozenFigure)"
+    )
+    assert json.loads(pio.to_json(handed, validate=False)) == json.loads(pio.to_json(fig, validate=False))
+
+
+def test_streamlit_draws_a_figure_through_plotlys_return_figure_from_figure_or_data():
+    source = inspect.getsource(streamlit_plotly)
+    assert "return_figure_from_figure_or_data(" in source, (
+        f"{STREAMLIT}: st.plotly_chart no longer goes through plotly's return_figure_from_figure_or_data; "
+        f"{SEE} (FrozenFigure)"
+    )
+
+
+def _draw_frozen_and_plain():
+    import plotly.graph_objects as go
+    import streamlit as st
+
+    from ui.internals import FrozenFigure
+
+    fig = go.Figure(go.Heatmap(z=[[1.0, 2.0], [3.0, 4.0]]))
+    st.plotly_chart(FrozenFigure(fig), key="frozen")
+    st.plotly_chart(fig, key="plain")
+
+
+def test_streamlit_sends_a_frozen_figure_as_it_sends_the_figure():
+    at = AppTest.from_function(_draw_frozen_and_plain, default_timeout=30).run()
+    assert not at.exception
+    frozen, plain = (json.loads(chart.proto.spec) for chart in at.get("plotly_chart"))
+    assert frozen == plain, f"{STREAMLIT}, {PLOTLY}: a FrozenFigure no longer draws as its figure; {SEE}"
+
+
+# --- only internals.py touches them ------------------------------------------------------------
+
+LIBRARIES = ("streamlit", "asyncio", "plotly")
+# Modules of theirs not meant for apps (Streamlit's public API is `streamlit` and its documented modules)
+INNER = ("streamlit.runtime", "asyncio.selector_events", "asyncio.unix_events", "asyncio.base_events")
+
+
+def _private(dotted: str) -> bool:
+    return dotted.startswith(INNER) or any(part.startswith("_") for part in dotted.split("."))
+
+
+def private_uses(path: Path) -> list[str]:
+    """The private names of LIBRARIES that `path` imports or reaches as an attribute of a module it
+    imported: a module not meant for apps (INNER), a name with a leading "_"."""
+    found, bound = [], {}
+    tree = ast.parse(path.read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] in LIBRARIES:
+                    top = alias.name.split(".")[0]
+                    bound[alias.asname or top] = alias.name if alias.asname else top
+                    found += [alias.name] if _private(alias.name) else []
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] in LIBRARIES:
+            names = [f"{node.module}.{alias.name}" for alias in node.names]
+            found += [node.module] if _private(node.module) else [n for n in names if _private(n)]
+            bound |= {alias.asname or alias.name: n for alias, n in zip(node.names, names, strict=True)}
+    attributes = [n for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)]
+    found += [
+        f"{bound[n.value.id]}.{n.attr}"
+        for n in attributes
+        if n.value.id in bound and n.attr.startswith("_") and not n.attr.startswith("__")
+    ]
+    return found
+
+
+def app_modules() -> list[Path]:
+    return [ROOT / "app.py", *sorted((ROOT / "ui").rglob("*.py")), *sorted((ROOT / "pages").glob("*.py"))]
+
+
+def test_no_module_but_internals_touches_a_private_name():
+    touching = {
+        str(path.relative_to(ROOT)): uses
+        for path in app_modules()
+        if path.name != "internals.py" and (uses := private_uses(path))
+    }
+    assert touching == {}
+
+
+def test_the_check_finds_a_private_use(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text(
+        "import streamlit as st\nfrom streamlit.runtime.pages_manager import PagesManager\n"
+        "import asyncio.selector_events as s\nfrom plotly.io import _json\nst._main\n"
+        "import plotly.io as pio\npio.to_json\nst.session_state\n"
+    )
+    assert set(private_uses(module)) == {
+        "asyncio.selector_events",
+        "streamlit.runtime.pages_manager",
+        "plotly.io._json",
+        "streamlit._main",
+    }
+    assert private_uses(ROOT / "ui" / "internals.py")  # the seam itself does

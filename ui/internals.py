@@ -1,0 +1,89 @@
+"""The one seam onto library internals: the only module of the app that imports or touches a private
+(or undocumented) name of Streamlit, asyncio or plotly. Each use sits behind a small named function
+or class that says what it relies on and why no public API does; tests/test_internals.py holds a
+canary per name, which fails naming the installed version when an upgrade changes it.
+
+    serves_pages_directory()   Streamlit: no run has called st.navigation yet (ui/router.py)
+    self_pipe(), patch_self_pipe(...)
+                               asyncio: how other threads wake a selector event loop (ui/wakeups.py)
+    FrozenFigure               plotly: a figure that is only its JSON, never validated (ui/cache.py)
+"""
+
+from __future__ import annotations
+
+import asyncio.selector_events as selector_events
+import json
+import sys
+from collections.abc import Callable
+
+import plotly.io as pio
+from plotly.basedatatypes import BaseFigure
+from streamlit.runtime.pages_manager import PagesManager
+
+# --- Streamlit: the old (v1) pages/ folder ---------------------------------------------------------
+
+
+def serves_pages_directory() -> bool:
+    """Whether Streamlit still serves this process's pages/ folder the old (v1) way: no run has
+    called st.navigation yet. Relies on the class attribute PagesManager.uses_pages_directory
+    (streamlit.runtime.pages_manager, not public API): None before any run looked, True while a
+    pages/ folder is served as pages, False once st.navigation ran. No public API says which way a
+    page is served, and ui/router.py must know before it draws anything."""
+    return bool(PagesManager.uses_pages_directory)
+
+
+# --- asyncio: how another thread wakes a selector event loop ---------------------------------------
+
+SELECTOR_LOOP = selector_events.BaseSelectorEventLoop
+
+
+def _self_pipe_classes() -> list[type]:
+    """The selector loop classes that define _process_self_data (the Unix one overrides it)."""
+    classes = [SELECTOR_LOOP]
+    if sys.platform != "win32":
+        import asyncio.unix_events as unix_events  # raises ImportError on Windows
+
+        classes.append(unix_events._UnixSelectorEventLoop)
+    return classes
+
+
+# asyncio's own, captured at import: whatever patching happens later, these are the originals
+_WRITE_TO_SELF = SELECTOR_LOOP._write_to_self
+_PROCESS_SELF_DATA = {cls: cls.__dict__["_process_self_data"] for cls in _self_pipe_classes()}
+
+
+def self_pipe() -> tuple[Callable, dict[type, Callable]]:
+    """asyncio's private self-pipe of its selector loops (Linux, macOS), as asyncio defined it:
+    BaseSelectorEventLoop._write_to_self, which call_soon_threadsafe calls to wake the loop (a byte
+    written to the pipe), and each class's _process_self_data (the Unix loop,
+    _UnixSelectorEventLoop, overrides it), which the loop's reader, _read_from_self, looks up at
+    each call with the bytes it read. No public API lets a loop skip a wake-up already pending."""
+    return _WRITE_TO_SELF, dict(_PROCESS_SELF_DATA)
+
+
+def patch_self_pipe(write: Callable, process: Callable[[type], Callable]) -> None:
+    """Process-wide, every selector loop (one made before included): `write` becomes
+    BaseSelectorEventLoop._write_to_self and `process(cls)` each class's _process_self_data. The
+    reader side is patched first, so no wake-up written in between is missed."""
+    for cls in _PROCESS_SELF_DATA:
+        cls._process_self_data = process(cls)
+    SELECTOR_LOOP._write_to_self = write
+
+
+# --- plotly: a figure that is only its JSON --------------------------------------------------------
+
+
+class FrozenFigure(BaseFigure):
+    """A figure turned into plain JSON data once. st.plotly_chart hands any plotly figure to
+    plotly.tools.return_figure_from_figure_or_data, which takes a BaseFigure as validated and calls
+    only its to_dict() (a deep copy, whose arrays are then encoded to base64 on every rerun: ~6% of
+    an Explorer change rerun's CPU, py-spy); this one hands over the data it was made into (the same
+    JSON). Relies on nothing reading BaseFigure's private state: its own __init__ (which builds
+    that state and runs the validators) is skipped. Never changed once made: the only edit plotly's
+    to_json makes in place, popping each trace's "uid", finds none (the freeze already left them out)."""
+
+    def __init__(self, fig: BaseFigure):  # BaseFigure.__init__ skipped on purpose (above)
+        object.__setattr__(self, "_plain", json.loads(pio.to_json(fig, validate=False)))
+
+    def to_dict(self) -> dict:
+        return self._plain
