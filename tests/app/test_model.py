@@ -143,7 +143,9 @@ def test_bad_input_gets_a_clear_message_and_the_page_goes_on(params, message):
 def test_a_folder_that_is_not_a_checkpoint(folder, local_server):
     at = page().run()
     at = at.text_input(key="m_path").set_value(folder).run()
-    assert not at.exception and "Showing the bundled model instead" in at.error[0].value
+    said = at.error[0].value.replace("\\", "")
+    assert not at.exception
+    assert "Showing “Copy model: learned to copy random tokens”, the model you had open," in said
     assert figures(at)
 
 
@@ -152,9 +154,11 @@ def test_a_class_server_hides_the_folder_box_and_opens_only_its_list(monkeypatch
     at = page(model=str(catalog.BUNDLED_PATH)).run()  # a real checkpoint, named by its path
     assert not at.exception
     message = at.error[0].value.replace("\\", "")
-    assert "only the models in its Model list" in message and "Showing the bundled model instead" in message
+    assert "only the models in its Model list" in message
+    # a fresh session had no model open: the page's default
+    assert "Showing “Shakespeare: has read 36 plays”, the default model, instead" in message
     assert [box.key for box in at.text_input] == ["m_text"]  # no "folder on this server"
-    assert at.selectbox(key="m_source").value == catalog.BUNDLED and figures(at)
+    assert at.selectbox(key="m_source").value == catalog.default() and figures(at)
 
 
 def test_a_public_server_says_the_same_for_every_name_it_refuses(public_server):
@@ -163,7 +167,7 @@ def test_a_public_server_says_the_same_for_every_name_it_refuses(public_server):
     said = []
     for name in (str(catalog.BUNDLED_PATH), "/does/not/exist", "someone/gpt2-finetuned"):
         at = page(model=name).run()
-        assert not at.exception and at.selectbox(key="m_source").value == catalog.BUNDLED and figures(at)
+        assert not at.exception and at.selectbox(key="m_source").value == catalog.default() and figures(at)
         message = at.error[0].value  # "Could not open <the name asked for>: …": the rest is one text
         said.append(message[message.index("This server") :])
         assert [box.key for box in at.text_input] == ["m_text"]  # no "folder on this server"
@@ -269,15 +273,37 @@ def test_a_hub_model_that_cannot_be_downloaded_leaves_the_picker_on_the_bundled_
     at = page().run()
     at = at.selectbox(key="m_source").set_value("openai-community/gpt2").run()
     assert not at.exception and len(at.error) == 1
-    assert at.selectbox(key="m_source").value == catalog.BUNDLED  # what is drawn
+    assert at.selectbox(key="m_source").value == catalog.BUNDLED  # what is drawn: the model it had
     said = at.error[0].value.replace("\\", "")
-    assert "Showing the bundled model instead" in said
+    assert "Showing “Copy model: learned to copy random tokens”, the model you had open, instead" in said
     assert "ATTENTION_MODEL_PATH" not in said  # the administrator's details are folded away
     (details,) = at.expander
     assert "ATTENTION_MODEL_PATH" in " ".join(t.value for t in details.text)
     at = view(at, "Head roles")  # the next view change: no second try, no second message
     assert not at.exception and not at.error
     assert at.selectbox(key="m_source").value == catalog.BUNDLED
+
+
+def test_a_pick_that_cannot_be_opened_goes_back_to_the_model_the_student_had(monkeypatch, tmp_path):
+    """On Shakespeare (the default), GPT-2 with no network: back to Shakespeare, named; not to the
+    copy model. Then a refused model from a link, in the same session: back to Shakespeare too."""
+    monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")  # nothing listens: the network is unreachable
+    import huggingface_hub.constants as constants
+
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path))
+    at = session(120)
+    at.switch_page("pages/model.py")
+    at = at.run()
+    assert at.selectbox(key="m_source").value == catalog.SHAKESPEARE == catalog.default()
+    at = at.selectbox(key="m_source").set_value("openai-community/gpt2").run()
+    assert not at.exception and at.selectbox(key="m_source").value == catalog.SHAKESPEARE
+    said = at.error[0].value.replace("\\", "")
+    assert "Showing “Shakespeare: has read 36 plays”, the model you had open, instead" in said
+    assert "bundled" not in said
+    at.query_params.update(model="someone/gpt2-finetuned")
+    at = at.run()
+    assert at.selectbox(key="m_source").value == catalog.SHAKESPEARE
+    assert "the model you had open" in at.error[0].value
 
 
 @pytest.mark.parametrize("bad", ["../../etc", "<script>alert(1)</script>", "some/nonexistent-repo"])
@@ -291,7 +317,7 @@ def test_a_model_from_the_url_that_cannot_be_opened_is_not_added_to_the_picker(
     at = page(model=bad).run()
     assert not at.exception and len(at.error) == 1
     picker = at.selectbox(key="m_source")
-    assert picker.value == catalog.BUNDLED
+    assert picker.value == catalog.default()  # a fresh session had none: the page's default
     assert not [o for o in picker.options if bad in o or o.startswith("Local:")]
     assert figures(at)
     at = view(at, "Next token")

@@ -51,30 +51,58 @@ def _label(source: str) -> str:
     return f"{source} from the hub" if catalog.is_hub(source) else f"Local: {source}"
 
 
-def _cannot_open(label: str, error: ConfigError) -> None:
+OPENED = "_m_opened"  # the model this session last opened: where a pick that cannot be opened goes back
+
+
+def _cannot_open(label: str, error: ConfigError, instead: str) -> None:
     """For a student: what happened and what is shown instead; the details folded away."""
     why = str(error).split(". ")[0].rstrip(".")
-    st.error(literal(f"Could not open {label[:100]}: {why[:300]}. Showing the bundled model instead."))
+    st.error(literal(f"Could not open {label[:100]}: {why[:300]}. Showing {instead} instead."))
     with st.expander("Details for the administrator"):
         st.text(str(error))
+
+
+def _fallback(failed: str) -> tuple[str, str]:
+    """Where a model that cannot be opened goes back to, and its words: the model the student had
+    open, else the page's default model (else the copy model, if the default is what failed)."""
+    had = st.session_state.get(OPENED)
+    if had is not None and had != failed:
+        return had, "the model you had open"
+    default = catalog.default()
+    return (default, "the default model") if default != failed else (catalog.BUNDLED, "the copy model")
+
+
+def _open(source: str, choices: dict[str, str]) -> tuple[str, GPTModel, ModelInfo]:
+    """The model for `source`; one that cannot be opened is said so once, and the model the
+    student had open (else the default) is opened instead, named in the message."""
+    s = st.session_state
+    try:
+        model, info = models.model(source)
+    except ConfigError as error:
+        back, whose = _fallback(source)
+        try:
+            model, info = models.model(back)
+        except ConfigError:  # the model it had is gone (a run this server no longer keeps)
+            back, whose = catalog.BUNDLED, "the copy model"
+            model, info = models.model(back)
+        name = choices.get(back, _label(back)).split(" (")[0]  # "Shakespeare: has read 36 plays"
+        _cannot_open(choices.get(source, source), error, f"“{name}”, {whose},")
+        source = s["m_source"] = back  # no second try (and message) on the next rerun
+        s["m_path"] = ""
+    s[OPENED] = source
+    return source, model, info
 
 
 def model_picker() -> tuple[str, GPTModel, ModelInfo]:
     """The model list (and, unless the server lists its models only, a folder box): the source
     opened, its model and what it is. A source that cannot be opened is said so once, and the
-    picker shows the bundled model, which is drawn instead."""
+    picker shows the model drawn instead (_open)."""
     s = st.session_state
     choices = catalog.choices(models.own_runs())
     listed_only = catalog.listed_only()  # a class server can turn the folder box off (README: A lecture hall)
     path = "" if listed_only else str(s.get("m_path") or "").strip()
-    source = path or s["m_source"]
-    try:  # opened before the picker is drawn, so that the picker shows what is drawn
-        model, info = models.model(source)
-    except ConfigError as error:
-        _cannot_open(choices.get(source, source), error)
-        source = s["m_source"] = catalog.BUNDLED  # no second try (and message) on the next rerun
-        s["m_path"] = ""
-        model, info = models.model(source)
+    # opened before the picker is drawn, so that the picker shows what is drawn
+    source, model, info = _open(path or s["m_source"], choices)
     if s["m_source"] not in choices:  # a folder or repo from the URL, opened
         choices[s["m_source"]] = _label(s["m_source"])
     left, right = (st, None) if listed_only else st.columns([3, 2])
