@@ -233,7 +233,25 @@ def test_the_share_link_holds_the_head_being_looked_at():
     (link,) = [c.value for c in at.code]
     query = parse_qs(link.partition("?")[2])
     assert query["layer"] == ["1"] and query["head"] == ["1"] and query["text"] == ["a b a b"]
-    assert "view" not in query  # the link opens on the heads, not on this tab
+    assert query["view"] == ["grid"]  # the view it was on, not this tab
+
+
+def test_the_share_link_reopens_the_view_it_was_on():
+    """From One head (or Token view, with its token) to Share & export: the link opens that view,
+    layer and head, not All heads."""
+    at = view(page(layer="1", head="2", text="a b c a b c").run(), "One head")
+    at = view(at, "Share & export")
+    (link,) = [c.value for c in at.code]
+    query = {k: v[0] for k, v in parse_qs(link.partition("?")[2]).items()}
+    assert (query["view"], query["layer"], query["head"]) == ("head", "1", "2")
+    fresh = page(**query).run()
+    assert fresh.segmented_control(key="m_view").value == "One head"
+    assert (fresh.selectbox(key="m_layer").value, fresh.selectbox(key="m_head").value) == (1, 2)
+    at = view(at, "Token view")
+    at = view(at.selectbox(key="m_query").set_value(4).run(), "Share & export")
+    (link,) = [c.value for c in at.code]
+    query = parse_qs(link.partition("?")[2])
+    assert query["view"] == ["tokens"] and query["query"] == ["4"]
 
 
 def test_a_new_sentence_clears_the_appended_tokens():

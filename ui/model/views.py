@@ -18,7 +18,7 @@ from attention.model.catalog import ModelInfo
 from attention.model.gpt import GPTModel
 from attention.model.sentence import SentenceView
 from ui.model import caches as models
-from ui.model.url import TEMPERATURES, VIEWS, layer_head, share_link, view_name
+from ui.model.url import TEMPERATURES, VIEWS, layer_head, remember_view, share_link, view_name
 from ui.widgets import PROJECTOR_SCALE, chart, chart_width, keep_choice, literal, narrow, show_notes
 
 COPY_MODEL = (
@@ -190,6 +190,7 @@ def view_controls(cfg: dict, tokens: int) -> tuple[str, int, int]:
     keep_choice("m_view", VIEWS["grid"])
     st.segmented_control("View", list(VIEWS.values()), key="m_view", label_visibility="collapsed")
     shown = view_name()
+    remember_view(shown)
     if shown in HEAD_VIEWS:
         c1, c2, c3 = st.columns([1, 1, 3], vertical_alignment="bottom")
         c1.selectbox("Layer", range(cfg["n_layers"]), key="m_layer")
@@ -336,7 +337,7 @@ def next_token(view: SentenceView, info: ModelInfo, tokens: tuple[str, ...]) -> 
 
 def share(source: str, text: str, view: SentenceView, layer: int, head: int) -> None:
     """The link to this view, every head's weights as JSON and the chosen head's as CSV."""
-    st.markdown("**Share.** This link opens the model, sentence, layer and head you are looking at:")
+    st.markdown("**Share.** This link opens the model, sentence, view, layer and head you were looking at:")
     st.code(share_link(source, text), language=None, wrap_lines=True)
     st.download_button(
         "Every head's weights (JSON)",
