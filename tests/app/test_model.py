@@ -87,6 +87,25 @@ def test_head_roles_and_one_click_to_the_best_induction_head():
     assert f"{at.selectbox(key='m_layer').value}.{at.selectbox(key='m_head').value}" == best
 
 
+def test_a_head_opened_for_its_role_says_what_stripe_to_look_for():
+    """The copy model's example says a 16-token line twice: its induction head's stripe is 15 below
+    the diagonal; the words come before the weights, which are the step shown; another head, no words."""
+    at = page(view="roles").run()
+    at = at.segmented_control(key="m_view").set_value("One head").run()
+    at = at.segmented_control(key="m_step").set_value("scores").run()  # a step left from before
+    at = view(at, "Head roles").button(key="m_open_induction").click().run()
+    said = at.info[0].value
+    assert "best induction head" in said and "a stripe 15 below the diagonal (L − 1)" in said
+    assert "(L = 16 tokens)" in said
+    assert figures(at)[0]["data"][0]["name"] == "weights"  # the first chart: the weights, not the scores
+    assert [i.proto.srcdoc for i in at.get("iframe")] != []  # the page goes back to the top
+    at = view(at, "Head roles").button(key="m_open_previous").click().run()
+    assert "a stripe just below the diagonal" in at.info[0].value
+    head = at.selectbox(key="m_head").value
+    at = at.selectbox(key="m_head").set_value((head + 1) % 4).run()
+    assert not [i for i in at.info if "was opened as" in i.value]  # words only for the head opened
+
+
 def test_next_token_probabilities_are_the_models_and_append_steps(bundled):
     model, info = bundled
     at = page(view="next").run()

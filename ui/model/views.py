@@ -242,10 +242,50 @@ QKV = (
 )
 
 
+def role_words(role: str, head: str, score: float, ids: Sequence[int]) -> str:
+    """What a head opened for its role should show in its weights (rows queries, columns keys), in
+    words, with the repeat's length L read from the sentence."""
+    period = lab.repeat_period(ids)
+    opened = f"Head {head} was opened as this model's best {role} head (score {score:.2f}). Look for "
+    if role == "previous":
+        return opened + "a stripe just below the diagonal: each token looks at the token right before it."
+    if role == "first":
+        return opened + "a bright first column: every token puts its weight on the first token."
+    repeat = "the sentence repeats a stretch of tokens" + (f" (L = {period} tokens)" if period else "")
+    if role == "duplicate":
+        where = f"{period} below the diagonal" if period else "L below the diagonal"
+        return (
+            opened + f"a stripe {where} on the second copy ({repeat}): each token looks at its earlier copy."
+        )
+    where = f"{period - 1} below the diagonal (L − 1)" if period else "L − 1 below the diagonal"
+    return opened + (
+        f"a stripe {where} on the second copy ({repeat}): each token looks at the token that followed its "
+        "earlier copy. The first copy has nothing to copy yet, so its rows look elsewhere."
+    )
+
+
+TO_TOP = (
+    "<script>for (const e of parent.document.querySelectorAll('*')) if (e.scrollTop) e.scrollTop = 0;"
+    "</script>"
+)
+
+
+def _opened_for(ids: Sequence[int], layer: int, head: int) -> None:
+    """After a role's "Open the best … head": back to the top of the page (the click was far down
+    the roles), and the pattern to look for, while that head is the one shown."""
+    s = st.session_state
+    if s.pop("_m_to_top", False):
+        st.iframe(TO_TOP, height=1)  # our own static script (no user text): scrolls the page up
+    opened = s.get("_m_opened_for")
+    if opened and opened[:2] == (layer, head):
+        st.info(role_words(opened[2], f"{layer}.{head}", opened[3], ids))
+
+
 def one_head(
     source: str, model: GPTModel, ids: list[int], tokens: tuple[str, ...], layer: int, head: int
 ) -> None:
     """One head's step (the one picked beside the layer and head), then its queries, keys, values."""
+    _opened_for(ids, layer, head)
     trace = models.layer(source, model, ids, layer)
     picked = st.session_state["m_step"]
     picked = picked if picked in trace.step_names() else "weights"  # MODEL_STEPS are a GPT's steps
