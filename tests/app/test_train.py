@@ -85,6 +85,19 @@ def test_stop_frees_the_model_and_keeps_the_curves(train_page):
     assert at.session_state["_held_train"]["run"] is not trainer
 
 
+def test_after_stop_the_line_under_the_buttons_says_it_stopped_and_where(train_page):
+    """The progress line sits under the buttons; the "Stopped" note is far below the charts. After
+    Stop the line must not still say "the run is at step 12" as if it went on."""
+    trainer = paused(train_page, steps=12)
+    at = train_page.run()
+    snapshot = trainer.snapshots[-1].step
+    assert snapshot < 12 and "the run is at step 12" in at.get("progress")[0].proto.text  # paused
+    at = at.button(key="tr_stop").click().run()
+    label = at.get("progress")[0].proto.text
+    assert label.startswith(f"step {snapshot}/") and "(the last snapshot; stopped at step 12)" in label
+    assert "the run is at" not in label
+
+
 def test_new_settings_start_a_new_run(train_page):
     trainer = paused(train_page)
     at = train_page.run().number_input(key="tr_seed").set_value(5).run()
