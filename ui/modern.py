@@ -16,7 +16,7 @@ from attention.lessons import modern as lesson
 from attention.lessons.chapter3 import first_tokens
 from ui.cache import cached_trace
 from ui.chrome import pages
-from ui.widgets import chart, narrow, plural, predict
+from ui.widgets import chart, narrow, plural, predict, reset_predictions
 
 MAX_TOKENS = 16  # heatmaps with every number readable
 # 8 query heads of width 4 (RoPE needs an even width), 2 key/value heads: Llama 3's shape, small
@@ -48,8 +48,7 @@ def sentence() -> tuple[ExplorerConfig, list[str], bool]:
 
 
 def _reset() -> None:
-    for key in [k for k in st.session_state if k.startswith("modern_check_")]:
-        del st.session_state[key]
+    reset_predictions("modern_check_")
 
 
 def explorer_link(config: ExplorerConfig, label: str) -> None:

@@ -138,6 +138,38 @@ def _number(value) -> str:
     return f"{value:,}" if float(value).is_integer() and abs(value) >= 1 else f"{value:.3g}"
 
 
+def peak_text(peak_bytes: float, attention_bytes: float, device: str) -> tuple[str, str]:
+    """A peak in MiB and as a multiple of the attention matrix, as the table shows them: a peak
+    measured as 0 is below the measurement's resolution, shown as "< that" (never 0)."""
+    floor = bench.PEAK_RESOLUTION.get(device)  # the smallest rise the measurement sees, in bytes
+    if peak_bytes == 0 and floor:
+        return f"< {floor / 2**20:.2g}", f"< {floor / attention_bytes:.3g}"
+    return _number(peak_bytes / 2**20), _number(peak_bytes / attention_bytes)
+
+
+def shown_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """The summary table as text where a cell can be missing or below resolution: a browser shows
+    a missing number as "None" whatever the Styler says, so those columns are strings ("—")."""
+    table = bench.scaling_summary(frame)
+    table["variant"] = table["variant"].map(lambda key: bench.IMPLEMENTATIONS[key].short)
+    peaks = [
+        peak_text(peak, attention, device) if pd.notna(peak) else ("—", "—")
+        for peak, attention, device in zip(
+            table["peak MiB"] * 2**20, table["attention MiB"] * 2**20, table["device"], strict=True
+        )
+    ]
+    table["peak MiB"], table["peak / attention"] = [p[0] for p in peaks], [p[1] for p in peaks]
+    table["time exponent"] = table["time exponent"].map(_number)
+    return table
+
+
+MEMORY_NOTE = (
+    "CPU peak memory is the RSS high-water mark of the sweep's own process; it moves in pages of "
+    "4 KiB, so a call that fit in memory the process already held shows as < 0.0039 MiB (one page), "
+    "not 0, and is left off the log-scale chart. On CUDA the allocator's peak, in blocks of 512 bytes."
+)
+
+
 def show(frame: pd.DataFrame) -> None:
     """Time and memory against T, what the longest length held, the summary table, the CSV."""
     left, right = st.columns(2)
@@ -150,22 +182,19 @@ def show(frame: pd.DataFrame) -> None:
             st.info("Peak memory needs Linux's /proc (CPU) or CUDA; not measured here.")
     longest = frame[frame["tokens"] == frame["tokens"].max()]
     for _, row in longest[longest["peak_bytes"].notna()].iterrows():
+        peak, times = peak_text(row["peak_bytes"], row["attention_bytes"], row["device"])
         st.markdown(
             f"- T = {row['tokens']}: **{row['module']} · {row['mode']}** on {row['device']} peaked at "
-            f"{row['peak_bytes'] / 2**20:.3g} MiB = {row['peak_bytes'] / row['attention_bytes']:.3g} × "
-            f"the attention matrix B·H·T²·4 = {row['attention_bytes'] / 2**20:.3g} MiB"
+            f"{peak} MiB = {times} × the attention matrix B·H·T²·4 = {row['attention_bytes'] / 2**20:.3g} MiB"
         )
     st.caption(
         "Time exponent: the slope of log(ms) against log(T) from the previous length; 2 means the "
         "O(T²) attention matrix dominates, below 2 the fixed costs and the O(T·d²) projections still do. "
         "Above 2 is noise or a cache effect: when the matrices outgrow a CPU cache, one doubling costs "
         "more than four times as much, and other work on the server can slow one measurement; read the "
-        "trend, not one step. The first length of a line has no exponent (—). CPU peak memory is the RSS "
-        "high-water mark of the sweep's own process (pages of 4 KiB)."
+        "trend, not one step. The first length of a line has no exponent (—). " + MEMORY_NOTE
     )
-    table = bench.scaling_summary(frame)
-    table["variant"] = table["variant"].map(lambda key: bench.IMPLEMENTATIONS[key].short)
-    st.dataframe(table.style.format(_number), hide_index=True, width="stretch")
+    st.dataframe(shown_table(frame).style.format(_number), hide_index=True, width="stretch")
     st.download_button(
         "Download the measurements (CSV)",
         frame.to_csv(index=False),

@@ -100,6 +100,19 @@ def predict(key: str, question: str, options: list[str], answer: str, why: str, 
     return False
 
 
+def reset_predictions(prefix: str) -> None:
+    """In a callback, before the checks are drawn: every self-check whose key starts with `prefix`
+    asked afresh. A radio's answer is set to None, not deleted: a deleted key leaves the browser
+    showing the old pick (the element's id is its key), with no feedback, and a click on it
+    changes nothing; a value set through session state is sent to the browser and clears it."""
+    s = st.session_state
+    for key in [k for k in s if k.startswith(prefix)]:
+        if key.endswith("_seen"):
+            del s[key]
+        elif not key.endswith("_show"):  # a button's state cannot be set
+            s[key] = None
+
+
 def keep_choice(key: str, first: str) -> None:
     """Before a segmented control is drawn: a click on its chosen option unselects it (None), so
     put back the option it had (`first` at the start)."""

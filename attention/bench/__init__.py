@@ -17,7 +17,7 @@ from attention.bench.equivalence import (
     load,
     sentence_table,
 )
-from attention.bench.measure import peak_bytes, prepare_cpu_memory_measurement, time_call
+from attention.bench.measure import PEAK_RESOLUTION, peak_bytes, prepare_cpu_memory_measurement, time_call
 from attention.bench.process import SweepProcess, allowed_tokens, attention_limit, command
 from attention.bench.reference import Weights, reference
 from attention.bench.sweep import (
@@ -33,6 +33,7 @@ from attention.bench.sweep import (
 __all__ = [
     "DEFAULT_SCALING_VARIANTS",
     "IMPLEMENTATIONS",
+    "PEAK_RESOLUTION",
     "SCALING_COLUMNS",
     "SweepProcess",
     "Weights",

@@ -18,6 +18,11 @@ import torch.utils.benchmark as benchmark
 
 from attention.devices import synchronize
 
+# The smallest rise peak_bytes can see, by device: the RSS moves in 4 KiB pages; the CUDA caching
+# allocator rounds every block up to 512 bytes. A peak of 0 is "less than this", not "nothing": the
+# call fit in memory the process already held.
+PEAK_RESOLUTION = {"cpu": 4096, "cuda": 512}
+
 
 def time_call(fn: Callable[[], object], device: str, min_seconds: float = 0.01, rounds: int = 5) -> float:
     """Median seconds per call over about `rounds` × `min_seconds` of calls, after a warm-up

@@ -10,6 +10,7 @@ plain words, written from its numbers.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -60,6 +61,18 @@ def experiment_heads(name: str, scores: dict[str, np.ndarray]) -> tuple[Head, ..
             "experiment",
         )
     return tuple(sorted((int(h[0]), int(h[1])) for _, h in sorted(clear, reverse=True)[:MOST_HEADS]))
+
+
+def repeat_period(ids: Sequence[int]) -> int | None:
+    """L, the length of the stretch a sentence repeats: the most common distance from a repeated
+    token (repeat_positions) back to its earlier copy; None where nothing repeats. On the second
+    copy a duplicate-token head looks L back, an induction head L − 1 back."""
+    ids, distances = list(ids), Counter()
+    for t in repeat_positions(ids):
+        earlier = [s for s in range(t) if ids[s] == ids[t] and s > 0 and ids[s - 1] == ids[t - 1]]
+        if earlier:
+            distances[t - earlier[-1]] += 1
+    return distances.most_common(1)[0][0] if distances else None
 
 
 def repeat_positions(ids: Sequence[int]) -> tuple[int, ...]:

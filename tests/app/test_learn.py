@@ -186,3 +186,18 @@ def test_dropout_shows_every_column(learn):
     maps = heatmaps(everything(learn.run()))
     for title in ("m: 1 = kept, 0 = dropped", "train: α·m/(1−p), kept ×2", "eval: no dropout"):
         assert decode(maps[title]["data"][0]["z"]).shape == (6, 6)
+
+
+def test_a_new_sentence_of_the_same_length_clears_the_pick_in_the_browser(learn):
+    """The book's sentence and the default own sentence both have 6 tokens: the same question, the
+    same options. The server forgetting the answer is not enough: the browser keeps showing a pick
+    it is not told to clear (and a click on it changes nothing), so the reset must be sent."""
+    at = learn.run().radio(key="check_mask").set_value("0").run()
+    assert at.success
+    at = at.radio(key="learn_source").set_value("my own sentence").run()
+    assert at.text_input(key="learn_text").value == "The cat sat on the mat"  # 6 tokens, as the book's
+    mask = at.radio(key="check_mask")
+    assert not at.success and mask.value is None
+    assert mask.proto.set_value and not mask.proto.HasField("raw_value")  # the browser is told: no pick
+    at = at.radio(key="check_mask").set_value("0").run()  # and picking it again answers
+    assert at.success

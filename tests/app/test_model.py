@@ -105,6 +105,25 @@ def test_head_roles_and_one_click_to_the_best_induction_head():
     assert f"{at.selectbox(key='m_layer').value}.{at.selectbox(key='m_head').value}" == best
 
 
+def test_a_head_opened_for_its_role_says_what_stripe_to_look_for():
+    """The copy model's example says a 16-token line twice: its induction head's stripe is 15 below
+    the diagonal; the words come before the weights, which are the step shown; another head, no words."""
+    at = page(view="roles").run()
+    at = at.segmented_control(key="m_view").set_value("One head").run()
+    at = at.segmented_control(key="m_step").set_value("scores").run()  # a step left from before
+    at = view(at, "Head roles").button(key="m_open_induction").click().run()
+    said = at.info[0].value
+    assert "best induction head" in said and "a stripe 15 below the diagonal (L − 1)" in said
+    assert "(L = 16 tokens)" in said
+    assert figures(at)[0]["data"][0]["name"] == "weights"  # the first chart: the weights, not the scores
+    assert [i.proto.srcdoc for i in at.get("iframe")] != []  # the page goes back to the top
+    at = view(at, "Head roles").button(key="m_open_previous").click().run()
+    assert "a stripe just below the diagonal" in at.info[0].value
+    head = at.selectbox(key="m_head").value
+    at = at.selectbox(key="m_head").set_value((head + 1) % 4).run()
+    assert not [i for i in at.info if "was opened as" in i.value]  # words only for the head opened
+
+
 def test_next_token_probabilities_are_the_models_and_append_steps(bundled):
     model, info = bundled
     at = page(view="next").run()
@@ -161,7 +180,9 @@ def test_bad_input_gets_a_clear_message_and_the_page_goes_on(params, message):
 def test_a_folder_that_is_not_a_checkpoint(folder, local_server):
     at = page().run()
     at = at.text_input(key="m_path").set_value(folder).run()
-    assert not at.exception and "Showing the bundled model instead" in at.error[0].value
+    said = at.error[0].value.replace("\\", "")
+    assert not at.exception
+    assert "Showing “Copy model: learned to copy random tokens”, the model you had open," in said
     assert figures(at)
 
 
@@ -170,9 +191,11 @@ def test_a_class_server_hides_the_folder_box_and_opens_only_its_list(monkeypatch
     at = page(model=str(catalog.BUNDLED_PATH)).run()  # a real checkpoint, named by its path
     assert not at.exception
     message = at.error[0].value.replace("\\", "")
-    assert "only the models in its Model list" in message and "Showing the bundled model instead" in message
+    assert "only the models in its Model list" in message
+    # a fresh session had no model open: the page's default
+    assert "Showing “Shakespeare: has read 36 plays”, the default model, instead" in message
     assert [box.key for box in at.text_input] == ["m_text"]  # no "folder on this server"
-    assert at.selectbox(key="m_source").value == catalog.BUNDLED and figures(at)
+    assert at.selectbox(key="m_source").value == catalog.default() and figures(at)
 
 
 def test_a_public_server_says_the_same_for_every_name_it_refuses(public_server):
@@ -181,7 +204,7 @@ def test_a_public_server_says_the_same_for_every_name_it_refuses(public_server):
     said = []
     for name in (str(catalog.BUNDLED_PATH), "/does/not/exist", "someone/gpt2-finetuned"):
         at = page(model=name).run()
-        assert not at.exception and at.selectbox(key="m_source").value == catalog.BUNDLED and figures(at)
+        assert not at.exception and at.selectbox(key="m_source").value == catalog.default() and figures(at)
         message = at.error[0].value  # "Could not open <the name asked for>: …": the rest is one text
         said.append(message[message.index("This server") :])
         assert [box.key for box in at.text_input] == ["m_text"]  # no "folder on this server"
@@ -247,7 +270,25 @@ def test_the_share_link_holds_the_head_being_looked_at():
     (link,) = [c.value for c in at.code]
     query = parse_qs(link.partition("?")[2])
     assert query["layer"] == ["1"] and query["head"] == ["1"] and query["text"] == ["a b a b"]
-    assert "view" not in query  # the link opens on the heads, not on this tab
+    assert query["view"] == ["grid"]  # the view it was on, not this tab
+
+
+def test_the_share_link_reopens_the_view_it_was_on():
+    """From One head (or Token view, with its token) to Share & export: the link opens that view,
+    layer and head, not All heads."""
+    at = view(page(layer="1", head="2", text="a b c a b c").run(), "One head")
+    at = view(at, "Share & export")
+    (link,) = [c.value for c in at.code]
+    query = {k: v[0] for k, v in parse_qs(link.partition("?")[2]).items()}
+    assert (query["view"], query["layer"], query["head"]) == ("head", "1", "2")
+    fresh = page(**query).run()
+    assert fresh.segmented_control(key="m_view").value == "One head"
+    assert (fresh.selectbox(key="m_layer").value, fresh.selectbox(key="m_head").value) == (1, 2)
+    at = view(at, "Token view")
+    at = view(at.selectbox(key="m_query").set_value(4).run(), "Share & export")
+    (link,) = [c.value for c in at.code]
+    query = parse_qs(link.partition("?")[2])
+    assert query["view"] == ["tokens"] and query["query"] == ["4"]
 
 
 def test_a_new_sentence_clears_the_appended_tokens():
@@ -287,15 +328,37 @@ def test_a_hub_model_that_cannot_be_downloaded_leaves_the_picker_on_the_bundled_
     at = page().run()
     at = at.selectbox(key="m_source").set_value("openai-community/gpt2").run()
     assert not at.exception and len(at.error) == 1
-    assert at.selectbox(key="m_source").value == catalog.BUNDLED  # what is drawn
+    assert at.selectbox(key="m_source").value == catalog.BUNDLED  # what is drawn: the model it had
     said = at.error[0].value.replace("\\", "")
-    assert "Showing the bundled model instead" in said
+    assert "Showing “Copy model: learned to copy random tokens”, the model you had open, instead" in said
     assert "ATTENTION_MODEL_PATH" not in said  # the administrator's details are folded away
     (details,) = at.expander
     assert "ATTENTION_MODEL_PATH" in " ".join(t.value for t in details.text)
     at = view(at, "Head roles")  # the next view change: no second try, no second message
     assert not at.exception and not at.error
     assert at.selectbox(key="m_source").value == catalog.BUNDLED
+
+
+def test_a_pick_that_cannot_be_opened_goes_back_to_the_model_the_student_had(monkeypatch, tmp_path):
+    """On Shakespeare (the default), GPT-2 with no network: back to Shakespeare, named; not to the
+    copy model. Then a refused model from a link, in the same session: back to Shakespeare too."""
+    monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")  # nothing listens: the network is unreachable
+    import huggingface_hub.constants as constants
+
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path))
+    at = session(120)
+    at.switch_page("pages/model.py")
+    at = at.run()
+    assert at.selectbox(key="m_source").value == catalog.SHAKESPEARE == catalog.default()
+    at = at.selectbox(key="m_source").set_value("openai-community/gpt2").run()
+    assert not at.exception and at.selectbox(key="m_source").value == catalog.SHAKESPEARE
+    said = at.error[0].value.replace("\\", "")
+    assert "Showing “Shakespeare: has read 36 plays”, the model you had open, instead" in said
+    assert "bundled" not in said
+    at.query_params.update(model="someone/gpt2-finetuned")
+    at = at.run()
+    assert at.selectbox(key="m_source").value == catalog.SHAKESPEARE
+    assert "the model you had open" in at.error[0].value
 
 
 @pytest.mark.parametrize("bad", ["../../etc", "<script>alert(1)</script>", "some/nonexistent-repo"])
@@ -309,7 +372,7 @@ def test_a_model_from_the_url_that_cannot_be_opened_is_not_added_to_the_picker(
     at = page(model=bad).run()
     assert not at.exception and len(at.error) == 1
     picker = at.selectbox(key="m_source")
-    assert picker.value == catalog.BUNDLED
+    assert picker.value == catalog.default()  # a fresh session had none: the page's default
     assert not [o for o in picker.options if bad in o or o.startswith("Local:")]
     assert figures(at)
     at = view(at, "Next token")

@@ -112,10 +112,33 @@ def test_missing_numbers_are_dashes_and_exponents_are_explained(scaling):
     params = short_params()
     row = measured_row(module="M", peak_bytes=None)
     at.session_state["scaling_partial"] = (json.dumps(params, sort_keys=True), [row])
-    table = shown_table(at.run())
+    at = at.run()
+    table = shown_table(at)
     assert table["time exponent"].tolist() == ["—"] and table["peak MiB"].tolist() == ["—"]
     assert not table.isin(["None", "nan"]).any().any()
+    # the browser draws a missing number as "None" whatever the Styler says: the data is the dash too
+    data = at.dataframe[0].value
+    assert data["time exponent"].tolist() == ["—"] and data["peak MiB"].tolist() == ["—"]
+    assert not data.isna().any().any()
     assert any("Above 2 is noise or a cache effect" in c.value for c in at.main.caption)
+
+
+def test_a_peak_below_the_resolution_is_not_shown_as_zero(scaling):
+    """SDPA at T = 8 fits in pages the process already held: a measured rise of 0 bytes is below
+    one 4 KiB page, and the page says "< 0.0039 MiB" (and why), never 0."""
+    at = short(scaling, longest=16)
+    small = measured_row(variant="sdpa", module="S", peak_bytes=0, attention_bytes=1024)
+    rows = [small, measured_row(module="M", tokens=16, peak_bytes=8192, attention_bytes=4096)]
+    rows.append(measured_row(variant="sdpa", module="S", tokens=16, peak_bytes=0, attention_bytes=4096))
+    at.session_state["scaling_partial"] = (json.dumps(short_params(), sort_keys=True), rows)
+    at = at.run()
+    data = at.dataframe[0].value.set_index(["variant", "tokens"])
+    sdpa = data.loc[("F.scaled_dot_product_attention", 8)]
+    assert sdpa["peak MiB"] == "< 0.0039" and sdpa["peak / attention"] == "< 4"
+    assert data.loc[("MultiHeadAttention", 16), "peak MiB"] == "0.00781"
+    said = "\n".join(m.value for m in at.markdown)
+    assert "**S · forward** on cpu peaked at < 0.0039 MiB = < 1 ×" in said and "peaked at 0 " not in said
+    assert any("shows as < 0.0039 MiB (one page)" in c.value for c in at.main.caption)
 
 
 def test_variant_chips_are_short_names():

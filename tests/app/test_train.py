@@ -85,6 +85,19 @@ def test_stop_frees_the_model_and_keeps_the_curves(train_page):
     assert at.session_state["_held_train"]["run"] is not trainer
 
 
+def test_after_stop_the_line_under_the_buttons_says_it_stopped_and_where(train_page):
+    """The progress line sits under the buttons; the "Stopped" note is far below the charts. After
+    Stop the line must not still say "the run is at step 12" as if it went on."""
+    trainer = paused(train_page, steps=12)
+    at = train_page.run()
+    snapshot = trainer.snapshots[-1].step
+    assert snapshot < 12 and "the run is at step 12" in at.get("progress")[0].proto.text  # paused
+    at = at.button(key="tr_stop").click().run()
+    label = at.get("progress")[0].proto.text
+    assert label.startswith(f"step {snapshot}/") and "(the last snapshot; stopped at step 12)" in label
+    assert "the run is at" not in label
+
+
 def test_new_settings_start_a_new_run(train_page):
     trainer = paused(train_page)
     at = train_page.run().number_input(key="tr_seed").set_value(5).run()
@@ -201,14 +214,12 @@ def test_the_induction_run_draws_the_phase_curves_roles_and_both_layers(inductio
     expected = np.where(np.isnan(shown), np.nan, trainer.snapshots[-1].probe[1, 2])
     np.testing.assert_allclose(shown, expected, rtol=1e-6)
     assert decode(phase["data"][0]["y"]).tolist() == pytest.approx(trainer.losses, rel=1e-6)
-    # the saved model, one click from Inside a model on the best induction head
-    (link,) = [p.proto for p in at.get("page_link") if p.proto.label.startswith("Open this model")]
-    assert link.label.endswith("in Inside a model") and trainer.saved.startswith("run:")
-    layer, head, _ = trainer.best_heads()["induction"]
-    assert f"layer={layer}" in link.query_string and f"head={head}" in link.query_string
-    # and one click from the lab, that head knocked out (tests/app/test_lab.py opens such a link)
-    (lab,) = [p.proto for p in at.get("page_link") if p.proto.label.startswith("Test it")]
-    assert "view=lab" in lab.query_string and f"ko={layer}.{head}" in lab.query_string
+    # the saved model, one click from Inside a model: 100 steps is before the phase change (its best
+    # induction head scores ~0.06), so not on an induction head (test_a_clear_induction_head_is_...)
+    assert trainer.saved.startswith("run:") and trainer.best_heads()["induction"][2] < 0.3
+    links = model_links(at)
+    assert not [label for label in links if "induction head" in label]
+    assert "view=roles" in links["See what its heads do instead: Head roles in Inside a model"]
     assert at.dataframe[0].value["model"].tolist() == ["2 layers"]
 
 
@@ -247,6 +258,43 @@ def test_the_one_layer_control_before_it_learns_anything(induction_page):
     said = induction_page.run().info[0].value
     assert "0.9% right on the second copy, 0.8% on the first" in said
     assert "No better on the second copy than on the first yet" in said
+
+
+def finished_control(at, best: dict) -> None:
+    """A 1-layer control shown as finished and saved, its best heads these (10 steps trained: the
+    words under a finished run are what is tested)."""
+    trainer = held_control(at)
+    trainer.step, trainer.saved = trainer.config.steps, "run:control"
+    trainer.best_heads = lambda index=-1: best
+
+
+def model_links(at) -> dict[str, str]:
+    """The page's links into Inside a model (not the navigation's), by label."""
+    links = [p.proto for p in at.get("page_link")]
+    return {p.label: p.query_string for p in links if "model=" in p.query_string}
+
+
+def test_a_control_with_no_clear_induction_head_offers_none_to_open(induction_page):
+    """Its best induction head scores 0.1: the page says there is none, and offers no button to open
+    it (nor to knock it out), but what there is: its clear previous-token head and the head roles."""
+    finished_control(induction_page, {"previous": (0, 2, 0.45), "induction": (0, 1, 0.10)})
+    at = induction_page.run()
+    assert not at.exception
+    links = model_links(at)
+    assert not [label for label in links if "induction head" in label or label.startswith("Test it")]
+    assert "No head of this model is an induction head: the best, 0.1, scores 0.10" in at.caption[-1].value
+    assert "head=2" in links["Open its previous-token head (0.2, 0.45) in Inside a model"]
+    assert "view=roles" in links["See what its heads do instead: Head roles in Inside a model"]
+    # no clear previous-token head either: only the roles
+    finished_control(at, {"previous": (0, 2, 0.12), "induction": (0, 1, 0.10)})
+    assert list(model_links(at.run())) == ["See what its heads do instead: Head roles in Inside a model"]
+
+
+def test_a_clear_induction_head_is_offered_to_open_and_to_knock_out(induction_page):
+    finished_control(induction_page, {"previous": (0, 2, 0.45), "induction": (0, 3, 0.31)})
+    links = model_links(induction_page.run())
+    assert "head=3" in links["Open this model's best induction head (0.3) in Inside a model"]
+    assert "ko=0.3" in links["Test it: knock out head 0.3 and see whether the copy breaks"]
 
 
 @pytest.mark.slow

@@ -19,3 +19,20 @@ def test_learn_page_predicts_then_shows_and_screenshot(server, page):
     page.screenshot(path=str(ARTIFACTS / "learn.png"))
     assert (ARTIFACTS / "learn.png").stat().st_size > 30_000
     assert page.dialogs == []
+
+
+def test_a_new_sentence_of_the_same_length_starts_unanswered(server, page):
+    """The book's sentence and "The cat sat on the mat" have 6 tokens each: the same question and
+    options. After the switch no option shows picked, and the old one answers when clicked."""
+    page.goto(f"{server}/learn")
+    script_done(page)
+    question = page.get_by_role("radiogroup").filter(has_text="1 / T")  # the causal mask's check
+    question.get_by_text("0", exact=True).click()
+    page.get_by_text("Right: 0").wait_for(timeout=30_000)
+    page.get_by_text("my own sentence", exact=True).click()
+    script_done(page)
+    page.wait_for_timeout(500)
+    assert page.get_by_text("Right: 0").count() == 0
+    assert question.locator("input:checked").count() == 0  # the old pick is not left showing
+    question.get_by_text("0", exact=True).click()
+    page.get_by_text("Right: 0").wait_for(timeout=30_000)

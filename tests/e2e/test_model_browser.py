@@ -38,8 +38,11 @@ def test_open_the_induction_head_from_the_roles(server, page):
     )
     names = trace_names(page)
     assert "weights" in names
+    page.get_by_text("was opened as this model's best induction head").wait_for(timeout=30_000)
+    page.wait_for_timeout(500)  # the scroll to the top runs in its frame once it loads
     chart = page.locator(".stPlotlyChart").first.bounding_box()
     assert chart["height"] <= 610 and chart["y"] < 768  # starts on screen, whole once scrolled (was 924)
+    assert chart["y"] >= 0  # not scrolled past: the click was far down the roles, the page goes back up
     assert page.get_by_text("Traceback").count() == 0
     ARTIFACTS.mkdir(exist_ok=True)
     page.set_viewport_size({"width": 1366, "height": 2000})

@@ -51,6 +51,14 @@ def test_repeats_are_the_second_copy_after_its_first_token(length):
     assert lab.repeat_positions(list(range(30))) == ()
 
 
+@pytest.mark.parametrize("length", [2, 5, 10])
+def test_the_repeat_period_is_the_length_of_the_repeated_stretch(length):
+    span = list(range(100, 100 + length))
+    assert lab.repeat_period([7, 3, 4, *span, *span]) == length
+    assert lab.repeat_period([7, *span, *span, *span[:3]]) == length  # a third copy begun: still L
+    assert lab.repeat_period(list(range(30))) is None
+
+
 def test_the_corrupted_twin_is_as_long_and_leaves_nothing_to_copy(info, alice):
     ids, _ = alice
     twin = lab.corrupted_twin(info, ids)

@@ -14,7 +14,7 @@ from attention.explorer import ExplorerConfig
 from attention.explorer.config import MAX_SEED
 from attention.explorer.query_params import view_values
 from attention.lessons import chapter3 as lesson
-from ui import url
+from ui import url, widgets
 from ui.widgets import literal
 
 BOOK = [p for p in presets() if "vectors" in p]  # the book's sentences with their printed vectors
@@ -58,8 +58,7 @@ class Lesson:
 
 def reset_predictions() -> None:
     """A new sentence or seed: every question is asked afresh."""
-    for key in [k for k in st.session_state if k.startswith("check_")]:
-        del st.session_state[key]
+    widgets.reset_predictions("check_")
 
 
 def sentence_controls() -> tuple[str, str, int, bool]:

@@ -19,11 +19,13 @@ from ui.model.url import VIEWS
 from ui.widgets import chart, keep_choice
 
 
-def _open(layer: int, head: int, text: str) -> None:
-    """One click: the head, on a sentence where its role shows."""
+def _open(layer: int, head: int, text: str, role: str, score: float) -> None:
+    """One click: the head, on a sentence where its role shows, its weights first (the page scrolled
+    to the top) with the pattern its role makes said in words (views.role_words)."""
     st.session_state.update(
         m_layer=layer, m_head=head, m_view=VIEWS["head"], m_text=text, m_query=None, m_appended=[]
     )
+    st.session_state.update(m_step="weights", _m_opened_for=(layer, head, role, score), _m_to_top=True)
 
 
 # Heads within this much of a role's best do the same job: which one comes first changes with the
@@ -45,7 +47,7 @@ def _best_head(scores: dict, role: str, example: str) -> None:
         f"Open the best {role} head ({best['head']})",
         key=f"m_open_{role}",
         on_click=_open,
-        args=(best["layer"], best["index"], example),
+        args=(best["layer"], best["index"], example, role, best["score"]),
         width="stretch",
     )
     near = [f"{r['head']} ({r['score']:.2f})" for r in heads[1:] if best["score"] - r["score"] <= NEAR_BEST]

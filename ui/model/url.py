@@ -101,17 +101,22 @@ def view_name() -> str:
     return next(k for k, v in VIEWS.items() if v == st.session_state["m_view"])
 
 
-def url_params(source: str, text: str) -> dict[str, str]:
-    """The view as URL parameters; none at the opening view."""
+LAST_VIEW = "_m_last_view"  # the last view shown other than Share & export: what a share link opens
+
+
+def remember_view(shown: str) -> None:
+    """Notes the view drawn (its URL name), so that Share & export's link reopens it."""
+    if shown != "share":
+        st.session_state[LAST_VIEW] = shown
+
+
+def url_params(source: str, text: str, shown: str | None = None) -> dict[str, str]:
+    """The view (`shown`, else the chosen one) as URL parameters; none at the opening view."""
     s = st.session_state
-    params = {
-        "model": source,
-        "text": text,
-        "view": view_name(),
-        "layer": str(s["m_layer"]),
-        "head": str(s["m_head"]),
-    }
-    if s["m_view"] == VIEWS["tokens"]:
+    shown = shown or view_name()
+    params = {"model": source, "text": text, "view": shown}
+    params |= {"layer": str(s["m_layer"]), "head": str(s["m_head"])}
+    if shown == "tokens" and s["m_query"] is not None:
         params["query"] = str(s["m_query"])
     if s["m_appended"]:
         params["next"] = ",".join(map(str, s["m_appended"]))
@@ -125,8 +130,9 @@ def url_params(source: str, text: str) -> dict[str, str]:
 
 
 def share_link(source: str, text: str) -> str:
-    """A link that opens the model, sentence, layer and head on the heads (not on the Share tab)."""
-    return url.share_link({k: v for k, v in url_params(source, text).items() if k != "view"})
+    """A link that opens the model, sentence, view, layer and head the student was looking at before
+    Share & export (not Share & export itself; All heads if it was opened on it)."""
+    return url.share_link(url_params(source, text, st.session_state.get(LAST_VIEW, "grid")))
 
 
 def sync_url() -> None:

@@ -18,7 +18,7 @@ from attention.model.catalog import ModelInfo
 from attention.model.gpt import GPTModel
 from attention.model.sentence import SentenceView
 from ui.model import caches as models
-from ui.model.url import TEMPERATURES, VIEWS, layer_head, share_link, view_name
+from ui.model.url import TEMPERATURES, VIEWS, layer_head, remember_view, share_link, view_name
 from ui.widgets import PROJECTOR_SCALE, chart, chart_width, keep_choice, literal, narrow, show_notes
 
 COPY_MODEL = (
@@ -51,30 +51,58 @@ def _label(source: str) -> str:
     return f"{source} from the hub" if catalog.is_hub(source) else f"Local: {source}"
 
 
-def _cannot_open(label: str, error: ConfigError) -> None:
+OPENED = "_m_opened"  # the model this session last opened: where a pick that cannot be opened goes back
+
+
+def _cannot_open(label: str, error: ConfigError, instead: str) -> None:
     """For a student: what happened and what is shown instead; the details folded away."""
     why = str(error).split(". ")[0].rstrip(".")
-    st.error(literal(f"Could not open {label[:100]}: {why[:300]}. Showing the bundled model instead."))
+    st.error(literal(f"Could not open {label[:100]}: {why[:300]}. Showing {instead} instead."))
     with st.expander("Details for the administrator"):
         st.text(str(error))
+
+
+def _fallback(failed: str) -> tuple[str, str]:
+    """Where a model that cannot be opened goes back to, and its words: the model the student had
+    open, else the page's default model (else the copy model, if the default is what failed)."""
+    had = st.session_state.get(OPENED)
+    if had is not None and had != failed:
+        return had, "the model you had open"
+    default = catalog.default()
+    return (default, "the default model") if default != failed else (catalog.BUNDLED, "the copy model")
+
+
+def _open(source: str, choices: dict[str, str]) -> tuple[str, GPTModel, ModelInfo]:
+    """The model for `source`; one that cannot be opened is said so once, and the model the
+    student had open (else the default) is opened instead, named in the message."""
+    s = st.session_state
+    try:
+        model, info = models.model(source)
+    except ConfigError as error:
+        back, whose = _fallback(source)
+        try:
+            model, info = models.model(back)
+        except ConfigError:  # the model it had is gone (a run this server no longer keeps)
+            back, whose = catalog.BUNDLED, "the copy model"
+            model, info = models.model(back)
+        name = choices.get(back, _label(back)).split(" (")[0]  # "Shakespeare: has read 36 plays"
+        _cannot_open(choices.get(source, source), error, f"“{name}”, {whose},")
+        source = s["m_source"] = back  # no second try (and message) on the next rerun
+        s["m_path"] = ""
+    s[OPENED] = source
+    return source, model, info
 
 
 def model_picker() -> tuple[str, GPTModel, ModelInfo]:
     """The model list (and, unless the server lists its models only, a folder box): the source
     opened, its model and what it is. A source that cannot be opened is said so once, and the
-    picker shows the bundled model, which is drawn instead."""
+    picker shows the model drawn instead (_open)."""
     s = st.session_state
     choices = catalog.choices(models.own_runs())
     listed_only = catalog.listed_only()  # a class server can turn the folder box off (docs/classroom.md)
     path = "" if listed_only else str(s.get("m_path") or "").strip()
-    source = path or s["m_source"]
-    try:  # opened before the picker is drawn, so that the picker shows what is drawn
-        model, info = models.model(source)
-    except ConfigError as error:
-        _cannot_open(choices.get(source, source), error)
-        source = s["m_source"] = catalog.BUNDLED  # no second try (and message) on the next rerun
-        s["m_path"] = ""
-        model, info = models.model(source)
+    # opened before the picker is drawn, so that the picker shows what is drawn
+    source, model, info = _open(path or s["m_source"], choices)
     if s["m_source"] not in choices:  # a folder or repo from the URL, opened
         choices[s["m_source"]] = _label(s["m_source"])
     left, right = (st, None) if listed_only else st.columns([3, 2])
@@ -162,6 +190,7 @@ def view_controls(cfg: dict, tokens: int) -> tuple[str, int, int]:
     keep_choice("m_view", VIEWS["grid"])
     st.segmented_control("View", list(VIEWS.values()), key="m_view", label_visibility="collapsed")
     shown = view_name()
+    remember_view(shown)
     if shown in HEAD_VIEWS:
         c1, c2, c3 = st.columns([1, 1, 3], vertical_alignment="bottom")
         c1.selectbox("Layer", range(cfg["n_layers"]), key="m_layer")
@@ -213,10 +242,50 @@ QKV = (
 )
 
 
+def role_words(role: str, head: str, score: float, ids: Sequence[int]) -> str:
+    """What a head opened for its role should show in its weights (rows queries, columns keys), in
+    words, with the repeat's length L read from the sentence."""
+    period = lab.repeat_period(ids)
+    opened = f"Head {head} was opened as this model's best {role} head (score {score:.2f}). Look for "
+    if role == "previous":
+        return opened + "a stripe just below the diagonal: each token looks at the token right before it."
+    if role == "first":
+        return opened + "a bright first column: every token puts its weight on the first token."
+    repeat = "the sentence repeats a stretch of tokens" + (f" (L = {period} tokens)" if period else "")
+    if role == "duplicate":
+        where = f"{period} below the diagonal" if period else "L below the diagonal"
+        return (
+            opened + f"a stripe {where} on the second copy ({repeat}): each token looks at its earlier copy."
+        )
+    where = f"{period - 1} below the diagonal (L − 1)" if period else "L − 1 below the diagonal"
+    return opened + (
+        f"a stripe {where} on the second copy ({repeat}): each token looks at the token that followed its "
+        "earlier copy. The first copy has nothing to copy yet, so its rows look elsewhere."
+    )
+
+
+TO_TOP = (
+    "<script>for (const e of parent.document.querySelectorAll('*')) if (e.scrollTop) e.scrollTop = 0;"
+    "</script>"
+)
+
+
+def _opened_for(ids: Sequence[int], layer: int, head: int) -> None:
+    """After a role's "Open the best … head": back to the top of the page (the click was far down
+    the roles), and the pattern to look for, while that head is the one shown."""
+    s = st.session_state
+    if s.pop("_m_to_top", False):
+        st.iframe(TO_TOP, height=1)  # our own static script (no user text): scrolls the page up
+    opened = s.get("_m_opened_for")
+    if opened and opened[:2] == (layer, head):
+        st.info(role_words(opened[2], f"{layer}.{head}", opened[3], ids))
+
+
 def one_head(
     source: str, model: GPTModel, ids: list[int], tokens: tuple[str, ...], layer: int, head: int
 ) -> None:
     """One head's step (the one picked beside the layer and head), then its queries, keys, values."""
+    _opened_for(ids, layer, head)
     trace = models.layer(source, model, ids, layer)
     picked = st.session_state["m_step"]
     picked = picked if picked in trace.step_names() else "weights"  # MODEL_STEPS are a GPT's steps
@@ -308,7 +377,7 @@ def next_token(view: SentenceView, info: ModelInfo, tokens: tuple[str, ...]) -> 
 
 def share(source: str, text: str, view: SentenceView, layer: int, head: int) -> None:
     """The link to this view, every head's weights as JSON and the chosen head's as CSV."""
-    st.markdown("**Share.** This link opens the model, sentence, layer and head you are looking at:")
+    st.markdown("**Share.** This link opens the model, sentence, view, layer and head you were looking at:")
     st.code(share_link(source, text), language=None, wrap_lines=True)
     st.download_button(
         "Every head's weights (JSON)",

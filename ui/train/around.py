@@ -110,11 +110,16 @@ def scrub(run: Run) -> int:
 
 
 def behind(run: Run, index: int) -> str:
-    """Why the snapshot shown is not the run's step: scrubbed back, or paused between snapshots."""
-    step = run.snapshots[index].step
+    """Why the snapshot shown is not the run's step (scrubbed back, or paused between snapshots),
+    and that a run stopped short is stopped, and where: this line is the one under the buttons."""
+    step, last = run.snapshots[index].step, index in (-1, len(run.snapshots) - 1)
+    if run.stopped and not run.done:
+        if step == run.step:
+            return " (stopped here: the model is freed)"
+        return f" ({'the last snapshot' if last else 'scrubbed back'}; stopped at step {run.step})"
     if step == run.step:
         return ""
-    if index in (-1, len(run.snapshots) - 1):
+    if last:
         return f" (the last snapshot; the run is at step {run.step})"
     return f" (scrubbed back; the run reached step {run.step})"
 

@@ -10,6 +10,7 @@ import streamlit as st
 
 from attention.figures.train import pattern_figure, phase_curves, role_curves
 from attention.model import catalog
+from attention.model.lab import CLEAR_ROLE
 from attention.training import induction
 from attention.training.induction import MAX_SECONDS, MAX_STEPS, InductionConfig, InductionTrainer
 from ui.chrome import pages
@@ -203,30 +204,37 @@ def keep(run: InductionTrainer) -> None:
         st.session_state[models.OWN_RUNS] = [run.saved, *models.own_runs()]  # listed for this session
 
 
+def _model_link(params: dict[str, str], label: str, icon: str = ":material/open_in_new:") -> None:
+    st.page_link(pages()["model"], label=label, icon=icon, query_params=link_params(params))
+
+
 def _open_link(run: InductionTrainer) -> None:
-    source = run.saved
-    if source is None:
+    """The saved model one click away: on its best induction head and in the lab without it, when
+    that head is clear (a score of CLEAR_ROLE or more, as Inside a model's head roles require);
+    otherwise on its previous-token head if that one is clear, and on the heads' roles."""
+    if run.saved is None:
         return
-    layer, head, _ = run.best_heads()["induction"]
-    params = {
-        "model": source,
-        "view": "head",
-        "layer": str(layer),
-        "head": str(head),
-        "text": " ".join(run.probe_tokens()),
-    }
-    st.page_link(
-        pages()["model"],
-        label=f"Open this model's best induction head ({layer}.{head}) in Inside a model",
-        icon=":material/open_in_new:",
-        query_params=link_params(params),
+    best = run.best_heads()
+    params = {"model": run.saved, "text": " ".join(run.probe_tokens())}
+    layer, head, score = best["induction"]
+    if score >= CLEAR_ROLE:
+        at = params | {"view": "head", "layer": str(layer), "head": str(head)}
+        _model_link(at, f"Open this model's best induction head ({layer}.{head}) in Inside a model")
+        _model_link(  # the lab: does the copy break without it? (its experiments knock out all of them)
+            at | {"view": "lab", "ko": f"{layer}.{head}"},
+            f"Test it: knock out head {layer}.{head} and see whether the copy breaks",
+            ":material/science:",
+        )
+        return
+    st.caption(
+        f"No head of this model is an induction head: the best, {layer}.{head}, scores {score:.2f} "
+        f"(a clear role scores {CLEAR_ROLE} or more), so there is none to open or knock out."
     )
-    st.page_link(  # the lab: does the copy break without it? (its experiments knock out all of them)
-        pages()["model"],
-        label=f"Test it: knock out head {layer}.{head} and see whether the copy breaks",
-        icon=":material/science:",
-        query_params=link_params(params | {"view": "lab", "ko": f"{layer}.{head}"}),
-    )
+    pl, ph, prev = best["previous"]
+    if prev >= CLEAR_ROLE:
+        at = params | {"view": "head", "layer": str(pl), "head": str(ph)}
+        _model_link(at, f"Open its previous-token head ({pl}.{ph}, {prev:.2f}) in Inside a model")
+    _model_link(params | {"view": "roles"}, "See what its heads do instead: Head roles in Inside a model")
 
 
 def summary(run: InductionTrainer) -> None:
