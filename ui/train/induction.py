@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from attention.errors import ConfigError
 from attention.figures.train import pattern_figure, phase_curves, role_curves
 from attention.model import catalog
 from attention.model.lab import CLEAR_ROLE
@@ -17,7 +18,7 @@ from ui.chrome import pages
 from ui.model import caches as models
 from ui.train import around, player
 from ui.url import link_params
-from ui.widgets import chart, narrow
+from ui.widgets import chart, literal, narrow
 
 TASKS = {"induction": (induction.LABEL, induction.GOAL)}
 SETTINGS = ("ind_layers", "ind_steps", "ind_seed")
@@ -181,9 +182,13 @@ def keep(run: InductionTrainer) -> None:
     shared run keeps it, the first one while the model is still there), its figures kept for the
     table, and the run listed among this session's models."""
     if run.saved is None and not run.stopped:
-        source, folder = catalog.new_run()
-        run.save(folder)
-        run.saved = source
+        try:
+            source, folder = catalog.new_run()
+        except ConfigError as error:  # the runs folder was refused (another account's, open to others)
+            st.warning(literal(str(error)))
+        else:
+            run.save(folder)
+            run.saved = source
     if run.saved is not None and run.saved in models.own_runs():
         return  # this session kept it already
     best, snap = run.best_heads(), run.snapshots[-1]
