@@ -14,7 +14,6 @@ from attention.errors import ConfigError
 from attention.model import catalog, tokenizer
 from attention.model.catalog import ModelInfo
 from attention.model.gpt import GPTModel, ModelTrace
-from attention.model.interventions import token_losses
 
 MAX_TOKENS = 128  # per sentence on the page: a GPT-2-small trace at 128 tokens holds ~70 MB
 SENTENCE = (
@@ -120,7 +119,15 @@ def sentence_view(model: GPTModel, ids: list[int], tokens: tuple[str, ...]) -> S
     trace = trace_of(model, ids, tokens)
     # clone: a view of the last row would keep all (T, vocab) logits alive in the page's cache
     last = trace.logits[0, -1].clone().numpy()
-    return SentenceView(tuple(ids), tokens, trace.weights.numpy(), last, token_losses(trace))
+    return SentenceView(tuple(ids), tokens, trace.weights.numpy(), last, reading_losses(trace))
+
+
+def reading_losses(trace: ModelTrace) -> np.ndarray:
+    """(T,) −log p(ids[t] | ids[:t]), NaN at 0, in float32 (interventions.token_losses' float64 copy of
+    the (T, vocab) logits is 51 MB at 128 tokens, and a server's allocator keeps what it peaked at)."""
+    logits, ids = trace.logits[0, :-1], trace.ids[0, 1:]  # (T - 1, vocab), (T - 1,)
+    losses = torch.logsumexp(logits, -1) - logits.gather(-1, ids[:, None])[:, 0]  # (T - 1,)
+    return np.concatenate([[np.nan], losses.double().numpy()])
 
 
 def starts_a_document(ids: Sequence[int]) -> bool:
