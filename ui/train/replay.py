@@ -27,7 +27,7 @@ SETTINGS = ()
 RUN = Replay
 INTRO = (  # filled from the record: its config, its stage-1 steps, its snapshot interval
     "The same `GPTModel`, bigger ({n_layers} layers × {n_heads} heads, width {emb_dim}, GPT-2's "
-    "vocabulary), trained on 36 of Shakespeare's plays for 46 minutes on one CPU core — too long for "
+    "vocabulary), trained on 36 of Shakespeare's plays for about an hour on one CPU core — too long for "
     "class, so this replays what its recipe recorded. Its first {task_steps:,} steps (shaded) are the task "
     "*an induction head forms*, in the plays' commonest tokens, with no plays: the induction head forms "
     "there. Then the plays, with a few task sequences beside each batch so the head stays. Every {every} "
