@@ -52,8 +52,8 @@ SHOWS = {
     "One head": (4, "weights = softmax(masked_scores)"),
     "Token view": (1, "Thicker, darker lines carry more weight"),
     "Head roles": (4, "induction: weight on the token after the earlier copy"),
-    "Next token": (1, "Next token: softmax(logits / 1)"),
-    "Share & export": (0, "**Share.** This link opens the model, sentence, layer and head"),
+    "Next token": (2, "Next token: softmax(logits / 1)"),  # and the loss on each token of the sentence
+    "Share & export": (0, "**Share.** This link opens the model, sentence, view, layer and head"),
 }
 
 
