@@ -499,7 +499,7 @@ def test_head_roles_say_which_probes_and_measure_on_lines_of_text_too(bundled):
     said = lambda: " ".join(m.value for m in at.markdown)  # noqa: E731
     assert "measured on probe sequences of random tokens" in said()
     at = at.segmented_control(key="m_probes").set_value("text").run()
-    assert not at.exception and "measured on lines of text" in said()
+    assert not at.exception and "well-known lines of English" in said()
     expected = roles.text_roles(model, sentence.natural_probes(), info.start_token)
     shown = [f for f in figures(at) if f["data"][0].get("name") == "induction"][0]
     np.testing.assert_allclose(decode(shown["data"][0]["z"]), expected["induction"], rtol=1e-5)

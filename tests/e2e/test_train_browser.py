@@ -32,7 +32,7 @@ def test_pause_and_resume_while_it_plays(server, page):
     script_done(page)
     page.get_by_text("Press Play").wait_for(timeout=30_000)
     page.get_by_role("button", name="Play").click()  # 300 steps at the watching pace: ~10 s
-    page.get_by_text(re.compile(r"step [1-9]\d*/300")).wait_for(timeout=60_000)
+    page.get_by_text(re.compile(r"step [1-9]\d*/700")).wait_for(timeout=60_000)
     assert page.get_by_role("button", name="Stop").is_enabled()  # both usable while it plays
     page.get_by_role("button", name="Pause").click()
     page.get_by_text(re.compile(r"Paused at step \d+")).wait_for(timeout=60_000)
@@ -66,12 +66,13 @@ def test_an_induction_head_forms_and_opens_in_inside_a_model(server, browser):
         page.get_by_text("as fast as it goes", exact=True).click()
         script_done(page)
         steps = page.get_by_label("steps")
-        steps.fill({"1366": "300", "1920": "100", "phone": "200"}[name])  # three runs: none shared
+        # three runs, none shared; at 1366 past the phase change (step ~477): a clear induction head to open
+        steps.fill({"1366": "700", "1920": "100", "phone": "200"}[name])
         steps.press("Enter")
         script_done(page)
         page.get_by_role("button", name="Play").click()
         if name == "1366":  # pause mid-run, resume: the same run goes on
-            page.get_by_text(re.compile(r"step [1-9]\d*/300")).wait_for(timeout=60_000)
+            page.get_by_text(re.compile(r"step [1-9]\d*/700")).wait_for(timeout=60_000)
             page.get_by_role("button", name="Pause").click()
             page.get_by_text(re.compile(r"Paused at step \d+")).wait_for(timeout=60_000)
             page.get_by_role("button", name="Resume").click()
@@ -85,7 +86,7 @@ def test_an_induction_head_forms_and_opens_in_inside_a_model(server, browser):
         if name == "1366":
             page.get_by_text(re.compile(r"best induction head \(1\.\d\)")).click()
             page.wait_for_url(re.compile(r"/model\?"), timeout=30_000)
-            page.get_by_text(re.compile(r"Induction run: 2 layers, seed 3, step 300")).first.wait_for(
+            page.get_by_text(re.compile(r"Induction run: 2 layers, seed 3, step 700")).first.wait_for(
                 timeout=60_000
             )
             script_done(page)
@@ -140,7 +141,7 @@ def test_leaving_mid_run_and_coming_back_says_what_became_of_it(server, page):
     seed.press("Enter")
     script_done(page)
     page.get_by_role("button", name="Play").click()  # 300 steps at the watching pace: ~10 s
-    page.get_by_text(re.compile(r"step [1-9]\d*/300")).wait_for(timeout=60_000)
+    page.get_by_text(re.compile(r"step [1-9]\d*/700")).wait_for(timeout=60_000)
     sidebar = page.get_by_test_id("stSidebarUserContent")
     sidebar.get_by_role("link", name="Explorer").click()
     page.wait_for_url(re.compile(r"/(\?.*)?$"), timeout=30_000)
