@@ -47,7 +47,9 @@ def loss_figure(
         data,
         {
             "title": title("Loss on each token (nats)", size=14),
-            "xaxis": position_axis(labels, "token (grey: repeated, an earlier copy tells it)")
+            "xaxis": position_axis(
+                labels, "token (grey: repeated, an earlier copy tells it)" if shapes else "token"
+            )
             | {"tickangle": -60},
             "yaxis": {"title": {"text": "−log p(token | tokens before)"}, "rangemode": "tozero"},
             "shapes": shapes,

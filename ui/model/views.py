@@ -251,7 +251,9 @@ def role_words(role: str, head: str, score: float, ids: Sequence[int]) -> str:
         return opened + "a stripe just below the diagonal: each token looks at the token right before it."
     if role == "first":
         return opened + "a bright first column: every token puts its weight on the first token."
-    repeat = "the sentence repeats a stretch of tokens" + (f" (L = {period} tokens)" if period else "")
+    repeat = "the sentence repeats a stretch of tokens" + (
+        f", each {period} tokens after its copy" if period else ""
+    )
     if role == "duplicate":
         where = f"{period} below the diagonal" if period else "L below the diagonal"
         return (
