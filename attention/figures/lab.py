@@ -37,8 +37,12 @@ def loss_figure(
             "customdata": labels,
             "hovertemplate": f"%{{x}}: %{{customdata}}<br>{name}: %{{y:.3f}} nats<extra></extra>",
         }
-        for when, name, colour in (("before", "untouched", BEFORE), ("after", "knocked out", AFTER))
-        if when in loss  # "before" alone: the sentence as the model reads it
+        for when, name, colour in (
+            ("before", "untouched", BEFORE),
+            ("after", "knocked out", AFTER),
+            ("sentence", "loss", BEFORE),  # alone: the sentence as the model reads it
+        )
+        if when in loss
     ]
     shade = {"type": "rect", "xref": "x", "yref": "paper", "y0": 0, "y1": 1, "layer": "below"}
     shade |= {"fillcolor": "#999999", "opacity": 0.15, "line": {"width": 0}}

@@ -122,6 +122,10 @@ def test_a_head_opened_for_its_role_says_what_stripe_to_look_for():
     head = at.selectbox(key="m_head").value
     at = at.selectbox(key="m_head").set_value((head + 1) % 4).run()
     assert not [i for i in at.info if "was opened as" in i.value]  # words only for the head opened
+    at = at.selectbox(key="m_head").set_value(head).run()
+    assert [i for i in at.info if "was opened as" in i.value]  # back on it: the words again
+    at = at.text_input(key="m_text").set_value("A new sentence, with nothing repeated").run()
+    assert not [i for i in at.info if "was opened as" in i.value]  # and on its sentence only
 
 
 def test_next_token_probabilities_are_the_models_and_append_steps(bundled):

@@ -39,7 +39,7 @@ class _Loaded:  # a tuple cannot be weakly referenced
 _loaded: weakref.WeakValueDictionary[str, _Loaded] = weakref.WeakValueDictionary()
 
 
-OWN_RUNS = "_own_runs"  # the run sources this session trained (ui/induction.keep), newest first
+OWN_RUNS = "_own_runs"  # the run sources this session trained (ui/train/induction.keep), newest first
 
 
 def own_runs() -> list[str]:

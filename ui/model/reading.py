@@ -37,7 +37,7 @@ def token_loss(view: SentenceView, info: ModelInfo) -> None:
         return
     chart(
         lab_figures.loss_figure(
-            view.tokens, {"before": view.losses}, repeat_positions(view.ids), chart_width(1100)
+            view.tokens, {"sentence": view.losses}, repeat_positions(view.ids), chart_width(1100)
         ),
         key="m_reading_loss",
     )
@@ -48,7 +48,7 @@ def token_loss(view: SentenceView, info: ModelInfo) -> None:
         f"before it). A uniform guess over the {len(view.next_logits):,} tokens costs {uniform:.2f}"
     ]
     unigram = info.extra.get("baselines", {}).get("unigram")
-    if unigram is not None:
+    if isinstance(unigram, int | float):  # a model card's number (a folder's config.json may hold anything)
         words.append(
             f"; word counts of its training text (a unigram model) cost {unigram:.2f} on held-out text"
         )

@@ -16,7 +16,7 @@ from attention.model.lab import CLEAR_ROLE
 from attention.model.roles import PUBLISHED, ROLES, ranked
 from ui.model import caches as models
 from ui.model.url import VIEWS
-from ui.widgets import chart, keep_choice
+from ui.widgets import chart, keep_choice, literal
 
 
 def _open(layer: int, head: int, text: str, role: str, score: float) -> None:
@@ -25,7 +25,9 @@ def _open(layer: int, head: int, text: str, role: str, score: float) -> None:
     st.session_state.update(
         m_layer=layer, m_head=head, m_view=VIEWS["head"], m_text=text, m_query=None, m_appended=[]
     )
-    st.session_state.update(m_step="weights", _m_opened_for=(layer, head, role, score), _m_to_top=True)
+    s = st.session_state  # the words hold for this model, sentence and head only (views._opened_for)
+    opened = (s.get("m_source"), text, layer, head, role, score)
+    s.update(m_step="weights", _m_opened_for=opened, _m_to_top=True)
 
 
 # Heads within this much of a role's best do the same job: which one comes first changes with the
@@ -63,14 +65,18 @@ def recorded_heads(info: ModelInfo) -> str:
     """What the model's own recipe measured, named with what it was measured on: other text gives
     other scores, so both say what they are."""
     done = info.extra.get("measured")
-    if not done:
+    try:  # a folder's config.json is anyone's text: words only from what reads as our record
+        (previous, p), (induction, i) = (
+            done["heads"]["start"]["previous"],
+            done["heads"]["start"]["induction"],
+        )
+        return (
+            f" Its recipe measured its heads on other text — {literal(str(done['on']))}: previous-token head "
+            f"{literal(str(previous))} at {float(p):.2f}, induction head {literal(str(induction))} at "
+            f"{float(i):.2f} (Watch it learn's replay ends on the same numbers)."
+        )
+    except (KeyError, TypeError, ValueError):
         return ""
-    heads = done["heads"]["start"]
-    return (
-        f" Its recipe measured its heads on other text — {done['on']}: previous-token head "
-        f"{heads['previous'][0]} at {heads['previous'][1]:.2f}, induction head {heads['induction'][0]} at "
-        f"{heads['induction'][1]:.2f} (Watch it learn's replay ends on the same numbers)."
-    )
 
 
 def head_roles(source: str, model: GPTModel, info: ModelInfo, text: str) -> None:

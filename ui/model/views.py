@@ -279,8 +279,8 @@ def _opened_for(ids: Sequence[int], layer: int, head: int) -> None:
     if s.pop("_m_to_top", False):
         st.iframe(TO_TOP, height=1)  # our own static script (no user text): scrolls the page up
     opened = s.get("_m_opened_for")
-    if opened and opened[:2] == (layer, head):
-        st.info(role_words(opened[2], f"{layer}.{head}", opened[3], ids))
+    if opened and opened[:4] == (s.get("m_source"), s.get("m_text"), layer, head):
+        st.info(role_words(opened[4], f"{layer}.{head}", opened[5], ids))
 
 
 def one_head(

@@ -87,7 +87,7 @@ def words(run: Replay, index: int) -> str:
             if score >= FORMED
             else f"No {name} head yet (best: {layer}.{head}, {score:.2f})."
         )
-    if index == len(run.snapshots) - 1:
+    if run.done and index in (-1, len(run.snapshots) - 1):  # played to the end, not paused there
         lines.append(measured(run.record))
     return " ".join(lines)
 
