@@ -76,16 +76,20 @@ def measure(folder: Path) -> dict:
     return {"held_out_loss": curves["text"]["mean"], "bands": curves, "heads": heads}
 
 
-MEASURED_ON = (
-    "every whole 128-token window of the two held-out plays (Julius Caesar, The Comedy of Errors); "
-    "heads on 8 held-out passages of 64 tokens (induction: each passage's first 12, 18 or 24 tokens twice)"
-)
+def measured_on(context: int) -> str:
+    """What measure() reads, in words, for the pages that quote its numbers."""
+    return (
+        f"every whole {context}-token window of the two held-out plays (Julius Caesar, The Comedy of "
+        "Errors); heads on 8 held-out passages of 64 tokens (induction: each passage's first 12, 18 or 24 "
+        "tokens twice)"
+    )
 
 
 def write_measures(folder: Path, measured: dict) -> None:
     """The one set of numbers the pages show for a recipe's model: its config.json's held-out loss and
     `measured`, and its training record's `measured`, each naming what it was measured on."""
-    summary = {"on": MEASURED_ON, **measured}
+    context = json.loads((folder / "config.json").read_text())["n_positions"]
+    summary = {"on": measured_on(context), **measured}
     config = folder / "config.json"
     data = json.loads(config.read_text())
     data["attention_explorer"] |= {"held_out_loss": measured["held_out_loss"], "measured": summary}
