@@ -32,7 +32,7 @@ def test_pause_and_resume_while_it_plays(server, page):
     script_done(page)
     page.get_by_text("Press Play").wait_for(timeout=30_000)
     page.get_by_role("button", name="Play").click()  # 300 steps at the watching pace: ~10 s
-    page.get_by_text(re.compile(r"step [1-9]\d*/700")).wait_for(timeout=60_000)
+    page.get_by_text(re.compile(r"step [1-9]\d*/300")).wait_for(timeout=60_000)
     assert page.get_by_role("button", name="Stop").is_enabled()  # both usable while it plays
     page.get_by_role("button", name="Pause").click()
     page.get_by_text(re.compile(r"Paused at step \d+")).wait_for(timeout=60_000)
@@ -141,7 +141,7 @@ def test_leaving_mid_run_and_coming_back_says_what_became_of_it(server, page):
     seed.press("Enter")
     script_done(page)
     page.get_by_role("button", name="Play").click()  # 300 steps at the watching pace: ~10 s
-    page.get_by_text(re.compile(r"step [1-9]\d*/700")).wait_for(timeout=60_000)
+    page.get_by_text(re.compile(r"step [1-9]\d*/300")).wait_for(timeout=60_000)
     sidebar = page.get_by_test_id("stSidebarUserContent")
     sidebar.get_by_role("link", name="Explorer").click()
     page.wait_for_url(re.compile(r"/(\?.*)?$"), timeout=30_000)
