@@ -2,11 +2,13 @@
 
 import streamlit as st
 
-from ui import url
+from attention.i18n import tr
+from ui import language, url
 from ui.chrome import APP_CSS, PROJECTOR_CSS, pages, per_process, per_rerun
 from ui.widgets import narrow
 
 st.set_page_config(page_title="Attention Explorer", page_icon=":material/grid_on:", layout="wide")
+refused = language.choose()  # this session's language, before any words are written
 PAGES = list(pages().values())
 # Our own links in the sidebar below (config.toml turns Streamlit's automatic menu off, which
 # would list the files in pages/ for a moment before st.navigation takes over).
@@ -33,18 +35,24 @@ def links() -> None:
 
 
 if narrow():  # a phone: links in the sidebar leave it open over the new page; these sit on top
-    with st.expander("Pages", icon=":material/menu:"):
+    with st.expander(tr("Pages"), icon=":material/menu:"):
         links()
 with st.sidebar:
     st.markdown(  # one element: each is a message to every browser on every rerun
-        '### Attention Explorer\n:small[:gray[Chapter 3 of "Build a Large Language Model (From Scratch)", '
-        "every step computed live.]]"
+        "### Attention Explorer\n:small[:gray["
+        + tr('Chapter 3 of "Build a Large Language Model (From Scratch)", every step computed live.')
+        + "]]"
     )
     if not narrow():
         links()
     st.toggle(
-        "Projector: large text, high contrast", key="projector", help="For the back row of a lecture hall."
+        tr("Projector: large text, high contrast"),
+        key="projector",
+        help=tr("For the back row of a lecture hall."),
     )
+    language.picker()
+if refused:
+    st.warning(refused, icon=":material/translate:")
 st.html(APP_CSS + (PROJECTOR_CSS if st.session_state["projector"] else ""))
 if page.url_path not in url.OWN:  # the pages that keep their view in the URL write it themselves
     url.write({})  # the projector setting only

@@ -12,7 +12,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "attention"
-ROOMS = {"chapter3", "modern", "explorer", "lessons", "model", "training", "figures", "bench"}
+ROOMS = {"chapter3", "modern", "explorer", "lessons", "model", "training", "figures", "bench", "i18n"}
 # bundled: the old command's two lines
 SHARED = {"settings", "slots", "devices", "errors", "readonly", "bundled"}
 
@@ -155,7 +155,7 @@ def test_no_module_of_attention_is_over_400_lines():
 
 
 UI_ROOMS = {"explorer", "learn", "model", "train"}  # a page with several modules has a room
-UI_SHARED = {"cache", "chrome", "internals", "router", "slots", "url", "wakeups", "widgets"}
+UI_SHARED = {"cache", "chrome", "internals", "language", "router", "slots", "url", "wakeups", "widgets"}
 UI_ONE_MODULE_PAGES = {"compare", "modern", "scaling"}
 
 

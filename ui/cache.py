@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from plotly.basedatatypes import BaseFigure
 
+from attention import i18n
 from attention.chapter3 import AttentionTrace
 from attention.explorer import ExplorerConfig, run
 from attention.explorer.query_params import to_query_params
@@ -73,7 +74,9 @@ _figures: weakref.WeakKeyDictionary[AttentionTrace, dict[tuple, object]] = weakr
 
 def cached_figure(trace: AttentionTrace, key: tuple, build: Callable[[], BaseFigure]) -> FrozenFigure:
     """The figure `build()` makes of `trace`, by `key`: every setting it depends on beyond the
-    trace. Shared by sessions, frozen (ui/widgets.chart(ready=True) draws it as it is)."""
+    trace. Shared by sessions, frozen (ui/widgets.chart(ready=True) draws it as it is); one per
+    language, as its titles and hover text are in the session's language."""
+    key = (i18n.language(), *key)
     with _lock:
         figures = _figures.setdefault(trace, {})
         if (figure := figures.get(key)) is not None:

@@ -10,8 +10,9 @@ import gc
 
 import streamlit as st
 
-from attention import settings
+from attention import i18n, settings
 from attention.devices import configure_torch_threads
+from attention.i18n import N_, tr
 from attention.settings import ASSETS
 from ui import wakeups
 
@@ -52,24 +53,30 @@ def pages() -> dict[str, st.Page]:
     Page object itself, so sessions cannot share them (measured: "This page cannot be called
     directly" under load), but a session's reruns run one at a time. Copies of one set made per
     process: making a Page resolves its file on disk, 16% of a first page load's CPU (py-spy)."""
-    if "_pages" not in st.session_state:
-        st.session_state["_pages"] = {path: copy.copy(page) for path, page in _made().items()}
+    code = i18n.language()  # titles in the session's language: a new set when it changes
+    if st.session_state.get("_pages_language") != code:
+        st.session_state["_pages"] = {path: copy.copy(page) for path, page in _made(code).items()}
+        st.session_state["_pages_language"] = code
     return st.session_state["_pages"]
 
 
+# file, title, icon; the first is the default page
+PAGES = (
+    ("pages/explorer.py", N_("Explorer"), ":material/grid_on:"),
+    ("pages/learn.py", N_("Learn step by step"), ":material/school:"),
+    ("pages/modern.py", N_("Modern attention"), ":material/bolt:"),
+    ("pages/compare.py", N_("Compare"), ":material/compare:"),
+    ("pages/scaling.py", N_("Scaling"), ":material/trending_up:"),
+    ("pages/train.py", N_("Watch it learn"), ":material/model_training:"),
+    ("pages/model.py", N_("Inside a model"), ":material/neurology:"),
+)
+
+
 @functools.cache
-def _made() -> dict[str, st.Page]:
-    return _make()
+def _made(code: str) -> dict[str, st.Page]:
+    return _make()  # tr() speaks `code` on this thread: the caller set it
 
 
 def _make() -> dict[str, st.Page]:
-    made = [
-        st.Page("pages/explorer.py", title="Explorer", icon=":material/grid_on:", default=True),
-        st.Page("pages/learn.py", title="Learn step by step", icon=":material/school:"),
-        st.Page("pages/modern.py", title="Modern attention", icon=":material/bolt:"),
-        st.Page("pages/compare.py", title="Compare", icon=":material/compare:"),
-        st.Page("pages/scaling.py", title="Scaling", icon=":material/trending_up:"),
-        st.Page("pages/train.py", title="Watch it learn", icon=":material/model_training:"),
-        st.Page("pages/model.py", title="Inside a model", icon=":material/neurology:"),
-    ]
+    made = [st.Page(f, title=tr(t), icon=icon, default=i == 0) for i, (f, t, icon) in enumerate(PAGES)]
     return {page.url_path: page for page in made}

@@ -14,7 +14,9 @@ from urllib.parse import urlencode, urlsplit
 
 import streamlit as st
 
-APP_PARAMS = ("projector",)  # written for every page, read by app.py
+from ui import language
+
+APP_PARAMS = ("projector", language.KEY)  # written for every page, read by app.py
 OWN = {"": "explorer", "learn": "learn", "model": "model"}  # url_path -> name: pages with their view here
 
 
@@ -24,15 +26,15 @@ def read() -> dict[str, tuple[str, ...]]:
 
 
 def write(params: dict[str, str]) -> None:
-    """Make the URL hold `params` (plus projector=1), if it does not already."""
-    full = params | ({"projector": "1"} if st.session_state.get("projector") else {})
+    """Make the URL hold `params` (plus projector=1 and the language), if it does not already."""
+    full = link_params(params)
     if {k: tuple(st.query_params.get_all(k)) for k in st.query_params} != {k: (v,) for k, v in full.items()}:
         st.query_params.from_dict(full)
 
 
 def link_params(params: dict[str, str]) -> dict[str, str]:
-    """Query parameters for a link to a page whose view is `params`."""
-    return params | ({"projector": "1"} if st.session_state.get("projector") else {})
+    """Query parameters for a link to a page whose view is `params` (in this session's language)."""
+    return params | ({"projector": "1"} if st.session_state.get("projector") else {}) | language.in_links()
 
 
 def link_query(params: dict[str, str]) -> str:

@@ -1,0 +1,99 @@
+"""The interface's languages: gettext catalogs, one language per session.
+
+    tr("Heads: {n}", n=4)      this rerun's language's words for the message, its values by name
+    tr_n("one head", "{n} heads", n, n=n)   the plural form the language uses for n
+    N_("Causal mask")          marks a message that is translated where it is shown (tables of
+                               labels built at import time)
+    use("uk")                  every tr() in this thread speaks Ukrainian until the next use()
+
+Every session's reruns run in one process, each on its own thread: the language is a context
+variable set at the top of each rerun (ui/language.py), never gettext.install, so one student's
+language never changes another's. A translation is a dictionary lookup in a catalog compiled by
+Babel (assets/locales/<lang>/LC_MESSAGES/messages.mo, loaded once per process); English is the
+messages themselves. `python -m attention.i18n` extracts, updates, compiles and checks them.
+"""
+
+from __future__ import annotations
+
+import functools
+import gettext
+from contextvars import ContextVar
+
+from attention.settings import ASSETS
+
+LOCALES = ASSETS / "locales"
+DOMAIN = "messages"
+DEFAULT = "en"
+# code -> the language's own name, as the picker shows it
+LANGUAGES = {
+    "en": "English",
+    "uk": "Українська",
+    "pl": "Polski",
+    "ja": "日本語",
+    "ko": "한국어",
+    "af": "Afrikaans",
+}
+
+# Not a language: every message wrapped in «», so a test can see what a page writes without
+# going through the catalogs (tests/i18n). Accepted by use() and ?lang=, never listed.
+PSEUDO = "pseudo"
+
+_language: ContextVar[str] = ContextVar("language", default=DEFAULT)
+
+
+def use(code: str) -> str:
+    """Speak `code` (a key of LANGUAGES; anything else is English) in this thread from now on."""
+    code = code if code in LANGUAGES or code == PSEUDO else DEFAULT
+    _language.set(code)
+    return code
+
+
+def language() -> str:
+    """The language this thread speaks now."""
+    return _language.get()
+
+
+@functools.cache
+def catalog(code: str) -> gettext.NullTranslations:
+    """The compiled catalog of `code`; English, and a language without a catalog, read the
+    messages as they are written."""
+    if code == DEFAULT:
+        return gettext.NullTranslations()
+    if code == PSEUDO:
+        return Pseudo()
+    return gettext.translation(DOMAIN, localedir=LOCALES, languages=[code], fallback=True)
+
+
+class Pseudo(gettext.NullTranslations):
+    """«every message», placeholders untouched."""
+
+    def gettext(self, message: str) -> str:
+        return f"«{message}»"
+
+    def ngettext(self, singular: str, plural: str, n: int) -> str:
+        return f"«{singular if n == 1 else plural}»"
+
+
+def tr(message: str, /, **values: object) -> str:
+    """`message` in this thread's language, with `values` put in by name ("{n} tokens")."""
+    text = catalog(_language.get()).gettext(message)
+    return text.format(**values) if values else text
+
+
+def tr_n(singular: str, plural: str, count: int, /, **values: object) -> str:
+    """The form of the message its language uses for `count` (Ukrainian and Polish have three)."""
+    text = catalog(_language.get()).ngettext(singular, plural, count)
+    return text.format(**values) if values else text
+
+
+def N_(message: str) -> str:
+    """Marks `message` for the catalogs; it is translated (tr) where it is shown."""
+    return message
+
+
+def match(accept: str | None) -> str | None:
+    """The first of our languages in a browser's locale ("uk-UA", "ko", "pt-BR" -> None)."""
+    if not accept:
+        return None
+    code = accept.replace("_", "-").split("-")[0].lower()
+    return code if code in LANGUAGES else None

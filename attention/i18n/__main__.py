@@ -1,0 +1,164 @@
+"""The catalogs' upkeep, with Babel (a development dependency: the app reads the compiled .mo).
+
+python -m attention.i18n extract   the code's messages -> assets/locales/messages.pot
+python -m attention.i18n update    every language's .po gains the new messages (empty) and
+                                   loses the ones the code no longer has
+python -m attention.i18n compile   every .po -> its .mo, which the app reads
+python -m attention.i18n check     what the tests check: the .pot matches the code, every
+                                   message is translated in every catalog with the same
+                                   placeholders, every .mo is compiled from its .po
+python -m attention.i18n add xx    a new language: assets/locales/xx/LC_MESSAGES/messages.po
+"""
+
+from __future__ import annotations
+
+import io
+import string
+import sys
+import tempfile
+from pathlib import Path
+
+from babel.messages.frontend import CommandLineInterface
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+
+from attention.i18n import DOMAIN, LANGUAGES, LOCALES
+
+ROOT = LOCALES.parents[1]
+POT = LOCALES / f"{DOMAIN}.pot"
+SOURCES = ("app.py", "pages", "ui", "attention")
+KEYWORDS = ("tr", "tr_n:1,2", "N_")
+
+
+def po_path(code: str) -> Path:
+    return LOCALES / code / "LC_MESSAGES" / f"{DOMAIN}.po"
+
+
+def babel(*args: str) -> None:
+    CommandLineInterface().run(["pybabel", "-q", *args])
+
+
+def extract(output: Path = POT) -> None:
+    keywords = [arg for k in KEYWORDS for arg in ("-k", k)]
+    sources = [str(ROOT / s) for s in SOURCES]
+    babel(
+        "extract", "--no-default-keywords", *keywords, "--no-location", "--sort-output", "--no-wrap",
+        "--add-comments", "TRANSLATORS:", "--project", "Attention Explorer",
+        "--copyright-holder", "Attention Explorer", "-o", str(output), *sources,
+    )  # fmt: skip
+
+
+def codes() -> list[str]:
+    return sorted(p.name for p in LOCALES.iterdir() if (p / "LC_MESSAGES").is_dir())
+
+
+def update() -> None:
+    for code in codes():
+        po = str(po_path(code))
+        babel(
+            "update",
+            "--no-wrap",
+            "--ignore-obsolete",
+            "--no-fuzzy-matching",
+            "-i",
+            str(POT),
+            "-o",
+            po,
+            "-l",
+            code,
+        )  # noqa: E501
+
+
+def add(code: str) -> None:
+    po_path(code).parent.mkdir(parents=True, exist_ok=True)
+    babel("init", "--no-wrap", "-i", str(POT), "-o", str(po_path(code)), "-l", code)
+
+
+def compiled(po: Path) -> bytes:
+    with po.open("rb") as f:
+        catalog = read_po(f)
+    out = io.BytesIO()
+    write_mo(out, catalog, use_fuzzy=False)
+    return out.getvalue()
+
+
+def compile_all() -> None:
+    for code in codes():
+        po = po_path(code)
+        po.with_suffix(".mo").write_bytes(compiled(po))
+
+
+def fields(text: str) -> list[str]:
+    """The placeholders of a message, sorted ("{n} of {total:.2f}" -> ["n", "total"])."""
+    try:
+        return sorted(name for _, name, _, _ in string.Formatter().parse(text) if name is not None)
+    except ValueError:
+        return ["<unbalanced braces>"]
+
+
+def ids(path: Path) -> set[str | tuple]:
+    with path.open("rb") as f:
+        return {m.id for m in read_po(f) if m.id}
+
+
+def problems() -> list[str]:
+    """What is wrong with the catalogs, one line each (empty: all is well)."""
+    found = []
+    with tempfile.TemporaryDirectory() as tmp:
+        fresh = Path(tmp) / "fresh.pot"
+        extract(fresh)
+        code_ids, pot_ids = ids(fresh), ids(POT)
+    for message in sorted(map(str, code_ids - pot_ids)):
+        found.append(f"messages.pot lacks a message the code has (run extract): {message!r}")
+    for message in sorted(map(str, pot_ids - code_ids)):
+        found.append(f"messages.pot has a message the code no longer has (run extract): {message!r}")
+    for code in LANGUAGES:
+        if code == "en":
+            continue
+        po = po_path(code)
+        if not po.exists():
+            found.append(f"{code}: no catalog at {po.relative_to(ROOT)}")
+            continue
+        with po.open("rb") as f:
+            catalog = read_po(f)
+        for message_id in sorted(code_ids, key=str):
+            message = catalog.get(message_id)
+            singular = message_id[0] if isinstance(message_id, tuple) else message_id
+            if message is None:
+                found.append(f"{code}: missing {singular!r} (run update)")
+                continue
+            texts = message.string if isinstance(message.string, tuple) else (message.string,)
+            if message.fuzzy or not all(texts):
+                found.append(f"{code}: untranslated {singular!r}")
+                continue
+            for text in texts:
+                if fields(text) != fields(singular):
+                    found.append(f"{code}: placeholders {fields(text)} differ from English in {singular!r}")
+        mo = po.with_suffix(".mo")
+        if not mo.exists() or mo.read_bytes() != compiled(po):
+            found.append(f"{code}: messages.mo is not compiled from messages.po (run compile)")
+    return found
+
+
+def main(argv: list[str]) -> int:
+    command = argv[0] if argv else "check"
+    if command == "extract":
+        extract()
+    elif command == "update":
+        update()
+    elif command == "compile":
+        compile_all()
+    elif command == "add" and len(argv) == 2:
+        add(argv[1])
+    elif command == "check":
+        found = problems()
+        print("\n".join(found) or "catalogs: all messages translated, placeholders match, compiled")
+        return 1 if found else 0
+    else:
+        print(__doc__)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
