@@ -64,6 +64,7 @@ def pages() -> dict[str, st.Page]:
 PAGES = (
     ("pages/explorer.py", N_("Explorer"), ":material/grid_on:"),
     ("pages/learn.py", N_("Learn step by step"), ":material/school:"),
+    ("pages/languages.py", N_("What your language costs"), ":material/translate:"),
     ("pages/modern.py", N_("Modern attention"), ":material/bolt:"),
     ("pages/compare.py", N_("Compare"), ":material/compare:"),
     ("pages/scaling.py", N_("Scaling"), ":material/trending_up:"),

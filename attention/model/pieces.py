@@ -104,6 +104,15 @@ def labels(token_bytes: Sequence[bytes]) -> tuple[str, ...]:
     return tuple(out)
 
 
+def partial(token_bytes: Sequence[bytes]) -> list[bool]:
+    """Per token: does it hold only part of some character?"""
+    chars, found = spans(token_bytes)
+    return [
+        any(hi - lo < len(chars[c].encode("utf-8")) for c, (lo, hi) in zip(s.chars, s.parts, strict=True))
+        for s in found
+    ]
+
+
 def groups(token_bytes: Sequence[bytes], by: str = "character") -> tuple[list[list[int]], list[str]]:
     """Token indices grouped by the characters they share ("character": a group is the fewest
     tokens that spell whole characters) or by word ("word": a new word starts at a token that

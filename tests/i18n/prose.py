@@ -9,17 +9,20 @@ import re
 
 from google.protobuf.json_format import MessageToDict
 
+from attention.i18n.sentences import JOURNEY
+
 # chart keys whose strings a reader reads (not colours, fonts, data)
 CHART_KEYS = {"text", "title", "hovertemplate", "name", "label", "ticktext", "subtitle"}
-# the book's own English example sentences: shown in English in every language
+# the book's own English example sentences, and its first sentence as each translation writes
+# it: content, not interface (shown as they are in every language)
 BOOK_SENTENCES = (
-    "Your journey starts with one step",
+    *JOURNEY.values(),
     "Life is short, eat dessert first",
     "Hello shiny sun",
 )
 _LATEX = re.compile(r"\\(frac|mathrm|text|qquad|quad|sum|top|tilde|sqrt|alpha|omega|cdot|left|right|infty)\b")
 _CODE = re.compile(
-    r":[a-z]+\[|\b\w+_\w+\b|`[^`]*`|\$\$?[^$]*\$\$?|<[^>]+>|:material/\w+:|\{[^}]*\}|%\{[^}]*\}|https?://\S+|\]\([^)]*\)"
+    r"<code>.*?</code>|:[a-z]+\[|\b\w+_\w+\b|`[^`]*`|\$\$?[^$]*\$\$?|<[^>]+>|:material/\w+:|\{[^}]*\}|%\{[^}]*\}|https?://\S+|\]\([^)]*\)"
 )
 _WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 _CODE_NAME = re.compile(r"^[A-Za-z]+(?:_[A-Za-z0-9]+)+$|^[a-z]+[A-Z]\w*$|^[A-Z]\w*[a-z][A-Z]\w*$")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tests.app.conftest import session
 
-PAGES = ("explorer", "learn", "modern", "compare", "scaling", "train", "model")
+PAGES = ("explorer", "learn", "languages", "modern", "compare", "scaling", "train", "model")
 EXPLORER_VIEWS = ("steps", "heads", "vectors", "query", "tokens", "share")
 
 

@@ -85,3 +85,10 @@ def test_grouped_rows_sum_to_one_and_equal_sums_of_the_token_view(lang, by):
             np.testing.assert_allclose(g[:, qi, ki], weights[:, q[-1]][:, k].sum(-1), rtol=1e-6)
     # causal: a group never attends to a later group
     assert np.all(np.triu(g, 1) == 0)
+
+
+def test_partial_marks_the_tokens_labelled_as_parts():
+    raw = token_bytes(SENTENCES["ko"])
+    flags = pieces.partial(raw)
+    assert sum(flags) == 41  # the count: 41 of 43 are pieces of a character
+    assert all(("/" in label) == flag for label, flag in zip(pieces.labels(raw), flags, strict=True))

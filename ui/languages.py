@@ -1,0 +1,138 @@
+"""What does my language cost? The book's sentence in the six languages (and the reader's own),
+counted: characters, words, GPT-2 tokens, tokens per word, attention cells."""
+
+from __future__ import annotations
+
+import html
+
+import pandas as pd
+import streamlit as st
+
+from attention.figures.languages import cost_bars
+from attention.i18n import LANGUAGES, language, tr
+from attention.i18n.sentences import JOURNEY
+from attention.lessons.languages import Cost, costs
+from ui.widgets import chart, chart_width
+
+MAX_CHARS = 300  # a sentence, not a document: GPT-2 tokenises it on every rerun
+
+
+def sentences(own: str) -> dict[str, str]:
+    """The reader's language first, then the others, then their own sentence."""
+    first = language() if language() in JOURNEY else "en"
+    order = [first, *[code for code in JOURNEY if code != first]]
+    return {code: JOURNEY[code] for code in order} | ({"yours": own} if own.strip() else {})
+
+
+def name(key: str) -> str:
+    return tr("Your sentence") if key == "yours" else LANGUAGES[key]
+
+
+def predict(counted: dict[str, Cost]) -> None:
+    """Predict first: which language's sentence costs GPT-2 the most tokens?"""
+    codes = [code for code in counted if code != "yours"]
+    most = max(codes, key=lambda code: counted[code].tokens)
+    picked = st.radio(
+        tr("Predict: the same sentence in six languages. Which one costs GPT-2 the most tokens?"),
+        codes,
+        index=None,
+        key="languages_predict",
+        format_func=lambda code: LANGUAGES[code],
+        horizontal=True,
+    )
+    if picked is None:
+        st.caption(tr("Pick one: the table and the chart appear below either way."))
+    elif picked == most:
+        st.success(tr("Right: {name}, {n} tokens.", name=LANGUAGES[most], n=counted[most].tokens))
+    else:
+        st.error(
+            tr(
+                "Not quite: {name} costs the most, {n} tokens ({picked}: {m}).",
+                name=LANGUAGES[most],
+                n=counted[most].tokens,
+                picked=LANGUAGES[picked],
+                m=counted[picked].tokens,
+            )
+        )
+
+
+def table(counted: dict[str, Cost]) -> None:
+    english = counted["en"]
+    rows = [
+        {
+            tr("Language"): name(key),
+            tr("Sentence"): c.text,
+            tr("Characters"): c.characters,
+            tr("Words (by spaces)"): c.words,
+            tr("GPT-2 tokens"): c.tokens,
+            tr("Pieces of a character"): c.pieces,
+            tr("Tokens per word"): round(c.tokens_per_word, 1) if c.has_spaces else None,
+            tr("Attention cells (T²)"): c.cells,
+            tr("× English"): round(c.cells / english.cells, 1),
+            tr("Explorer: words"): c.explorer_words,
+            tr("Explorer: characters"): c.explorer_chars,
+        }
+        for key, c in counted.items()
+    ]
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+
+
+def token_strips(counted: dict[str, Cost]) -> None:
+    """Each sentence's GPT-2 tokens as Inside a model labels them."""
+    for key, c in counted.items():
+        chips = " ".join(f"<code>{html.escape(label)}</code>" for label in c.labels)
+        st.markdown(f"**{html.escape(name(key))}** · {chips}", unsafe_allow_html=True)
+
+
+def bars(counted: dict[str, Cost]) -> None:
+    keys = list(counted)
+    fig = cost_bars(
+        [name(k) for k in keys],
+        [counted[k].tokens for k in keys],
+        [counted[k].cells for k in keys],
+        tr("One sentence, six languages: GPT-2 tokens and attention cells"),
+        (tr("GPT-2 tokens"), tr("attention cells (T²)")),
+        tr("%{y} (× %{customdata} the first)<extra></extra>"),
+    )
+    fig.update_layout(width=chart_width(900))
+    chart(fig, key="languages_bars")
+
+
+def page() -> None:
+    st.title(tr("What does my language cost?"))
+    st.markdown(
+        tr(
+            "GPT-2 learned its tokens from mostly English web text. Its tokenizer works on UTF-8 bytes: "
+            "a word it saw often is one token, a letter it rarely saw is split into the bytes that "
+            "spell it. Below is the book's first sentence, *Your journey starts with one step*, "
+            "as its translations write it, counted the ways this app tokenises text."
+        )
+    )
+    own = st.text_input(
+        tr("Add your own sentence"),
+        key="languages_own",
+        max_chars=MAX_CHARS,
+        placeholder=tr("Type a sentence in any language"),
+    )
+    counted = costs(sentences(own))
+    predict(counted)
+    table(counted)
+    bars(counted)
+    st.subheader(tr("What GPT-2 reads"))
+    st.caption(
+        tr(
+            "Each token as Inside a model labels it: · is a space; “한 1/2” is the first of the two "
+            "tokens that spell 한. Hover over a token there to see its bytes."
+        )
+    )
+    token_strips(counted)
+    st.subheader(tr("Why it matters"))
+    st.markdown(
+        tr(
+            "Every head computes T × T attention weights, so a sentence that costs 7 times the "
+            "tokens costs about 49 times the attention cells, and fills the model's context window 7 "
+            "times sooner. The Explorer's tokenizers split at spaces (words) or into characters: "
+            "they cost the same for every language, but a language written without spaces, such as "
+            "Japanese, has no words to split at, so its words tokenizer falls back to characters."
+        )
+    )
