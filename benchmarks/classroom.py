@@ -47,11 +47,13 @@ SENTENCES = ["Your journey starts with one step", "Hello shiny sun", "Life is sh
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
-async def student(url: str, n: int, reruns: int, stats: Stats, think: float, reference: bool, cookie=None):
+async def student(
+    url: str, n: int, reruns: int, stats: Stats, think: float, reference: bool, cookie=None, query: str = ""
+):
     rng = random.Random(n)
     try:
         async with Session(url, stats, cookie) as s:
-            seconds, _ = await s.rerun()
+            seconds, _ = await s.rerun(query=query)  # a link's address: ?lang=uk
             stats.loads.append(seconds)
             history = []  # the changes so far: sessions with the same history have the same settings
             # A browser sends a change only when a value changes: each one here is to a new value.
@@ -177,7 +179,7 @@ def browsers(url: str, count: int, results: list) -> None:
         browser.close()
 
 
-def measure(url: str, pids: list[int], args, reference: bool, cookies: bool = False) -> dict:
+def measure(url: str, pids: list[int], args, reference: bool, cookies: bool = False, query: str = "") -> dict:
     stats = Stats()
     shown: list = []
     players: list[Player] = []
@@ -203,7 +205,7 @@ def measure(url: str, pids: list[int], args, reference: bool, cookies: bool = Fa
             ]
         else:
             runs = [
-                student(url, n, args.reruns, stats, args.think, reference, cookie(n))
+                student(url, n, args.reruns, stats, args.think, reference, cookie(n), query)
                 for n in range(args.sessions)
             ]
         if mix == "play":  # as many again press Play at once
@@ -316,6 +318,11 @@ def main(argv: list[str] | None = None) -> int:
         "--mix", choices=("explore", "play", "model"), default="explore", help=mixes + "N on Inside a model"
     )
     parser.add_argument("--model", default="", help="model mix: the model's source (default: the page's own)")
+    parser.add_argument(
+        "--lang",
+        default="",
+        help="explore mix: the Explorer in this language too (?lang=uk), on its own server",
+    )
     args = parser.parse_args(argv)
     results = {}
     if args.url:
@@ -333,14 +340,16 @@ def main(argv: list[str] | None = None) -> int:
             results[name] = measure(url, r.pids, args, reference=False, cookies=True)
     else:
         page = {"explore": "Explorer", "play": "Watch it learn + Explorer", "model": "Inside a model"}
-        targets = [(page[args.mix], ROOT / "app.py", False)]
+        targets = [(page[args.mix], ROOT / "app.py", False, "")]
+        if args.lang and args.mix == "explore":
+            targets.append((f"Explorer ?lang={args.lang}", ROOT / "app.py", False, f"lang={args.lang}"))
         if args.reference:
-            targets.append(("reference page (one heatmap)", REFERENCE, True))
-        for name, script, reference in targets:
+            targets.append(("reference page (one heatmap)", REFERENCE, True, ""))
+        for name, script, reference, query in targets:
             proc, url = serve(script)
             try:
                 warm(url, args=None if reference else args)  # a fresh server's first runs import the app
-                results[name] = measure(url, [proc.pid], args, reference)
+                results[name] = measure(url, [proc.pid], args, reference, query=query)
             finally:
                 proc.terminate()
                 proc.wait(timeout=30)
@@ -353,7 +362,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.mix == "explore" and yardstick and explorer["cpu_per_rerun"] and yardstick["cpu_per_rerun"]:
         ratio = explorer["cpu_per_rerun"] / yardstick["cpu_per_rerun"]
         print(f"== server CPU per rerun: {ratio:.2f}x the reference page's, this run")
-    ok = not explorer["errors"] and explorer["consistent"]
+    translated = results.get(f"Explorer ?lang={args.lang}")
+    if translated and explorer["cpu_per_rerun"] and translated["cpu_per_rerun"]:
+        ratio = translated["cpu_per_rerun"] / explorer["cpu_per_rerun"]
+        print(f"== server CPU per rerun in ?lang={args.lang}: {ratio:.2f}x English's, this run")
+    ok = all(not r["errors"] and r["consistent"] for r in results.values())
     return 0 if ok else 1
 
 
