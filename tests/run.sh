@@ -5,10 +5,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Debian packages: chromium for the browser tests, nginx for the replicas recipe (deploy/).
+# Debian packages: chromium for the browser tests, nginx for the replicas recipe (deploy/), and
+# the Noto CJK fonts: without them Chromium draws every Japanese and Korean character as a box.
 missing=""
 [ -x /usr/bin/chromium ] || missing="$missing chromium"
 [ -x /usr/sbin/nginx ] || missing="$missing nginx"
+[ -d /usr/share/fonts/opentype/noto ] && fc-list :lang=ko | grep -q . || missing="$missing fonts-noto-cjk"
 if [ -n "$missing" ]; then
   echo "== installing Debian's$missing"
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
