@@ -1,4 +1,5 @@
-"""Which devices exist, and which one a request resolves to (with the reason for a fallback)."""
+"""Which devices exist, and which one a request resolves to (with the reason for a fallback). The
+names and reasons are for the UI: in this rerun's language (tr)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from dataclasses import dataclass
 
 import torch
 
+from attention.i18n import tr, tr_n
 from attention.settings import current
 
 
@@ -38,7 +40,7 @@ def device_name(device: str) -> str:
     if device == "mps":
         return "Apple GPU (MPS)"
     threads = torch.get_num_threads()
-    return f"CPU ({threads} thread{'s' if threads != 1 else ''})"
+    return tr_n("CPU ({n} thread)", "CPU ({n} threads)", threads, n=threads)
 
 
 def resolve_device(requested: str = "auto") -> DeviceChoice:
@@ -50,9 +52,8 @@ def resolve_device(requested: str = "auto") -> DeviceChoice:
     if requested in present:
         return DeviceChoice(requested, requested, device_name(requested))
     label = {"cuda": "CUDA GPU", "mps": "Apple GPU (MPS)"}.get(requested, repr(requested))
-    return DeviceChoice(
-        requested, "cpu", device_name("cpu"), f"No {label} is available here, so this runs on the CPU."
-    )
+    reason = tr("No {device} is available here, so this runs on the CPU.", device=label)
+    return DeviceChoice(requested, "cpu", device_name("cpu"), reason)
 
 
 def synchronize(device: str) -> None:

@@ -8,8 +8,8 @@ import time
 
 import streamlit as st
 
+from attention.i18n import tr_n
 from attention.slots import Slots, Ticket
-from ui.widgets import plural
 
 POLL = 0.5  # seconds between asks while waiting; each redraws the line's length
 
@@ -35,11 +35,7 @@ def wait_for(
     try:
         while (ahead := ticket.ask()) > 0:
             beat()
-            notice.info(
-                f"Waiting: {plural(ahead, noun)} ahead of you ({slots.capacity} at a time on this "
-                f"server). Yours starts by itself.",
-                icon=":material/hourglass_top:",
-            )
+            notice.info(waiting(noun, ahead, slots.capacity), icon=":material/hourglass_top:")
             time.sleep(POLL)
     except Exception:  # an error, not a rerun: leave the line
         ticket.release()
@@ -50,3 +46,53 @@ def wait_for(
         raise
     notice.empty()
     return ticket, time.monotonic() - started
+
+
+def waiting(noun: str, ahead: int, capacity: int) -> str:
+    """What a wait in line says: `ahead` runs of the kind `noun` names ("run", "sweep", "model
+    load", "heavy computation") before this one, `capacity` at a time. One whole message per kind,
+    so that each language can put its count in its own plural form."""
+    n = ahead
+    if noun == "run":
+        return tr_n(
+            "Waiting: {n} run ahead of you ({capacity} at a time on this server). Yours starts by itself.",
+            "Waiting: {n} runs ahead of you ({capacity} at a time on this server). Yours starts by itself.",
+            n,
+            n=n,
+            capacity=capacity,
+        )
+    if noun == "sweep":
+        return tr_n(
+            "Waiting: {n} sweep ahead of you ({capacity} at a time on this server). Yours starts by itself.",
+            "Waiting: {n} sweeps ahead of you ({capacity} at a time on this server). Yours starts by itself.",
+            n,
+            n=n,
+            capacity=capacity,
+        )
+    if noun == "model load":
+        return tr_n(
+            "Waiting: {n} model load ahead of you ({capacity} at a time on this server). "
+            "Yours starts by itself.",
+            "Waiting: {n} model loads ahead of you ({capacity} at a time on this server). "
+            "Yours starts by itself.",
+            n,
+            n=n,
+            capacity=capacity,
+        )
+    if noun == "heavy computation":
+        return tr_n(
+            "Waiting: {n} heavy computation ahead of you ({capacity} at a time on this server). "
+            "Yours starts by itself.",
+            "Waiting: {n} heavy computations ahead of you ({capacity} at a time on this server). "
+            "Yours starts by itself.",
+            n,
+            n=n,
+            capacity=capacity,
+        )
+    return tr_n(  # a kind of run without words of its own
+        "Waiting: {n} ahead of you ({capacity} at a time on this server). Yours starts by itself.",
+        "Waiting: {n} ahead of you ({capacity} at a time on this server). Yours starts by itself.",
+        n,
+        n=n,
+        capacity=capacity,
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import re
 
@@ -10,6 +11,7 @@ import streamlit as st
 
 from attention.devices import resolve_device
 from attention.figures.layout import scale_text
+from attention.i18n import tr
 
 _MARKUP = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character
 
@@ -24,7 +26,7 @@ def literal(text: str) -> str:
 def show_notes(notes: list[str]) -> None:
     """Corrections, as text (never HTML): what was wrong and what is shown instead."""
     if notes:
-        st.warning("**Some settings could not be used as given; the page shows the closest valid view.**")
+        st.warning(tr("**Some settings could not be used as given; the page shows the closest valid view.**"))
         for note in notes:
             st.text("• " + note)
 
@@ -32,7 +34,10 @@ def show_notes(notes: list[str]) -> None:
 def device_caption(device: str) -> str:
     """The device that ran, in words, with the reason for any fallback."""
     choice = resolve_device(device)
-    return choice.name + (f" ({choice.reason})" if choice.reason else "")
+    if not choice.reason:
+        return choice.name
+    # TRANSLATORS: a device's name, then why the run is not on the device that was asked for
+    return tr("{device} ({reason})", device=choice.name, reason=choice.reason)
 
 
 def narrow() -> bool:
@@ -76,12 +81,14 @@ def self_check(key: str, question: str, options: list[str], answer: str, why: st
     """A prediction before the reveal: immediate feedback once the learner picks an option."""
     if len(set(options)) != len(options):
         raise ValueError(f"{key}: options must differ: {options}")  # "6 | 6 | 3" asks nothing
-    picked = st.radio(f"Predict: {question}", options, index=None, key=key, format_func=literal)
+    picked = st.radio(
+        tr("Predict: {question}", question=question), options, index=None, key=key, format_func=literal
+    )
     if picked is not None:
         if picked == answer:
-            st.success(f"Right: {literal(answer)}. {why}")
+            st.success(tr("Right: {answer}. {why}", answer=literal(answer), why=why))
         else:
-            st.error(f"Not quite: the answer is {literal(answer)}. {why}")
+            st.error(tr("Not quite: the answer is {answer}. {why}", answer=literal(answer), why=why))
     return picked
 
 
@@ -92,7 +99,7 @@ def predict(key: str, question: str, options: list[str], answer: str, why: str, 
     if picked is not None or everything or st.session_state.get(f"{key}_seen"):
         return True
     st.button(
-        "Show me without predicting",
+        tr("Show me without predicting"),
         key=f"{key}_show",
         type="secondary",
         on_click=lambda: st.session_state.update({f"{key}_seen": True}),
@@ -123,6 +130,8 @@ def keep_choice(key: str, first: str) -> None:
 
 
 def plural(count: int, noun: str) -> str:
+    """English only ("3 heads"): text a user reads says its count with tr_n, whose message the
+    languages put in their own plural forms."""
     return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
@@ -144,7 +153,7 @@ def number_table(frame: pd.DataFrame, key: str) -> None:
     st.dataframe(frame.style.format(_four_decimals), height=height, width="stretch", key=key)
 
 
-_COPY = """<button id="copy" type="button" title="Copy the link to this view">Copy link</button>
+_COPY = """<button id="copy" type="button" title="TIP">LABEL</button>
 <style>
   body { margin: 0; font-family: "Source Sans Pro", "Source Sans 3", sans-serif; }
   button { font: inherit; font-size: 15px; padding: 5px 12px; border-radius: 8px; cursor: pointer;
@@ -162,8 +171,8 @@ _COPY = """<button id="copy" type="button" title="Copy the link to this view">Co
       text.value = href; document.body.appendChild(text); text.select();
       document.execCommand("copy"); text.remove();
     }
-    button.textContent = "Copied ✓";
-    setTimeout(() => { button.textContent = "Copy link"; }, 2000);
+    button.textContent = COPIED;
+    setTimeout(() => { button.textContent = AGAIN; }, 2000);
   };
 </script>"""
 
@@ -174,6 +183,17 @@ def copy_link_button(query: str | None = None) -> None:
     reads the parent's address; the query goes in as a JSON string with "<" escaped, so no text of
     it can end the script)."""
     big = st.session_state.get("projector")
-    html = _COPY.replace("font-size: 15px", "font-size: 20px") if big else _COPY
-    html = html.replace("QUERY,", json.dumps(query).replace("<", "\\u003c") + ",")  # null: the address bar
-    st.iframe(html, height=44 if big else 38)
+    page = _COPY.replace("font-size: 15px", "font-size: 20px") if big else _COPY
+    label, tip = html.escape(tr("Copy link")), html.escape(tr("Copy the link to this view"))
+    page = page.replace('"TIP">LABEL<', f'"{tip}">{label}<')
+    page = page.replace("COPIED;", _script_text(tr("Copied ✓")) + ";")
+    page = page.replace("AGAIN;", _script_text(tr("Copy link")) + ";")
+    # the query last, so that nothing in it is taken for a placeholder; null: the address bar
+    page = page.replace("QUERY,", json.dumps(query).replace("<", "\\u003c") + ",")
+    st.iframe(page, height=44 if big else 38)
+
+
+def _script_text(value: str) -> str:
+    """`value` as a JavaScript string inside our script: "<" escaped, so no text of it
+    can end the script."""
+    return json.dumps(value, ensure_ascii=False).replace("<", "\\u003c")

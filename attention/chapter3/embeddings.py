@@ -16,6 +16,7 @@ import torch
 
 from attention.chapter3.text import Tokens
 from attention.errors import ConfigError
+from attention.i18n import tr
 from attention.settings import ASSETS
 
 EMBEDDINGS = ("random", "book", "custom")
@@ -35,9 +36,13 @@ def book_vectors(tokens: Tokens) -> list[list[float]]:
             return preset["vectors"]
     known = " / ".join(repr(p["text"]) for p in presets() if "vectors" in p)
     raise ConfigError(
-        f"The book's fixed vectors exist only for its example sentences ({known}); "
-        f"the text {' '.join(tokens.texts)[:60]!r} is not one of them. "
-        "Use the random (seeded nn.Embedding) embedding for your own text.",
+        tr(
+            "The book's fixed vectors exist only for its example sentences ({known}); "
+            "the text {text} is not one of them. "
+            "Use the random (seeded nn.Embedding) embedding for your own text.",
+            known=known,
+            text=repr(" ".join(tokens.texts)[:60]),
+        ),
         "embedding",
     )
 
@@ -57,7 +62,7 @@ def parse_matrix(spec: str) -> list[list[float]]:
     rows = [r for r in spec.replace("\n", ";").split(";") if r.strip()]
     if not rows:
         raise ConfigError(
-            "The custom matrix is empty; write one row per token, e.g. '0.1, 0.2; 0.3, 0.4'.", "embedding"
+            tr("The custom matrix is empty; write one row per token, e.g. '0.1, 0.2; 0.3, 0.4'."), "embedding"
         )
     out: list[list[float]] = []
     for i, row in enumerate(rows, start=1):
@@ -65,16 +70,24 @@ def parse_matrix(spec: str) -> list[list[float]]:
             values = [float(v) for v in row.replace(",", " ").split()]
         except ValueError as e:
             raise ConfigError(
-                f"Row {i} of the custom matrix is not a list of numbers: {row.strip()[:40]!r}", "embedding"
+                tr(
+                    "Row {i} of the custom matrix is not a list of numbers: {row}",
+                    i=i,
+                    row=repr(row.strip()[:40]),
+                ),
+                "embedding",
             ) from e
         if not all(math.isfinite(v) for v in values):
             raise ConfigError(
-                f"Row {i} of the custom matrix has a non-finite value (nan or inf).", "embedding"
+                tr("Row {i} of the custom matrix has a non-finite value (nan or inf).", i=i), "embedding"
             )
         out.append(values)
     widths = {len(r) for r in out}
     if len(widths) != 1:
-        raise ConfigError(f"The custom matrix's rows have different lengths: {sorted(widths)}.", "embedding")
+        raise ConfigError(
+            tr("The custom matrix's rows have different lengths: {lengths}.", lengths=sorted(widths)),
+            "embedding",
+        )
     return out
 
 
@@ -98,15 +111,29 @@ def fixed_vectors(tokens: Tokens, source: str, matrix=None):
     """The rows of a fixed embedding, one per token: the book's vectors for its sentences, or the
     user's matrix."""
     if source not in ("book", "custom") or (source == "custom" and matrix is None):
-        raise ConfigError(f"embedding={source!r} has no fixed vectors; choose book or custom.", "embedding")
-    rows = book_vectors(tokens) if source == "book" else matrix
-    if len(rows) != len(tokens):
         raise ConfigError(
-            f"The {source} embedding has {len(rows)} rows but the text has {len(tokens)} tokens; "
-            "it needs one row per token.",
+            tr("embedding={source} has no fixed vectors; choose book or custom.", source=repr(source)),
             "embedding",
         )
+    rows = book_vectors(tokens) if source == "book" else matrix
+    if len(rows) != len(tokens):
+        raise ConfigError(_row_count_message(source, len(rows), len(tokens)), "embedding")
     return rows
+
+
+def _row_count_message(source: str, rows: int, tokens: int) -> str:
+    if source == "book":
+        return tr(
+            "The book embedding has {rows} rows but the text has {tokens} tokens; "
+            "it needs one row per token.",
+            rows=rows,
+            tokens=tokens,
+        )
+    return tr(
+        "The custom embedding has {rows} rows but the text has {tokens} tokens; it needs one row per token.",
+        rows=rows,
+        tokens=tokens,
+    )
 
 
 def embed(tokens: Tokens, source: str, d_in: int, seed: int, matrix=None) -> torch.Tensor:
@@ -114,8 +141,21 @@ def embed(tokens: Tokens, source: str, d_in: int, seed: int, matrix=None) -> tor
     if source == "random":
         return random_embedding(tokens, d_in, seed)
     if source not in EMBEDDINGS:
-        raise ConfigError(f"embedding={source!r} is unknown; choose random, book or custom.", "embedding")
+        raise ConfigError(
+            tr("embedding={source} is unknown; choose random, book or custom.", source=repr(source)),
+            "embedding",
+        )
     x = torch.tensor(fixed_vectors(tokens, source, matrix), dtype=torch.float32)  # (T, d_in)
     if x.shape[1] != d_in:
-        raise ConfigError(f"d_in={d_in} does not match the {source} embedding's width {x.shape[1]}.", "d_in")
+        if source == "book":
+            message = tr(
+                "d_in={d_in} does not match the book embedding's width {width}.", d_in=d_in, width=x.shape[1]
+            )
+        else:
+            message = tr(
+                "d_in={d_in} does not match the custom embedding's width {width}.",
+                d_in=d_in,
+                width=x.shape[1],
+            )
+        raise ConfigError(message, "d_in")
     return x

@@ -22,13 +22,22 @@ from functools import cached_property, lru_cache
 import regex
 
 from attention.errors import ConfigError
+from attention.i18n import N_, tr
 
 SCHEMES = ("words", "words_punct", "chars")
+# how a picker names each scheme: messages, shown with tr()
 SCHEME_LABELS = {
-    "words": "words (punctuation dropped)",
-    "words_punct": "words + punctuation",
-    "chars": "characters",
+    "words": N_("words (punctuation dropped)"),
+    # TRANSLATORS: a tokenizer: words, with each punctuation mark a token of its own
+    "words_punct": N_("words + punctuation"),
+    # TRANSLATORS: a tokenizer: one token per character
+    "chars": N_("characters"),
 }
+
+
+def scheme_label(scheme: str) -> str:
+    """How a picker names `scheme` (a key of SCHEME_LABELS), in this rerun's language."""
+    return tr(SCHEME_LABELS[scheme])
 
 
 @dataclass(frozen=True)
@@ -116,14 +125,24 @@ def _split(text: str, scheme: str) -> list[str]:
 def tokenize(text: str, scheme: str = "words") -> Tokens:
     """Split `text` with `scheme`; ids index the sorted vocabulary (the blog's recipe)."""
     if scheme not in SCHEMES:
-        raise ConfigError(f"tokenizer={scheme!r} is unknown; choose one of {', '.join(SCHEMES)}", "tokenizer")
+        choices = ", ".join(SCHEMES)
+        raise ConfigError(
+            tr(
+                "tokenizer={scheme} is unknown; choose one of {choices}", scheme=repr(scheme), choices=choices
+            ),
+            "tokenizer",
+        )
     if not text or not text.strip():
-        raise ConfigError("The text is empty; type a sentence of at least one word.", "text")
+        raise ConfigError(tr("The text is empty; type a sentence of at least one word."), "text")
     texts = _split(text, scheme)
     if not texts:
         raise ConfigError(
-            f"The text {text[:40]!r} has no tokens under the {scheme!r} tokenizer "
-            "(only punctuation or invisible characters); add a word.",
+            tr(
+                "The text {text} has no tokens under the {scheme} tokenizer "
+                "(only punctuation or invisible characters); add a word.",
+                text=repr(text[:40]),
+                scheme=repr(scheme),
+            ),
             "text",
         )
     vocab = tuple(sorted(set(texts)))

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
+from attention.i18n import N_, tr
+
 if TYPE_CHECKING:
     from attention.chapter3.text import Tokens
 
@@ -34,11 +36,35 @@ class Step:
     masked: bool  # the causal mask's cells are drawn hatched on it (the mask applies from here on)
     taken: Callable[[AttentionSteps], bool] = lambda steps: True  # whether a pass went through it
 
+    # title, words and arrow are messages (N_): a page shows them through these, in its language
+    def title_text(self) -> str:
+        """The title, as a chart shows it, in this rerun's language."""
+        return tr(self.title)
 
+    def words_text(self) -> str:
+        """What the step is, in a few plain words, in this rerun's language."""
+        return tr(self.words)
+
+    def arrow_text(self) -> str:
+        """The operation that makes the step, in this rerun's language."""
+        return tr(self.arrow)
+
+
+# Titles and words that are only code (queries @ keysᵀ) stay as they are in every language; the
+# rest are messages (N_), shown through Step.title_text(), words_text() and arrow_text().
 STEPS: dict[str, Step] = {
     step.name: step
     for step in (
-        Step("scores", "scores = queries @ keysᵀ", "scores", "queries · keysᵀ", "scores", False),
+        Step(
+            "scores",
+            "scores = queries @ keysᵀ",
+            "scores",
+            "queries · keysᵀ",
+            # TRANSLATORS: the first step of the chain "scores → ÷ √d_k → mask → softmax → dropout":
+            # the attention scores are computed
+            N_("scores"),
+            False,
+        ),
         Step(
             "scaled_scores",
             "scaled_scores = scores / √d_k",
@@ -50,10 +76,12 @@ STEPS: dict[str, Step] = {
         ),
         Step(
             "masked_scores",
-            "masked_scores (−inf above the diagonal)",
+            N_("masked_scores (−inf above the diagonal)"),
             "scores",
-            "scaled_scores, −inf where a query may not look",
-            "mask",
+            N_("scaled_scores, −inf where a query may not look"),
+            # TRANSLATORS: a step of the chain "scores → ÷ √d_k → mask → softmax → dropout": the
+            # causal mask is applied
+            N_("mask"),
             True,
             lambda steps: steps.mask is not None,
         ),
@@ -61,16 +89,18 @@ STEPS: dict[str, Step] = {
             "weights",
             "weights = softmax(masked_scores)",
             "weights",
-            "softmax output, rows sum to 1",
-            "softmax",
+            N_("softmax output, rows sum to 1"),
+            # TRANSLATORS: a step of the chain "scores → ÷ √d_k → mask → softmax → dropout"
+            N_("softmax"),
             True,
         ),
         Step(
             "dropped_weights",
             "dropped_weights = weights · keep / (1 − p)",
             "weights",
-            "weights after dropout",
-            "dropout",
+            N_("weights after dropout"),
+            # TRANSLATORS: a step of the chain "scores → ÷ √d_k → mask → softmax → dropout"
+            N_("dropout"),
             True,
             lambda steps: steps.dropout_mask is not None,
         ),

@@ -30,6 +30,7 @@ from attention.figures.layout import (
     title,
     token_labels,
 )
+from attention.i18n import tr
 from attention.readonly import readonly
 
 # The colour scale of each kind of step (STEPS[name].kind): scores diverge around 0, weights run 0..1.
@@ -71,7 +72,9 @@ def _step_traces(panel: StepPanel, n: int, heatmap: dict, numbers: bool = False)
             "hoverongaps": False,
             "name": panel.name,
             "colorbar": {"thickness": 12},
-            "hovertemplate": f"query %{{y}}<br>key %{{x}}<br>{panel.name} %{{z:.4f}}<extra></extra>",
+            "hovertemplate": tr(
+                "query %{{y}}<br>key %{{x}}<br>{name} %{{z:.4f}}<extra></extra>", name=panel.name
+            ),
             **heatmap,
         }
     ]
@@ -90,7 +93,7 @@ def _step_traces(panel: StepPanel, n: int, heatmap: dict, numbers: bool = False)
                 "fillpattern": pattern,
                 "hoveron": "fills",
                 "hoverinfo": "text",
-                "text": "masked (−inf): a key this query may not look at",
+                "text": tr("masked (−inf): a key this query may not look at"),
                 "name": "masked",
                 "showlegend": False,
             }
@@ -113,7 +116,8 @@ def _step_traces(panel: StepPanel, n: int, heatmap: dict, numbers: bool = False)
                     "size": max(4, min(8 if numbers else 14, 360 // n)),
                     "line": {"width": 2, "color": "#d62728"},
                 },
-                "hovertemplate": f"dropped (p = {panel.dropout:g})<extra></extra>",
+                # TRANSLATORS: hover text of a weight that dropout removed (set to 0)
+                "hovertemplate": tr("dropped (p = {p:g})<extra></extra>", p=panel.dropout),
             }
         )
     return data
@@ -172,10 +176,11 @@ def step_figure(
     # a narrow chart's centred "keys" title would sit on the subtitle's line: room for both
     ticks_px += 14 if width_px < 700 else 0
     height = int(min(760, max(260, (58 if numbers else 26) * n + 60, 100 + 26 * n)))
-    keys = position_axis(labels, "keys (looked at) →") | {
+    keys_title = tr("keys (looked at) →")
+    keys = position_axis(labels, keys_title) | {
         "side": "top",
         "range": [-0.5, n - 0.5],
-        "title": {"text": "keys (looked at) →", "standoff": 4},
+        "title": {"text": keys_title, "standoff": 4},
     }
     if upright:
         keys["tickangle"] = -90
@@ -183,12 +188,35 @@ def step_figure(
         "title": chart_title(panel.title, panel.subtitle),
         "xaxis": keys,
         # query 0 on top; a fixed range, so the ✕ markers cannot shrink it
-        "yaxis": position_axis(labels, "← queries (looking)") | {"range": [n - 0.5, -0.5]},
+        "yaxis": position_axis(labels, tr("← queries (looking)")) | {"range": [n - 0.5, -0.5]},
         "height": height + TITLE_PX + ticks_px + 20,
         "margin": {"l": 10, "r": 40, "t": TITLE_PX + ticks_px + 20, "b": 10},
         "modebar": VERTICAL_TOOLBAR,
     }
     return figure(_step_traces(panel, n, heatmap, numbers), layout)
+
+
+def _step_words(trace: AttentionTrace, name: str, head_name: str | None) -> tuple[str, str]:
+    """A step panel's title and subtitle, in this rerun's language."""
+    done = trace.step_names()
+    before_softmax = [n for n in done if STEPS[n].kind == "scores"][-1]
+    step_title = STEPS[name].title_text().replace("softmax(masked_scores)", f"softmax({before_softmax})")
+    if name == "masked_scores" and trace.window is not None:
+        step_title = tr(
+            "masked_scores (−inf above the diagonal and {window} or more back)", window=trace.window
+        )
+    shape = shape_text(trace, name)
+    if trace.num_heads > 1:
+        parts = [tr("{name} {shape}, head {head}", name=name, shape=shape, head=head_name)]
+    else:
+        parts = [f"{name} {shape}"]
+    if name == "scaled_scores":
+        parts.append(f"d_k = {trace.queries.shape[-1]}, √d_k ≈ {trace.divisor:.4g}")
+    if name == "dropped_weights":
+        factor = 1 / (1 - trace.dropout)
+        # TRANSLATORS: the kept weights are scaled up by 1/(1 − p); ✕ marks the weights dropout removed
+        parts.append(tr("kept × 1/(1 − {p:g}) = ×{factor:.4g} · ✕ dropped", p=trace.dropout, factor=factor))
+    return step_title, " · ".join(parts)
 
 
 def step_panels(
@@ -202,18 +230,8 @@ def step_panels(
     is called `head_name` when given (a model's "layer.head")."""
     mask = None if trace.mask is None else readonly(trace.mask)  # views of a shared trace: read-only
     panels = []
-    heads = f", head {head_name or head}" if trace.num_heads > 1 else ""
-    done = trace.step_names()
-    before_softmax = [n for n in done if STEPS[n].kind == "scores"][-1]
-    for name in steps or done:
-        step_title = STEPS[name].title.replace("softmax(masked_scores)", f"softmax({before_softmax})")
-        if name == "masked_scores" and trace.window is not None:
-            step_title = f"masked_scores (−inf above the diagonal and {trace.window} or more back)"
-        subtitle = f"{name} {shape_text(trace, name)}{heads}"
-        if name == "scaled_scores":
-            subtitle += f" · d_k = {trace.queries.shape[-1]}, √d_k ≈ {trace.divisor:.4g}"
-        if name == "dropped_weights":
-            subtitle += f" · kept × 1/(1 − {trace.dropout:g}) = ×{1 / (1 - trace.dropout):.4g} · ✕ dropped"
+    for name in steps or trace.step_names():
+        step_title, subtitle = _step_words(trace, name, head_name or head)
         dropped = name == "dropped_weights"
         panels.append(
             StepPanel(
@@ -241,7 +259,7 @@ def heads_grid(weights: np.ndarray, titles: list[str] | None = None, columns: in
     """Small multiples of (H, T, T) weights, colour only (uint8, no hover): pick a head to see its
     exact numbers."""
     heads, cols = len(weights), min(columns, len(weights))
-    titles = titles or [f"head {h}" for h in range(heads)]
+    titles = titles or [tr("head {h}", h=h) for h in range(heads)]
     cells = grid(heads, cols, gap_x=0.03, head=0.12)
     data, layout = thumbnails(cells, weights, titles, title_size=13)
     rows = -(-heads // cols)
@@ -255,17 +273,20 @@ def vectors_heatmap(
     matrix,
     row_labels: list[str],
     title_text: str,
-    row_title: str = "tokens",
+    row_title: str | None = None,
     numbers: bool = False,
     width_px: int = 470,
     bound: float | None = None,
 ) -> go.Figure:
     """A (T, d) matrix of vectors: one row per token, one column per dimension (the first
     MAX_VECTOR_COLUMNS of them; the CSV download has all), optionally with its numbers in the
-    cells. Row labels must be escaped."""
+    cells. Row labels must be escaped; the rows' axis is titled `row_title` (default: tokens)."""
     z = f32(matrix)
     if z.shape[1] > MAX_VECTOR_COLUMNS:
-        title_text += f" · first {MAX_VECTOR_COLUMNS} of {z.shape[1]} dimensions (CSV has all)"
+        cut = tr(
+            "first {shown} of {total} dimensions (CSV has all)", shown=MAX_VECTOR_COLUMNS, total=z.shape[1]
+        )
+        title_text += " · " + cut
         z = np.ascontiguousarray(z[:, :MAX_VECTOR_COLUMNS])
     data = [
         {
@@ -273,7 +294,7 @@ def vectors_heatmap(
             "z": z,
             "colorbar": {"thickness": 10},
             **colour(DIVERGING, z, bound=bound),
-            "hovertemplate": "token %{y}<br>dimension %{x}<br>value %{z:.4f}<extra></extra>",
+            "hovertemplate": tr("token %{y}<br>dimension %{x}<br>value %{z:.4f}<extra></extra>"),
             **(cell_numbers(z.shape[1], width_px - 150) if numbers else {}),
         }
     ]
@@ -283,14 +304,14 @@ def vectors_heatmap(
             "title": title(title_text, size=14),
             # whole dimensions only: a 1-wide vector has one tick, 0, not -0.5, 0, 0.5
             "xaxis": {
-                "title": {"text": "dimension"},
+                "title": {"text": tr("dimension")},
                 "showgrid": False,
                 "zeroline": False,
                 "tickmode": "linear",
                 "tick0": 0,
                 "dtick": max(1, -(-z.shape[1] // 12)),
             },
-            "yaxis": position_axis(row_labels, row_title) | {"autorange": "reversed"},
+            "yaxis": position_axis(row_labels, row_title or tr("tokens")) | {"autorange": "reversed"},
             "height": int(min(640, max(220, 110 + 22 * z.shape[0]))),
             "margin": {"l": 10, "r": 10, "t": 50, "b": 10},
         },
@@ -310,20 +331,26 @@ def query_bar(
             "x": np.arange(len(labels), dtype=np.int16),
             "y": f32(weights),
             "marker": {"color": np.where(masked, "#bbbbbb", "#1f5fbf").tolist()},
-            "hovertemplate": "key %{x}<br>weight %{y:.4f}<extra></extra>",
+            "hovertemplate": tr("key %{x}<br>weight %{y:.4f}<extra></extra>"),
         }
     ]
     return figure(
         data,
         {
-            "title": title(
-                f"{'dropped_weights (after dropout)' if after_dropout else 'weights'} of query "
-                f"“{labels[query]}” (position {query}) over the keys",
-                size=14,
-            ),
-            "xaxis": position_axis(labels, "keys"),
-            "yaxis": {"title": {"text": "weight"}, "rangemode": "tozero"},
+            "title": title(_query_bar_title(labels[query], query, after_dropout), size=14),
+            "xaxis": position_axis(labels, tr("keys")),
+            "yaxis": {"title": {"text": tr("weight")}, "rangemode": "tozero"},
             "height": 320,
             "margin": {"l": 10, "r": 10, "t": 50, "b": 10},
         },
     )
+
+
+def _query_bar_title(label: str, query: int, after_dropout: bool) -> str:
+    if after_dropout:
+        return tr(
+            "dropped_weights (after dropout) of query “{token}” (position {position}) over the keys",
+            token=label,
+            position=query,
+        )
+    return tr("weights of query “{token}” (position {position}) over the keys", token=label, position=query)

@@ -10,6 +10,7 @@ import pandas as pd
 
 from attention.chapter3.trace import STEPS, AttentionTrace
 from attention.explorer.query_params import to_query_params
+from attention.i18n import tr
 
 
 def weighted_sum_frame(trace: AttentionTrace, head: int, query: int, batch: int = 0) -> pd.DataFrame:
@@ -21,8 +22,14 @@ def weighted_sum_frame(trace: AttentionTrace, head: int, query: int, batch: int 
     labels = [f"{i}: {t}" for i, t in enumerate(trace.tokens.texts)]
     frame = pd.DataFrame(terms, index=[f"{w:.4f} × v[{lab}]" for w, lab in zip(weights, labels, strict=True)])
     frame.loc["= context"] = trace.context[batch, head, query].numpy()
-    frame.columns = [f"dim {j}" for j in range(values.shape[1])]
+    frame.columns = dimension_names(values.shape[1])
     return frame
+
+
+def dimension_names(count: int) -> list[str]:
+    """A table's columns, one per dimension of a vector: dim 0, dim 1, ..."""
+    # TRANSLATORS: a table's column: dimension j of a vector, abbreviated
+    return [tr("dim {j}", j=j) for j in range(count)]
 
 
 # The (T, T) tensors: rows are queries, columns keys. Every other tensor has a row per token and
@@ -39,10 +46,11 @@ def matrix_frame(trace: AttentionTrace, name: str, batch: int = 0, head: int | N
     data = (tensor[batch] if head is None else tensor[batch, head]).numpy()
     if name in QUERIES_BY_KEYS:
         frame = pd.DataFrame(data, index=rows, columns=rows)
-        frame.index.name = "query \\ key"
+        # TRANSLATORS: a table's corner: its rows are queries, its columns keys
+        frame.index.name = tr("query \\ key")
     else:
-        frame = pd.DataFrame(data, index=rows, columns=[f"dim {j}" for j in range(data.shape[1])])
-        frame.index.name = "token"
+        frame = pd.DataFrame(data, index=rows, columns=dimension_names(data.shape[1]))
+        frame.index.name = tr("token")
     return frame
 
 
