@@ -20,7 +20,7 @@ from pathlib import Path
 
 from babel.messages.frontend import CommandLineInterface
 from babel.messages.mofile import write_mo
-from babel.messages.pofile import read_po
+from babel.messages.pofile import read_po, write_po
 
 from attention.i18n import DOMAIN, LANGUAGES, LOCALES
 
@@ -72,6 +72,25 @@ def update() -> None:
 def add(code: str) -> None:
     po_path(code).parent.mkdir(parents=True, exist_ok=True)
     babel("init", "--no-wrap", "-i", str(POT), "-o", str(po_path(code)), "-l", code)
+
+
+def merge(code: str, sources: list[str]) -> int:
+    """Fill `code`'s catalog from other .po files; returns how many messages were filled."""
+    with po_path(code).open("rb") as f:
+        catalog = read_po(f)
+    filled = 0
+    for source in sources:
+        with open(source, "rb") as f:
+            for message in read_po(f):
+                texts = message.string if isinstance(message.string, tuple) else (message.string,)
+                target = catalog.get(message.id) if message.id else None
+                if target is None or message.fuzzy or not all(texts):
+                    continue
+                target.string, filled = message.string, filled + 1
+                target.flags.discard("fuzzy")
+    with po_path(code).open("wb") as f:
+        write_po(f, catalog, width=0, omit_header=False)
+    return filled
 
 
 def compiled(po: Path) -> bytes:
@@ -150,6 +169,8 @@ def main(argv: list[str]) -> int:
         compile_all()
     elif command == "add" and len(argv) == 2:
         add(argv[1])
+    elif command == "merge" and len(argv) >= 3:
+        print(f"{argv[1]}: {merge(argv[1], argv[2:])} messages filled")
     elif command == "check":
         found = problems()
         print("\n".join(found) or "catalogs: all messages translated, placeholders match, compiled")

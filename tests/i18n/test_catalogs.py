@@ -25,7 +25,6 @@ def test_each_language_loads_a_compiled_catalog(code):
     assert isinstance(catalog, gettext.GNUTranslations)
     i18n.use(code)
     try:
-        assert i18n.tr("Explorer") != "Explorer" or code == "af"  # Afrikaans may keep the loanword
         assert i18n.tr("Language") != "Language"
     finally:
         i18n.use("en")
