@@ -56,7 +56,7 @@ def picker() -> None:
     # the word in English too: a visitor who cannot read the page's language can still find it
     label = tr("Language")
     st.selectbox(
-        "🌐 " + (label if label == "Language" else f"{label} · Language"),
+        ":material/translate: " + (label if label == "Language" else f"{label} · Language"),
         codes,
         format_func=lambda code: LANGUAGES.get(code, code),
         key=KEY,

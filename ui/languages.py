@@ -61,12 +61,11 @@ def table(counted: dict[str, Cost]) -> None:
     rows = [
         {
             tr("Language"): name(key),
-            tr("Sentence"): c.text,
             tr("Characters"): c.characters,
             tr("Words (by spaces)"): c.words,
             tr("GPT-2 tokens"): c.tokens,
             tr("Pieces of a character"): c.pieces,
-            tr("Tokens per word"): round(c.tokens_per_word, 1) if c.has_spaces else None,
+            tr("Tokens per word"): f"{c.tokens_per_word:.1f}" if c.has_spaces else "—",
             tr("Attention cells (T²)"): c.cells,
             tr("× English"): round(c.cells / english.cells, 1),
             tr("Explorer: words"): c.explorer_words,
