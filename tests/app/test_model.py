@@ -160,10 +160,7 @@ def test_a_link_holds_model_sentence_layer_and_head():
     assert params["text"] == "the cat sat on the mat" and params["layer"] == "1" and params["view"] == "head"
     fresh = page(**params).run()
     assert fresh.text_input(key="m_text").value == "the cat sat on the mat"
-    assert (
-        fresh.selectbox(key="m_layer").value == 1
-        and fresh.segmented_control(key="m_view").value == "head"
-    )
+    assert fresh.selectbox(key="m_layer").value == 1 and fresh.segmented_control(key="m_view").value == "head"
 
 
 @pytest.mark.parametrize(
