@@ -3,8 +3,9 @@ measured live, and the model's next token, one step at a time."""
 
 import streamlit as st
 
+from attention.i18n import tr
 from ui.model import caches as models
-from ui.model import lab, reading, roles, views
+from ui.model import lab, picker, reading, roles, views
 from ui.model.url import keep_url, sync_url
 from ui.router import use_router
 from ui.widgets import page_title, show_notes
@@ -13,20 +14,22 @@ use_router()
 sync_url()
 
 page_title(
-    "Inside a model",
-    "A real GPT's attention, computed by the book's chapter-4 GPTModel.",
-    help="Its blocks are the very MultiHeadAttention of chapter 3. What its patterns can mean depends on "
-    "what it learned: see the line under the model's name.",
+    tr("Inside a model"),
+    tr("A real GPT's attention, computed by the book's chapter-4 GPTModel."),
+    help=tr(
+        "Its blocks are the very MultiHeadAttention of chapter 3. What its patterns can mean depends on "
+        "what it learned: see the line under the model's name."
+    ),
 )
 show_notes(st.session_state.pop("_model_notes", []))
 
 # --- read the controls: the model, the sentence, the view and head -----------------------------
-source, model, info = views.model_picker()
-text, ids, tokens = views.sentence_input(info, model.cfg["context_length"])
+source, model, info = picker.model_picker()
+text, ids, tokens = picker.sentence_input(info, model.cfg["context_length"])
 
 # --- run the model on the sentence: every head's weights and the next-token logits -------------
 view = models.view(source, model, ids, tokens)
-views.tokens_caption(tokens)
+picker.tokens_caption(tokens)
 reading.start_note(info, ids)
 shown, layer, head = views.view_controls(model.cfg, len(tokens))
 

@@ -12,10 +12,20 @@ import plotly.graph_objects as go
 
 from attention.figures.layout import DIVERGING, cell_numbers, f32, figure, position_axis, title, token_labels
 from attention.figures.model import probability_bars
+from attention.i18n import N_, tr
 from attention.model.interventions import HeadMap
 from attention.model.lab import stretches
 
 BEFORE, AFTER = "#1f5fbf", "#d55e00"  # blue as the untouched model everywhere; vermilion (Okabe-Ito) after
+# the lines' and bars' names, by run: the model untouched, with heads knocked out, alone
+NAMES = {
+    # TRANSLATORS: the model as it is, no head knocked out (a line's or a chart's name)
+    "before": N_("untouched"),
+    # TRANSLATORS: the model with the chosen heads knocked out (a line's or a chart's name)
+    "after": N_("knocked out"),
+    "sentence": N_("loss"),  # alone: the sentence as the model reads it
+}
+COLOURS = {"before": BEFORE, "after": AFTER, "sentence": BEFORE}
 
 
 def loss_figure(
@@ -31,17 +41,15 @@ def loss_figure(
             "mode": "lines+markers",
             "x": positions,
             "y": f32(loss[when]),
-            "name": name,
-            "line": {"color": colour, "width": 2},
+            "name": tr(NAMES[when]),
+            "line": {"color": COLOURS[when], "width": 2},
             "marker": {"size": 5},
             "customdata": labels,
-            "hovertemplate": f"%{{x}}: %{{customdata}}<br>{name}: %{{y:.3f}} nats<extra></extra>",
+            "hovertemplate": tr(
+                "%{{x}}: %{{customdata}}<br>{name}: %{{y:.3f}} nats<extra></extra>", name=tr(NAMES[when])
+            ),
         }
-        for when, name, colour in (
-            ("before", "untouched", BEFORE),
-            ("after", "knocked out", AFTER),
-            ("sentence", "loss", BEFORE),  # alone: the sentence as the model reads it
-        )
+        for when in NAMES
         if when in loss
     ]
     shade = {"type": "rect", "xref": "x", "yref": "paper", "y0": 0, "y1": 1, "layer": "below"}
@@ -50,12 +58,12 @@ def loss_figure(
     return figure(
         data,
         {
-            "title": title("Loss on each token (nats)", size=14),
+            "title": title(tr("Loss on each token (nats)"), size=14),
             "xaxis": position_axis(
-                labels, "token (grey: repeated, an earlier copy tells it)" if shapes else "token"
+                labels, tr("token (grey: repeated, an earlier copy tells it)") if shapes else tr("token")
             )
             | {"tickangle": -60},
-            "yaxis": {"title": {"text": "−log p(token | tokens before)"}, "rangemode": "tozero"},
+            "yaxis": {"title": {"text": tr("−log p(token | tokens before)")}, "rangemode": "tozero"},
             "shapes": shapes,
             "legend": {"orientation": "h", "y": 1.02, "x": 1, "xanchor": "right", "yanchor": "bottom"},
             "showlegend": len(data) > 1,
@@ -70,10 +78,8 @@ def next_figure(next_tokens: dict[str, list[tuple[int, str, float]]], narrow: bo
     """The top next tokens after the last one, untouched and knocked out, side by side (stacked on
     a phone); each most likely on top."""
     data, layout = [], {}
-    for i, (when, name, colour) in enumerate(
-        (("before", "untouched", BEFORE), ("after", "knocked out", AFTER))
-    ):
-        rows = next_tokens[when]
+    for i, when in enumerate(("before", "after")):
+        rows, name, colour = next_tokens[when], tr(NAMES[when]), COLOURS[when]
         suffix = "" if i == 0 else "2"
         probabilities = f32([p for _, _, p in rows])
         data.append(
@@ -87,7 +93,7 @@ def next_figure(next_tokens: dict[str, list[tuple[int, str, float]]], narrow: bo
         layout[f"xaxis{suffix}"] = {
             "domain": domain[0],
             "range": [0, min(1.0, float(probabilities.max()) * 1.3 + 0.05)],
-            "title": {"text": f"probability, {name}"},
+            "title": {"text": tr("probability, {name}", name=name)},
             "anchor": f"y{suffix}",
         }
         layout[f"yaxis{suffix}"] = {
@@ -103,12 +109,21 @@ def next_figure(next_tokens: dict[str, list[tuple[int, str, float]]], narrow: bo
         data,
         layout
         | {
-            "title": title("Next token: untouched | knocked out", size=14),
+            "title": title(tr("Next token: untouched | knocked out"), size=14),
             "showlegend": False,
             "height": (2 if narrow else 1) * (60 + 26 * rows) + 60,
             "margin": {"l": 10, "r": 30, "t": 50, "b": 10},
         },
     )
+
+
+# A map's title, by kind and whether it is an estimate (attribution)
+HEADINGS = {
+    ("ablation", False): N_("Loss change, one head knocked out (nats)"),
+    ("ablation", True): N_("Loss change, one head knocked out (nats) (estimate)"),
+    ("patching", False): N_("Recovery, one head patched (1 = clean)"),
+    ("patching", True): N_("Recovery, one head patched (1 = clean) (estimate)"),
+}
 
 
 def importance_figure(grid: HeadMap, kind: str, width_px: int) -> go.Figure:
@@ -117,18 +132,16 @@ def importance_figure(grid: HeadMap, kind: str, width_px: int) -> go.Figure:
     the clean prediction a head alone brings back (0..1 and beyond)."""
     values = grid.values
     layers, heads = values.shape
-    estimated = " (estimate)" if grid.method == "attribution" else ""
+    heading = tr(HEADINGS[kind, grid.method == "attribution"])
     if kind == "ablation":
         bound = max(float(np.nanmax(np.abs(values))), 1e-6)
         scale = {"zmin": -bound, "zmax": bound, "colorscale": DIVERGING}
-        heading = f"Loss change, one head knocked out (nats){estimated}"
-        hover = "head %{y}.%{x}<br>loss change %{z:+.4f} nats<extra></extra>"
+        hover = tr("head %{y}.%{x}<br>loss change %{z:+.4f} nats<extra></extra>")
         text = "%{z:+.2f}"
     else:
         bound = max(1.0, float(np.nanmax(np.abs(values))))
         scale = {"zmin": -bound, "zmax": bound, "colorscale": DIVERGING}
-        heading = f"Recovery, one head patched (1 = clean){estimated}"
-        hover = "head %{y}.%{x}<br>recovery %{z:.4f} (1 = clean)<extra></extra>"
+        hover = tr("head %{y}.%{x}<br>recovery %{z:.4f} (1 = clean)<extra></extra>")
         text = "%{z:.0%}"
     data = [
         {
@@ -148,12 +161,12 @@ def importance_figure(grid: HeadMap, kind: str, width_px: int) -> go.Figure:
             "title": title(heading, size=14),
             "xaxis": {
                 "tickvals": list(range(heads)),
-                "ticktext": [f"head {h}" for h in range(heads)],
+                "ticktext": [tr("head {head}", head=h) for h in range(heads)],
                 "side": "top",
             },
             "yaxis": {
                 "tickvals": list(range(layers)),
-                "ticktext": [f"layer {layer}" for layer in range(layers)],
+                "ticktext": [tr("layer {layer}", layer=layer) for layer in range(layers)],
                 "autorange": "reversed",
                 "automargin": True,
             },

@@ -29,7 +29,19 @@ from attention.figures.layout import (
     token_label,
     token_labels,
 )
+from attention.i18n import N_, tr
 
+# A head's role (attention.model.roles.ROLES) in a word or two, as a chart or a table names it
+ROLE_NAMES = {
+    # TRANSLATORS: a head's role: it looks at the previous token
+    "previous": N_("previous"),
+    # TRANSLATORS: a head's role: it looks at the first token (an attention sink)
+    "first": N_("first"),
+    # TRANSLATORS: a head's role: it looks at earlier copies of the same token
+    "duplicate": N_("duplicate"),
+    # TRANSLATORS: a head's role: it looks at the token after the earlier copy (an induction head)
+    "induction": N_("induction"),
+}
 THUMB_CELLS = 32  # a thumbnail shows at most 32 x 32 cells (block maxima): its payload stays small
 
 
@@ -78,7 +90,7 @@ def _click_targets(cells: list[Cell], heads: int, size: int) -> tuple[dict, dict
         "marker": {"symbol": "square", "size": size, "color": "#000000", "opacity": 0.01},
         "selected": {"marker": {"opacity": 0.01}},
         "unselected": {"marker": {"opacity": 0.01}},
-        "hovertemplate": "head %{text}: click to open it in One head<extra></extra>",
+        "hovertemplate": tr("head %{text}: click to open it in One head<extra></extra>"),
         "showlegend": False,
         "xaxis": f"x{len(cells) + 1}",
         "yaxis": f"y{len(cells) + 1}",
@@ -87,22 +99,27 @@ def _click_targets(cells: list[Cell], heads: int, size: int) -> tuple[dict, dict
     return trace, {f"xaxis{len(cells) + 1}": hidden, f"yaxis{len(cells) + 1}": hidden}
 
 
-GRID_SCALE = {  # one colour bar for every thumbnail: the uint8 0..255 of weights 0..1
-    "showscale": True,
-    "colorbar": {
-        "thickness": 8,
-        "len": 120,
-        "lenmode": "pixels",
-        "y": 1,
-        "yanchor": "top",
-        "x": 1,
-        "xanchor": "left",
-        "xpad": 6,
-        "tickvals": [0, 128, 255],
-        "ticktext": ["0", "0.5", "1"],
-        "tickfont": {"size": 10},
-        "title": {"text": "weight", "font": {"size": 10}, "side": "top"},
-    },
+def grid_scale() -> dict:
+    """One colour bar for every thumbnail: the uint8 0..255 of weights 0..1."""
+    return {
+        "showscale": True,
+        "colorbar": GRID_COLORBAR | {"title": {**GRID_COLORBAR["title"], "text": tr("weight")}},
+    }
+
+
+GRID_COLORBAR = {
+    "thickness": 8,
+    "len": 120,
+    "lenmode": "pixels",
+    "y": 1,
+    "yanchor": "top",
+    "x": 1,
+    "xanchor": "left",
+    "xpad": 6,
+    "tickvals": [0, 128, 255],
+    "ticktext": ["0", "0.5", "1"],
+    "tickfont": {"size": 10},
+    "title": {"text": "weight", "font": {"size": 10}, "side": "top"},
 }
 
 
@@ -124,7 +141,7 @@ def model_grid(
     shrunk = [_shrink(weights[layer, head]) for layer in range(layers) for head in range(heads)]
     titles = [f"{layer}.{head}" for layer in range(layers) for head in range(heads)]
     data, layout = thumbnails(cells, shrunk, titles, title_size=11)
-    data[0] |= GRID_SCALE
+    data[0] |= grid_scale()
     for name in [k for k in layout if k.startswith(("xaxis", "yaxis"))]:
         layout[name]["ticks"] = ""  # plotly draws tick marks on hidden axes: stray dashes at the edges
     margin = {"l": 5, "r": 50, "t": 5, "b": 5}
@@ -174,7 +191,10 @@ def role_heatmap(scores: np.ndarray, role: str, caption: str) -> go.Figure:
             "colorbar": {"thickness": 10},
             "xgap": 1,
             "ygap": 1,
-            "hovertemplate": f"head %{{y}}.%{{x}}<br>{role} score %{{z:.3f}}<extra></extra>",
+            "hovertemplate": tr(
+                "head %{{y}}.%{{x}}<br>{role} score %{{z:.3f}}<extra></extra>",
+                role=tr(ROLE_NAMES.get(role, role)),
+            ),
             **cell_numbers(heads, 420) | {"texttemplate": "%{z:.2f}"},
         }
     ]
@@ -182,8 +202,13 @@ def role_heatmap(scores: np.ndarray, role: str, caption: str) -> go.Figure:
         data,
         {  # the title at the top left, clear of the axis title "head" below it
             "title": chart_title(caption, size=13),
-            "xaxis": {"title": {"text": "head"}, "tickmode": "linear", "dtick": 1, "side": "top"},
-            "yaxis": {"title": {"text": "layer"}, "tickmode": "linear", "dtick": 1, "autorange": "reversed"},
+            "xaxis": {"title": {"text": tr("head")}, "tickmode": "linear", "dtick": 1, "side": "top"},
+            "yaxis": {
+                "title": {"text": tr("layer")},
+                "tickmode": "linear",
+                "dtick": 1,
+                "autorange": "reversed",
+            },
             "height": 134 + 28 * layers,
             "margin": {"l": 10, "r": 10, "t": 84, "b": 10},
             "modebar": VERTICAL_TOOLBAR,
@@ -215,7 +240,13 @@ def token_view(tokens: list[str], weights: np.ndarray, query: int, heads: list[i
             for key in keys:  # one segment each, None between them
                 x += [0, 1, None]
                 y += [query + shift, int(key) + shift, None]
-                note = f"head {head}: {labels[query]} → {labels[key]}: {row[key]:.3f}"
+                note = tr(
+                    "head {head}: {query} → {key}: {weight:.3f}",
+                    head=head,
+                    query=labels[query],
+                    key=labels[key],
+                    weight=row[key],
+                )
                 text += [note, note, None]
             data.append(
                 {
@@ -236,7 +267,7 @@ def token_view(tokens: list[str], weights: np.ndarray, query: int, heads: list[i
                 "x": [None],
                 "y": [None],
                 "mode": "lines",
-                "name": f"head {head}",
+                "name": tr("head {head}", head=head),
                 "line": {"color": colour, "width": 4},
             }
         )
@@ -270,7 +301,7 @@ def token_view(tokens: list[str], weights: np.ndarray, query: int, heads: list[i
             "xaxis": hidden | {"range": [-0.6, 1.6]},
             "yaxis": hidden | {"range": [n - 0.5, -0.5]},
             "height": int(min(1800, 60 + 22 * n)),
-            "legend": {"orientation": "h", "y": 1.02, "yanchor": "bottom", "title": {"text": "colour:"}},
+            "legend": {"orientation": "h", "y": 1.02, "yanchor": "bottom", "title": {"text": tr("colour:")}},
             "margin": {"l": 10, "r": 10, "t": 40, "b": 10},
         },
     )
@@ -299,9 +330,11 @@ def next_token_bars(candidates: list[tuple[int, str, float]], temperature: float
     return figure(
         data,
         {
-            "title": title(f"Next token: softmax(logits / {temperature:g})", size=14),
+            "title": title(
+                tr("Next token: softmax(logits / {temperature:g})", temperature=temperature), size=14
+            ),
             "xaxis": {
-                "title": {"text": "probability"},
+                "title": {"text": tr("probability")},
                 "range": [0, min(1.0, float(probabilities.max()) * 1.25 + 0.05)],
             },
             "yaxis": {
@@ -359,7 +392,8 @@ def head_figure(tokens: Sequence[str], panel: StepPanel, width_px: int) -> go.Fi
     )
     heatmap = fig.data[0]
     if STEPS[panel.name].kind == "weights" and (heatmap.zmin > 0.05 or heatmap.zmax < 0.95):
-        note = f"colours fitted to this head: yellow = {heatmap.zmax:.2f} or more, not 1"
-        heatmap.colorbar = {"thickness": 12, "title": {"text": "fitted", "side": "top"}}
+        note = tr("colours fitted to this head: yellow = {top:.2f} or more, not 1", top=heatmap.zmax)
+        # TRANSLATORS: a colour bar's title: its colours are fitted to one head's values, not 0..1
+        heatmap.colorbar = {"thickness": 12, "title": {"text": tr("fitted"), "side": "top"}}
         fig.update_layout(title={"subtitle": {"text": f"{layout.title.subtitle.text} · {note}"}})
     return fig

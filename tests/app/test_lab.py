@@ -239,5 +239,5 @@ def test_a_click_on_the_chosen_option_keeps_it(key, value):
 def test_a_link_to_the_map_with_heads_keeps_them_for_the_lab():
     at = page(view="map", ko="1.0,1.3").run()
     assert not at.exception and url_params(at)["ko"] == "1.0,1.3"
-    at = at.segmented_control(key="m_view").set_value("Knock out heads").run()
+    at = at.segmented_control(key="m_view").set_value("lab").run()
     assert at.multiselect(key="m_ko").value == ["1.0", "1.3"]

@@ -14,8 +14,10 @@ from attention.model import catalog, sentence
 from attention.model.checkpoint import load_gpt2
 from tests.app.conftest import figures, session, url_params
 from tests.specs import decode
+from ui.model.url import VIEWS as VIEW_LABELS
 
 VIEWS = ["All heads", "One head", "Token view", "Head roles", "Next token", "Share & export"]
+KEYS = {label: key for key, label in VIEW_LABELS.items()}  # a view's label -> its widget value (URL name)
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +35,8 @@ def page(**params) -> AppTest:
 
 
 def view(at, name: str):
-    return at.segmented_control(key="m_view").set_value(name).run()
+    """`at` switched to the view labelled `name` (the widget holds its URL name: "head")."""
+    return at.segmented_control(key="m_view").set_value(KEYS[name]).run()
 
 
 def test_the_copy_model_shows_every_head(bundled):
@@ -101,7 +104,7 @@ def test_head_roles_and_one_click_to_the_best_induction_head():
     assert set(table["role"]) == {"previous", "first", "duplicate", "induction"}
     best = table[table["role"] == "induction"].iloc[0]["head"]
     at = at.button(key="m_open_induction").click().run()
-    assert at.segmented_control(key="m_view").value == "One head"
+    assert at.segmented_control(key="m_view").value == "head"
     assert f"{at.selectbox(key='m_layer').value}.{at.selectbox(key='m_head').value}" == best
 
 
@@ -109,7 +112,7 @@ def test_a_head_opened_for_its_role_says_what_stripe_to_look_for():
     """The copy model's example says a 16-token line twice: its induction head's stripe is 15 below
     the diagonal; the words come before the weights, which are the step shown; another head, no words."""
     at = page(view="roles").run()
-    at = at.segmented_control(key="m_view").set_value("One head").run()
+    at = view(at, "One head")
     at = at.segmented_control(key="m_step").set_value("scores").run()  # a step left from before
     at = view(at, "Head roles").button(key="m_open_induction").click().run()
     said = at.info[0].value
@@ -157,10 +160,7 @@ def test_a_link_holds_model_sentence_layer_and_head():
     assert params["text"] == "the cat sat on the mat" and params["layer"] == "1" and params["view"] == "head"
     fresh = page(**params).run()
     assert fresh.text_input(key="m_text").value == "the cat sat on the mat"
-    assert (
-        fresh.selectbox(key="m_layer").value == 1
-        and fresh.segmented_control(key="m_view").value == "One head"
-    )
+    assert fresh.selectbox(key="m_layer").value == 1 and fresh.segmented_control(key="m_view").value == "head"
 
 
 @pytest.mark.parametrize(
@@ -260,7 +260,7 @@ def test_a_click_on_the_chosen_view_keeps_that_view():
     the view it was on (it jumped to All heads)."""
     at = view(page().run(), "Head roles")
     at = at.segmented_control(key="m_view").set_value(None).run()
-    assert not at.exception and at.segmented_control(key="m_view").value == "Head roles"
+    assert not at.exception and at.segmented_control(key="m_view").value == "roles"
     assert url_params(at)["view"] == "roles" and figures(at)
     at = view(at, "One head").segmented_control(key="m_step").set_value("scores").run()
     at = at.segmented_control(key="m_step").set_value(None).run()  # the same for One head's step
@@ -286,7 +286,7 @@ def test_the_share_link_reopens_the_view_it_was_on():
     query = {k: v[0] for k, v in parse_qs(link.partition("?")[2]).items()}
     assert (query["view"], query["layer"], query["head"]) == ("head", "1", "2")
     fresh = page(**query).run()
-    assert fresh.segmented_control(key="m_view").value == "One head"
+    assert fresh.segmented_control(key="m_view").value == "head"
     assert (fresh.selectbox(key="m_layer").value, fresh.selectbox(key="m_head").value) == (1, 2)
     at = view(at, "Token view")
     at = view(at.selectbox(key="m_query").set_value(4).run(), "Share & export")

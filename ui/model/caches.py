@@ -13,6 +13,7 @@ import numpy as np
 import streamlit as st
 
 from attention.chapter3.trace import AttentionTrace
+from attention.i18n import N_, tr
 from attention.model import catalog, lab, sentence
 from attention.model.attribution import attribution_map, attribution_patching_map
 from attention.model.catalog import ModelInfo
@@ -60,12 +61,17 @@ def model(source: str) -> tuple[GPTModel, ModelInfo]:
     model-load slot (attention.slots.MODEL_LOADS) with the line's length shown."""
     catalog.check_source(source)  # before any download
     if catalog.needs_download(source):
-        bar = st.progress(0.0, text=f"Downloading {source}…")
+        bar = st.progress(0.0, text=tr("Downloading {source}…", source=source))
 
         def progress(done: int, total: int) -> None:
             if total:
-                mb = f"{done / 2**20:,.0f} of {total / 2**20:,.0f} MB"
-                bar.progress(min(1.0, done / total), text=f"Downloading {source}: {mb}")
+                text = tr(
+                    "Downloading {source}: {done:,.0f} of {total:,.0f} MB",
+                    source=source,
+                    done=done / 2**20,
+                    total=total / 2**20,
+                )
+                bar.progress(min(1.0, done / total), text=text)
 
         try:
             with _downloading:
@@ -75,7 +81,7 @@ def model(source: str) -> tuple[GPTModel, ModelInfo]:
     if (loaded := _loaded.get(source)) is None:
         ticket, _ = wait_for(MODEL_LOADS, st.session_state.setdefault("_held_model", {}), "model load")
         try:
-            with st.spinner(f"Loading {catalog.choices(own_runs()).get(source, source)}…"):
+            with st.spinner(tr("Loading {model}…", model=catalog.choices(own_runs()).get(source, source))):
                 loaded = _loaded[source] = _model(source)
         finally:
             ticket.release()
@@ -106,7 +112,7 @@ def layer(source: str, gpt: GPTModel, ids: list[int], index: int) -> AttentionTr
     return _layer(source, tuple(ids), index, gpt)
 
 
-PROBES = {"random": "random tokens", "text": "lines of text"}  # what a role is measured on
+PROBES = {"random": N_("random tokens"), "text": N_("lines of text")}  # what a role is measured on
 
 
 def probes_for(info: ModelInfo) -> str:
@@ -114,13 +120,18 @@ def probes_for(info: ModelInfo) -> str:
     return "text" if info.reads_language else "random"
 
 
-@st.cache_resource(max_entries=4, show_spinner="Measuring every head's role on probe sequences…")
-def roles(source: str, _gpt: GPTModel, _info: ModelInfo, probes: str = "random") -> dict[str, np.ndarray]:
-    """Every head's role scores (roles.py), on random-token probes or natural text
-    (sentence.NATURAL_LINES, for a model with GPT-2's vocabulary)."""
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _roles(source: str, _gpt: GPTModel, _info: ModelInfo, probes: str) -> dict[str, np.ndarray]:
     if probes == "text" and not _info.symbols:
         return freeze(text_roles(_gpt, sentence.natural_probes(), _info.start_token))
     return freeze(head_roles(_gpt, _info.probe_vocab, _info.start_token))
+
+
+def roles(source: str, gpt: GPTModel, info: ModelInfo, probes: str = "random") -> dict[str, np.ndarray]:
+    """Every head's role scores (roles.py), on random-token probes or natural text
+    (sentence.NATURAL_LINES, for a model with GPT-2's vocabulary)."""
+    with st.spinner(tr("Measuring every head's role on probe sequences…")):
+        return _roles(source, gpt, info, probes)
 
 
 @st.cache_resource(max_entries=4, ttl=3600, show_spinner=False)  # two (L, H, T, T) grids each: ≤ 19 MB
@@ -160,7 +171,7 @@ def importance(source, gpt, ids, corrupted, kind, method, mode) -> HeadMap:
     held = st.session_state.setdefault("_held_model", {}).setdefault("map", {})  # goes with the page
     ticket, _ = wait_for(SWEEPS, held, "heavy computation")
     try:
-        with st.spinner("Running every head…"):
+        with st.spinner(tr("Running every head…")):
             return _importance(*args, gpt)
     finally:
         ticket.release()

@@ -10,12 +10,13 @@ import streamlit as st
 from attention.errors import ConfigError
 from attention.figures import lab as figures
 from attention.figures.model import model_grid
+from attention.i18n import tr
 from attention.model import lab, sentence
 from attention.model.catalog import ModelInfo
 from attention.model.gpt import GPTModel
 from attention.model.interventions import check_heads, parse_heads
 from ui.model import caches as models
-from ui.model.url import MAPS, METHODS, MODES
+from ui.model.url import MAPS, METHODS, MODES, label
 from ui.widgets import chart, chart_width, copy_link_button, keep_choice, literal, narrow, show_notes
 
 
@@ -28,7 +29,7 @@ def _heads_from_url(model: GPTModel) -> list[str]:
         heads = parse_heads(asked)
         check_heads(model, heads)
     except ConfigError as error:
-        show_notes([f"ko={asked[:40]!r}: {error} Knocked out no head."])
+        show_notes([tr("ko={value}: {error} Knocked out no head.", value=repr(asked[:40]), error=error)])
         return []
     return [lab.head_name(h) for h in dict.fromkeys(heads)]
 
@@ -41,21 +42,21 @@ def experiments(source: str, model: GPTModel, info: ModelInfo) -> None:
     """The three classic experiments, a button each, on a sentence that shows them; an experiment
     whose heads this model lacks says so instead."""
     scores = models.roles(source, model, info, models.probes_for(info))
-    for column, (name, label) in zip(st.columns(3), lab.EXPERIMENTS.items(), strict=True):
+    for column, (name, words) in zip(st.columns(3), lab.EXPERIMENTS.items(), strict=True):
         try:
             heads = lab.experiment_heads(name, scores)
         except ConfigError as error:
             column.caption(literal(str(error)))
             continue
         column.button(
-            label,
+            tr(words),
             key=f"m_exp_{name}",
             on_click=_run_experiment,
             args=(heads, sentence.example(info)),
             use_container_width=True,
-            help="Runs on a repeated phrase: the second copy is where the model's copying shows.",
+            help=tr("Runs on a repeated phrase: the second copy is where the model's copying shows."),
         )
-        column.caption(f"Heads {', '.join(map(lab.head_name, heads))}")
+        column.caption(tr("Heads {heads}", heads=", ".join(map(lab.head_name, heads))))
 
 
 def head_picker(model: GPTModel) -> tuple[list[str], str]:
@@ -65,10 +66,10 @@ def head_picker(model: GPTModel) -> tuple[list[str], str]:
     s["m_ko"] = _heads_from_url(model) or [h for h in s["m_ko"] if h in options]
     left, right = st.columns([3, 1])
     left.multiselect(
-        "Heads to knock out (layer.head)",
+        tr("Heads to knock out (layer.head)"),
         options,
         key="m_ko",
-        placeholder="Pick heads, or run an experiment above",
+        placeholder=tr("Pick heads, or run an experiment above"),
     )
     mode_control(right)
     return s["m_ko"], s["m_mode"]
@@ -78,12 +79,14 @@ def mode_control(where) -> None:
     """Zero or mean: how a knocked-out head is replaced (one setting for the knockout and the map)."""
     keep_choice("m_mode", "zero")  # a click on the chosen mode keeps it
     where.segmented_control(
-        "Replace with",
+        tr("Replace with"),
         list(MODES),
         key="m_mode",
-        format_func=MODES.get,
-        help="Zero: the head writes nothing. Mean: it writes its average over this sentence's positions "
-        "(keeps the constant part of what it writes; the usual choice in papers).",
+        format_func=label(MODES),
+        help=tr(
+            "Zero: the head writes nothing. Mean: it writes its average over this sentence's positions "
+            "(keeps the constant part of what it writes; the usual choice in papers)."
+        ),
     )
 
 
@@ -92,13 +95,16 @@ def knockout_view(
 ) -> None:
     """Pick heads (or run an experiment), then the sentence before and after, with what it shows."""
     st.caption(
-        "A head's pattern shows where it looks, not what it does. Knock heads out (remove what they write "
-        "into the model) and see what changes: the loss on each token, the next token, the other heads."
+        tr(
+            "A head's pattern shows where it looks, not what it does. Knock heads out (remove what they "
+            "write into the model) and see what changes: the loss on each token, the next token, the other "
+            "heads."
+        )
     )
     experiments(source, model, info)
     picked, mode = head_picker(model)
     if not picked:
-        st.info("Pick at least one head to knock out, or run one of the experiments above.")
+        st.info(tr("Pick at least one head to knock out, or run one of the experiments above."))
         return
     try:
         result = models.knockout(source, model, info, ids, tokens, parse_heads(",".join(picked)), mode)
@@ -109,15 +115,17 @@ def knockout_view(
     chart(figures.loss_figure(tokens, result.loss, result.repeats, chart_width(1100)), key="m_ko_loss")
     chart(figures.next_figure(result.next, narrow()), key="m_ko_next")
     st.markdown(
-        "**Every head's attention**, knocked out and untouched. A knocked-out head still looks where it "
-        "looked (only what it writes is gone); a later head that read it can look elsewhere."
+        tr(
+            "**Every head's attention**, knocked out and untouched. A knocked-out head still looks where it "
+            "looked (only what it writes is gone); a later head that read it can look elsewhere."
+        )
     )
-    after, before = st.tabs(["Knocked out", "Untouched"])
+    after, before = st.tabs([tr("Knocked out"), tr("Untouched")])
     with after:
         chart(model_grid(result.weights["after"]), key="m_ko_grid_after")
     with before:
         chart(model_grid(result.weights["before"]), key="m_ko_grid_before")
-    st.caption("This page's address holds the heads and the mode: share it to show the same knockout.")
+    st.caption(tr("This page's address holds the heads and the mode: share it to show the same knockout."))
     copy_link_button()
 
 
@@ -127,18 +135,22 @@ def corrupted_input(
     """The corrupted sentence for patching: typed (as many tokens as the sentence), or the sentence
     with its first copy changed (lab.corrupted_twin). ConfigError when neither can be used."""
     typed = st.text_input(
-        "Corrupted sentence (as many tokens as yours)",
+        tr("Corrupted sentence (as many tokens as yours)"),
         key="m_corrupted",
-        placeholder="Empty: your sentence with the first copy of its repeated phrase changed",
-        help="Patching copies a head's output from your sentence (clean) into this one.",
+        placeholder=tr("Empty: your sentence with the first copy of its repeated phrase changed"),
+        help=tr("Patching copies a head's output from your sentence (clean) into this one."),
     )
     if typed.strip():
         corrupted, shown = sentence.encode(info, typed, context_length)
         if len(corrupted) != len(ids):
             raise ConfigError(
-                f"The corrupted sentence has {len(corrupted)} tokens and yours {len(ids)}: patching "
-                "needs the same number, position by position. Change a word for another that is one token "
-                "too (the line under the box shows the tokens).",
+                tr(
+                    "The corrupted sentence has {corrupted} tokens and yours {clean}: patching needs the "
+                    "same number, position by position. Change a word for another that is one token too "
+                    "(the line under the box shows the tokens).",
+                    corrupted=len(corrupted),
+                    clean=len(ids),
+                ),
                 "corrupted",
             )
         return corrupted, shown
@@ -152,30 +164,35 @@ def importance_view(
     """Every head alone, knocked out or patched: an (L, H) map, what it shows, and its export."""
     s = st.session_state
     st.caption(
-        "Which heads matter for this prediction? Every head alone is knocked out (or patched from your "
-        "sentence into a corrupted one) and the change is measured on the repeated tokens, where an "
-        "earlier copy tells the next one (every token when nothing repeats)."
+        tr(
+            "Which heads matter for this prediction? Every head alone is knocked out (or patched from your "
+            "sentence into a corrupted one) and the change is measured on the repeated tokens, where an "
+            "earlier copy tells the next one (every token when nothing repeats)."
+        )
     )
     keep_choice("m_map", "ablation")
     keep_choice("m_method", "exact")
     left, middle, right = st.columns([2, 1, 2])
-    left.segmented_control("Map", list(MAPS), key="m_map", format_func=MAPS.get)
+    left.segmented_control(tr("Map"), list(MAPS), key="m_map", format_func=label(MAPS))
     if s["m_map"] == "ablation":
         mode_control(middle)
     right.segmented_control(
-        "Method",
+        tr("Method"),
         list(METHODS),
         key="m_method",
-        format_func=METHODS.get,
-        help="Exact runs the model once per head. The estimate (attribution patching) takes one backward "
-        "pass: seconds for a big model, but approximate; check a head it names with a knockout.",
+        format_func=label(METHODS),
+        help=tr(
+            "Exact runs the model once per head. The estimate (attribution patching) takes one backward "
+            "pass: seconds for a big model, but approximate; check a head it names with a knockout."
+        ),
     )
     kind, method = s["m_map"], s["m_method"]
     corrupted = ()
     try:
         if kind == "patching":
             corrupted, shown = corrupted_input(info, ids, model.cfg["context_length"])
-            st.caption("Corrupted: " + literal(" ".join(shown[:60])) + (" …" if len(shown) > 60 else ""))
+            words = literal(" ".join(shown[:60])) + (" …" if len(shown) > 60 else "")
+            st.caption(tr("Corrupted: {tokens}", tokens=words))
         mode = s["m_mode"] if kind == "ablation" else "zero"  # patching replaces by the clean run's
         grid = models.importance(source, model, ids, corrupted, kind, method, mode)
     except ConfigError as error:
@@ -185,14 +202,14 @@ def importance_view(
     chart(figures.importance_figure(grid, kind, chart_width(720)), key="m_map_chart")
     left, right = st.columns(2)
     left.download_button(
-        "The map (CSV)",
+        tr("The map (CSV)"),
         lambda: figures.map_csv(grid, kind),
         file_name=f"{kind}_map.csv",
         mime="text/csv",
         on_click="ignore",
     )
     right.download_button(
-        "The map and its inputs (JSON)",
+        tr("The map and its inputs (JSON)"),
         lambda: figures.map_json(grid, kind, source, ids, tokens, corrupted),
         file_name=f"{kind}_map.json",
         mime="application/json",

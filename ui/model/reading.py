@@ -9,13 +9,14 @@ import numpy as np
 import streamlit as st
 
 from attention.figures import lab as lab_figures
+from attention.i18n import N_, tr
 from attention.model import sentence
 from attention.model.catalog import ModelInfo
 from attention.model.lab import repeat_positions
 from attention.model.sentence import SentenceView
 from ui.widgets import chart, chart_width
 
-START_NOTE = (
+START_NOTE = N_(
     "Your sentence starts with **<|endoftext|>** (token 50256), GPT-2's end-of-text token. GPT-2 read "
     "its training text as documents joined into one stream with this token between them, so every "
     "document began right after it: to a GPT-2-style model it means *a new text starts here*. "
@@ -27,7 +28,20 @@ START_NOTE = (
 def start_note(info: ModelInfo, ids: list[int]) -> None:
     """For a language model, a note when the sentence begins with <|endoftext|>."""
     if info.reads_language and sentence.starts_a_document(ids):
-        st.info(START_NOTE)
+        st.info(tr(START_NOTE))
+
+
+LOSS_WORDS = N_(
+    "Mean loss on this sentence: {mean:.2f} nats per token (the first token has none: nothing comes before "
+    "it). A uniform guess over the {vocabulary:,} tokens costs {uniform:.2f}. Lower is better: e^−loss is "
+    "the probability the model gave the right token."
+)
+LOSS_WORDS_UNIGRAM = N_(
+    "Mean loss on this sentence: {mean:.2f} nats per token (the first token has none: nothing comes before "
+    "it). A uniform guess over the {vocabulary:,} tokens costs {uniform:.2f}; word counts of its training "
+    "text (a unigram model) cost {unigram:.2f} on held-out text. Lower is better: e^−loss is the "
+    "probability the model gave the right token."
+)
 
 
 def token_loss(view: SentenceView, info: ModelInfo) -> None:
@@ -43,15 +57,7 @@ def token_loss(view: SentenceView, info: ModelInfo) -> None:
     )
     mean = float(np.nanmean(view.losses))
     uniform = math.log(len(view.next_logits))
-    words = [
-        f"Mean loss on this sentence: {mean:.2f} nats per token (the first token has none: nothing comes "
-        f"before it). A uniform guess over the {len(view.next_logits):,} tokens costs {uniform:.2f}"
-    ]
     unigram = info.extra.get("baselines", {}).get("unigram")
-    if isinstance(unigram, int | float):  # a model card's number (a folder's config.json may hold anything)
-        words.append(
-            f"; word counts of its training text (a unigram model) cost {unigram:.2f} on held-out text"
-        )
-    st.caption(
-        "".join(words) + ". Lower is better: e^−loss is the probability the model gave the right token."
-    )
+    # a model card's number (a folder's config.json may hold anything)
+    words = LOSS_WORDS_UNIGRAM if isinstance(unigram, int | float) else LOSS_WORDS
+    st.caption(tr(words, mean=mean, vocabulary=len(view.next_logits), uniform=uniform, unigram=unigram))

@@ -9,13 +9,14 @@ import pandas as pd
 import streamlit as st
 
 from attention.figures import model as figures
+from attention.i18n import N_, tr, tr_n
 from attention.model import sentence
 from attention.model.catalog import ModelInfo
 from attention.model.gpt import GPTModel
 from attention.model.lab import CLEAR_ROLE
 from attention.model.roles import PUBLISHED, ROLES, ranked
 from ui.model import caches as models
-from ui.model.url import VIEWS
+from ui.model.url import label
 from ui.widgets import chart, keep_choice, literal
 
 
@@ -23,7 +24,7 @@ def _open(layer: int, head: int, text: str, role: str, score: float) -> None:
     """One click: the head, on a sentence where its role shows, its weights first (the page scrolled
     to the top) with the pattern its role makes said in words (views.role_words)."""
     st.session_state.update(
-        m_layer=layer, m_head=head, m_view=VIEWS["head"], m_text=text, m_query=None, m_appended=[]
+        m_layer=layer, m_head=head, m_view="head", m_text=text, m_query=None, m_appended=[]
     )
     s = st.session_state  # the words hold for this model, sentence and head only (views._opened_for)
     opened = (s.get("m_source"), text, layer, head, role, score)
@@ -40,13 +41,19 @@ def _best_head(scores: dict, role: str, example: str) -> None:
     (Watch it learn measures a run's heads on these same probes, so it names the same best head)."""
     heads = [r for r in ranked(scores, top=scores[role].size) if r["role"] == role]
     best = heads[0]
+    name = tr(figures.ROLE_NAMES[role])
     if best["score"] < CLEAR_ROLE:
         st.caption(
-            f"No head of this model has a clear {role} role (best: {best['head']} at {best['score']:.2f})."
+            tr(
+                "No head of this model has a clear {role} role (best: {head} at {score:.2f}).",
+                role=name,
+                head=best["head"],
+                score=best["score"],
+            )
         )
         return
     st.button(
-        f"Open the best {role} head ({best['head']})",
+        tr("Open the best {role} head ({head})", role=name, head=best["head"]),
         key=f"m_open_{role}",
         on_click=_open,
         args=(best["layer"], best["index"], example, role, best["score"]),
@@ -55,9 +62,17 @@ def _best_head(scores: dict, role: str, example: str) -> None:
     near = [f"{r['head']} ({r['score']:.2f})" for r in heads[1:] if best["score"] - r["score"] <= NEAR_BEST]
     if near:
         st.caption(
-            f"{', '.join(near)} {'score' if len(near) > 1 else 'scores'} within {NEAR_BEST} of "
-            f"{best['head']} ({best['score']:.2f}): {'they do' if len(near) > 1 else 'it does'} the same "
-            "job. Which one comes first changes with the random probes."
+            tr_n(
+                "{heads} scores within {near} of {best} ({score:.2f}): it does the same job. Which one comes "
+                "first changes with the random probes.",
+                "{heads} score within {near} of {best} ({score:.2f}): they do the same job. Which one comes "
+                "first changes with the random probes.",
+                len(near),
+                heads=", ".join(near),
+                near=NEAR_BEST,
+                best=best["head"],
+                score=best["score"],
+            )
         )
 
 
@@ -70,13 +85,31 @@ def recorded_heads(info: ModelInfo) -> str:
             done["heads"]["start"]["previous"],
             done["heads"]["start"]["induction"],
         )
-        return (
-            f" Its recipe measured its heads on other text — {literal(str(done['on']))}: previous-token head "
-            f"{literal(str(previous))} at {float(p):.2f}, induction head {literal(str(induction))} at "
-            f"{float(i):.2f} (Watch it learn's replay ends on the same numbers)."
+        # TRANSLATORS: "Watch it learn" is the title of the app's training page
+        return tr(
+            "Its recipe measured its heads on other text — {on}: previous-token head {previous} at "
+            "{p:.2f}, induction head {induction} at {i:.2f} (Watch it learn's replay ends on the same "
+            "numbers).",
+            on=literal(str(done["on"])),
+            previous=literal(str(previous)),
+            p=float(p),
+            induction=literal(str(induction)),
+            i=float(i),
         )
     except (KeyError, TypeError, ValueError):
         return ""
+
+
+MEASURED_ON_TEXT = N_(
+    "Each head's role, measured on {count} well-known lines of English (Shakespeare, Carroll, Dickens), "
+    "each after <|endoftext|> as it is; for duplicate and induction, its first 12, 18 or 24 tokens said "
+    "twice."
+)
+MEASURED = N_(
+    "Each head's role, measured on probe sequences of random tokens (a start token, a random prefix, L "
+    "random tokens, the same L again; L and the prefix vary, so looking a fixed distance back does not "
+    "pass as induction)."
+)
 
 
 def head_roles(source: str, model: GPTModel, info: ModelInfo, text: str) -> None:
@@ -86,41 +119,50 @@ def head_roles(source: str, model: GPTModel, info: ModelInfo, text: str) -> None
         st.session_state.setdefault("m_probes", probes)
         keep_choice("m_probes", probes)
         probes = st.segmented_control(
-            "Measured on", list(models.PROBES), key="m_probes", format_func=models.PROBES.get
+            tr("Measured on"), list(models.PROBES), key="m_probes", format_func=label(models.PROBES)
         )
     scores = models.roles(source, model, info, probes)
+    recorded = recorded_heads(info)
     st.markdown(
-        (
-            f"Each head's role, measured on {len(sentence.NATURAL_LINES)} well-known lines of English "
-            "(Shakespeare, Carroll, Dickens), each after <|endoftext|> as it is; for duplicate and "
-            "induction, its first 12, 18 or 24 tokens said twice."
-            if probes == "text"
-            else "Each head's role, measured on probe sequences of random tokens (a start token, a random "
-            "prefix, L random tokens, the same L again; L and the prefix vary, so looking a fixed distance "
-            "back does not pass as induction)."
+        " ".join(
+            [
+                tr(MEASURED_ON_TEXT, count=len(sentence.NATURAL_LINES)) if probes == "text" else tr(MEASURED),
+                tr(
+                    "A score is the attention a head puts on the keys its role expects, averaged over the "
+                    "queries: 1 = always exactly there."
+                ),
+                *([recorded] if recorded else []),
+            ]
         )
-        + " A score is the attention a head puts on the keys its role expects, averaged over the queries: "
-        "1 = always exactly there." + recorded_heads(info)
     )
     repeated = sentence.example(info)
     for row in (list(ROLES)[:2], list(ROLES)[2:]):
         for column, role in zip(st.columns(2), row, strict=True):
             with column:
-                chart(figures.role_heatmap(scores[role], role, ROLES[role]), key=f"m_role_{role}")
+                chart(figures.role_heatmap(scores[role], role, tr(ROLES[role])), key=f"m_role_{role}")
                 example = repeated if role in ("induction", "duplicate") else text
                 _best_head(scores, role, example)
-    top = pd.DataFrame(ranked(scores, top=3))
+    top_heads(scores)
+    if info.is_gpt2_small:
+        st.info(
+            tr(
+                "Published for GPT-2 small: induction heads {induction}; previous-token heads {previous} "
+                "(Olsson et al. 2022; Wang et al. 2022). Compare them with the measured tops above.",
+                induction=", ".join(PUBLISHED["induction"]),
+                previous=", ".join(PUBLISHED["previous"]),
+            )
+        )
+
+
+def top_heads(scores: dict) -> None:
+    """Each role's top three heads, a row each: the role (in words), the head, its score."""
+    top = pd.DataFrame(ranked(scores, top=3))[["role", "head", "score"]]
+    top["role"] = [tr(figures.ROLE_NAMES[role]) for role in top["role"]]
+    # the table's headers as the reader reads them: the columns keep their names until here
+    top.columns = [tr("role"), tr("head"), tr("score")]
     st.dataframe(  # every row, no inner scroll: 35 px a row and the header
-        top[["role", "head", "score"]].style.format({"score": "{:.3f}"}),
+        top.style.format({top.columns[2]: "{:.3f}"}),
         hide_index=True,
         width="content",
         height=35 * (len(top) + 1) + 3,
     )
-    if info.is_gpt2_small:
-        st.info(
-            "Published for GPT-2 small: induction heads "
-            + ", ".join(PUBLISHED["induction"])
-            + "; previous-token heads "
-            + ", ".join(PUBLISHED["previous"])
-            + " (Olsson et al. 2022; Wang et al. 2022). Compare them with the measured tops above."
-        )

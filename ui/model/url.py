@@ -8,28 +8,38 @@ from __future__ import annotations
 import streamlit as st
 
 from attention.explorer.query_params import view_values
+from attention.i18n import N_, tr
 from attention.model import catalog, sentence
 from ui import url
 from ui.model import caches as models
 
 VIEWS = {
-    "grid": "All heads",
-    "head": "One head",
-    "tokens": "Token view",
-    "roles": "Head roles",
-    "next": "Next token",
-    "lab": "Knock out heads",
-    "map": "Head importance",
-    "share": "Share & export",
-}  # URL name -> the view's label
-MODES = {"zero": "Zeros", "mean": "Its mean"}  # what a knocked-out head writes instead (interventions.MODES)
-MAPS = {"ablation": "Knock out each head", "patching": "Patch each head"}
-METHODS = {"exact": "Exact: runs the model once per head", "attribution": "Fast estimate: attribution"}
+    "grid": N_("All heads"),
+    "head": N_("One head"),
+    "tokens": N_("Token view"),
+    "roles": N_("Head roles"),
+    "next": N_("Next token"),
+    "lab": N_("Knock out heads"),
+    "map": N_("Head importance"),
+    "share": N_("Share & export"),
+}  # URL name (the m_view widget's value) -> the view's label, translated where shown (label)
+# what a knocked-out head writes instead (interventions.MODES)
+MODES = {"zero": N_("Zeros"), "mean": N_("Its mean")}
+MAPS = {"ablation": N_("Knock out each head"), "patching": N_("Patch each head")}
+METHODS = {
+    "exact": N_("Exact: runs the model once per head"),
+    "attribution": N_("Fast estimate: attribution"),
+}
 TEMPERATURES = [0.5, 0.7, 1.0, 1.5, 2.0]
 WIDGETS = [
     *("m_source", "m_text", "m_view", "m_layer", "m_head", "m_query", "m_temperature", "m_appended"),
     *("m_ko", "m_mode", "m_map", "m_method", "m_corrupted"),
 ]
+
+
+def label(table: dict[str, str]):
+    """A format_func for a widget whose values are `table`'s keys: its label in this rerun's language."""
+    return lambda key: tr(table[key])
 
 
 def opening() -> dict[str, str]:
@@ -54,7 +64,7 @@ def load_url(raw: dict[str, tuple[str, ...]]) -> None:
     values, notes = view_values(raw, spec)
     s["m_source"] = values.get("model", catalog.default())
     s["m_text"] = str(raw["text"][-1])[:2000] if raw.get("text") else sentence.opening_text(s["m_source"])
-    s["m_view"] = VIEWS[values.get("view", "grid")]
+    s["m_view"] = values.get("view", "grid")
     # the layer and head are checked against the model's own ranges once it is loaded (view_controls)
     s["_m_layer_head"] = {k: raw[k] for k in ("layer", "head") if k in raw}
     s.update(
@@ -80,7 +90,9 @@ def token_ids(raw: tuple[str, ...] | None, notes: list[str]) -> list[int]:
     try:
         return [int(v) for v in str(raw[-1]).split(",") if v.strip()][: sentence.MAX_TOKENS]
     except ValueError:
-        notes.append(f"next={str(raw[-1])[:40]!r} is not a list of token ids; appended nothing.")
+        notes.append(
+            tr("next={value} is not a list of token ids; appended nothing.", value=repr(str(raw[-1])[:40]))
+        )
         return []
 
 
@@ -98,7 +110,7 @@ def layer_head(cfg: dict) -> list[str]:
 
 def view_name() -> str:
     """The chosen view's URL name ("grid", "head", ...)."""
-    return next(k for k, v in VIEWS.items() if v == st.session_state["m_view"])
+    return st.session_state["m_view"]
 
 
 LAST_VIEW = "_m_last_view"  # the last view shown other than Share & export: what a share link opens

@@ -1,0 +1,191 @@
+"""Inside a model's first controls: the model picker (and what the model learned, in a line), a
+model that cannot be opened said so, the sentence box and the sentence as the model's tokens."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from attention.errors import ConfigError
+from attention.i18n import N_, tr
+from attention.model import catalog, sentence
+from attention.model.catalog import ModelInfo
+from attention.model.gpt import GPTModel
+from ui.model import caches as models
+from ui.widgets import literal
+
+COPY_MODEL = N_(
+    "This model learned to copy repeated stretches of tokens, not language: its heads show where a "
+    "repeat is, not grammar."
+)
+
+
+def meaning(info: ModelInfo) -> str:
+    """What the model learned and what its attention patterns can and cannot mean, for a student;
+    built from config.json's attention_explorer.trained_on."""
+    trained_on = info.trained_on.lower()
+    if "repeat" in trained_on or "copy" in trained_on:
+        return tr(COPY_MODEL)
+    if not trained_on and catalog.is_hub(info.source):
+        return tr(
+            "This model learned language from web text: its heads can follow grammar and meaning, "
+            "though one head's pattern is a clue to what it does, not proof."
+        )
+    if trained_on:
+        return tr(
+            "This model learned from {trained_on}: its heads show what that taught it, nothing more.",
+            trained_on=literal(info.trained_on),
+        )
+    return tr("What this model was trained on is not recorded: read its patterns with care.")
+
+
+def _label(source: str) -> str:
+    """The picker's label for a source that is not in the catalogue but was opened."""
+    if catalog.is_hub(source):
+        # TRANSLATORS: a model's name in the model list, {source} a Hugging Face repo ("gpt2")
+        return tr("{source} from the hub", source=source)
+    # TRANSLATORS: a model's name in the model list, {source} a folder on the server
+    return tr("Local: {source}", source=source)
+
+
+OPENED = "_m_opened"  # the model this session last opened: where a pick that cannot be opened goes back
+# What is shown instead of a model that cannot be opened, by whose it is (_fallback)
+CANNOT_OPEN = {
+    "had": N_("Could not open {label}: {why}. Showing “{name}”, the model you had open, instead."),
+    "default": N_("Could not open {label}: {why}. Showing “{name}”, the default model, instead."),
+    "copy": N_("Could not open {label}: {why}. Showing “{name}”, the copy model, instead."),
+}
+
+
+def _cannot_open(label: str, error: ConfigError, name: str, whose: str) -> None:
+    """For a student: what happened and what is shown instead; the details folded away."""
+    why = str(error).split(". ")[0].rstrip(".")
+    st.error(literal(tr(CANNOT_OPEN[whose], label=label[:100], why=why[:300], name=name)))
+    with st.expander(tr("Details for the administrator")):
+        st.text(str(error))
+
+
+def _fallback(failed: str) -> tuple[str, str]:
+    """Where a model that cannot be opened goes back to, and whose it is (a key of CANNOT_OPEN):
+    the model the student had open, else the page's default model (else the copy model, if the
+    default is what failed)."""
+    had = st.session_state.get(OPENED)
+    if had is not None and had != failed:
+        return had, "had"
+    default = catalog.default()
+    return (default, "default") if default != failed else (catalog.BUNDLED, "copy")
+
+
+def _open(source: str, choices: dict[str, str]) -> tuple[str, GPTModel, ModelInfo]:
+    """The model for `source`; one that cannot be opened is said so once, and the model the
+    student had open (else the default) is opened instead, named in the message."""
+    s = st.session_state
+    try:
+        model, info = models.model(source)
+    except ConfigError as error:
+        back, whose = _fallback(source)
+        try:
+            model, info = models.model(back)
+        except ConfigError:  # the model it had is gone (a run this server no longer keeps)
+            back, whose = catalog.BUNDLED, "copy"
+            model, info = models.model(back)
+        name = choices.get(back, _label(back)).split(" (")[0]  # "Shakespeare: has read 36 plays"
+        _cannot_open(choices.get(source, source), error, name, whose)
+        source = s["m_source"] = back  # no second try (and message) on the next rerun
+        s["m_path"] = ""
+    s[OPENED] = source
+    return source, model, info
+
+
+def model_picker() -> tuple[str, GPTModel, ModelInfo]:
+    """The model list (and, unless the server lists its models only, a folder box): the source
+    opened, its model and what it is. A source that cannot be opened is said so once, and the
+    picker shows the model drawn instead (_open)."""
+    s = st.session_state
+    choices = catalog.choices(models.own_runs())
+    listed_only = catalog.listed_only()  # a class server can turn the folder box off (docs/classroom.md)
+    path = "" if listed_only else str(s.get("m_path") or "").strip()
+    # opened before the picker is drawn, so that the picker shows what is drawn
+    source, model, info = _open(path or s["m_source"], choices)
+    if s["m_source"] not in choices:  # a folder or repo from the URL, opened
+        choices[s["m_source"]] = _label(s["m_source"])
+    left, right = (st, None) if listed_only else st.columns([3, 2])
+    left.selectbox(
+        tr("Model"),
+        list(choices),
+        key="m_source",
+        format_func=choices.get,
+        help=tr("The Shakespeare and copy models work offline; hub models download once when picked."),
+    )
+    if listed_only:
+        st.caption(  # docs/classroom.md: who may open what
+            tr(
+                "This server opens the models listed here only. On your own machine, `streamlit run app.py "
+                "--server.address localhost` opens any folder or hub repo."
+            )
+        )
+    else:
+        right.text_input(
+            tr("…or a folder on this server"),
+            key="m_path",
+            placeholder="/path/with/config.json",
+            help=tr("config.json + model.safetensors in GPT-2's layout (Hugging Face's save_pretrained)."),
+        )
+    model_caption(model, info)
+    return source, model, info
+
+
+def model_caption(model: GPTModel, info: ModelInfo) -> None:
+    """The model's size in a line (what it was trained on in full under the "?"), and, in the line
+    below, what it learned."""
+    cfg = model.cfg
+    st.caption(
+        tr(
+            "**{name}**: {layers} layers × {heads} heads, d = {d}, {millions:.1f} M parameters, "
+            "context {context} tokens.",
+            name=literal(info.name),
+            layers=cfg["n_layers"],
+            heads=cfg["n_heads"],
+            d=cfg["emb_dim"],
+            millions=sum(p.numel() for p in model.parameters()) / 1e6,
+            context=cfg["context_length"],
+        ),
+        help=tr("Trained on {what}.", what=literal(info.trained_on)) if info.trained_on else None,
+    )
+    st.caption(meaning(info))
+
+
+def _new_sentence() -> None:
+    """A new sentence starts without the tokens appended to the last one."""
+    st.session_state.update(m_appended=[], m_query=None)
+
+
+def sentence_input(info: ModelInfo, context_length: int) -> tuple[str, list[int], tuple[str, ...]]:
+    """The sentence box: (the text, its token ids with the appended ones, their display texts).
+    Appended tokens that cannot be used are dropped (the sentence stays); a sentence that cannot
+    be used is said so and the example sentence is shown."""
+    s = st.session_state
+    text = st.text_input(
+        tr("Sentence"),
+        key="m_text",
+        help=tr("Press Enter to apply. A repeated phrase shows induction heads."),
+        on_change=_new_sentence,
+    )
+    try:
+        if s["m_appended"]:  # too many from a link, say, or another model's ids
+            try:
+                return text, *sentence.encode(info, text, context_length, s["m_appended"])
+            except ConfigError as error:
+                s["m_appended"] = []
+                st.warning(
+                    literal(tr("{error} Showing the sentence without the appended tokens.", error=error))
+                )
+        return text, *sentence.encode(info, text, context_length)
+    except ConfigError as error:
+        st.warning(literal(tr("{error} Showing the example sentence instead.", error=error)))
+        return text, *sentence.encode(info, sentence.example(info), context_length)
+
+
+def tokens_caption(tokens: tuple[str, ...]) -> None:
+    """The sentence as the model's tokens (the first 60)."""
+    shown = literal(" ".join(tokens[:60])) + (" …" if len(tokens) > 60 else "")
+    st.caption(tr("Tokens as the model sees them (· is a space): {tokens}", tokens=shown))
