@@ -8,7 +8,10 @@ is built from them, offline, with tiktoken's own pattern and hash checks.
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from importlib import resources
+
+from attention.model import pieces
 
 ENDOFTEXT = "<|endoftext|>"
 ENDOFTEXT_ID = 50256  # GPT-2 read every document after it; TransformerLens's to_tokens prepends it
@@ -45,11 +48,26 @@ def encode(text: str) -> list[int]:
 
 
 def shown(token_id: int) -> str:
-    """A token as the model sees it, readable: a leading space as "·" ("·the"), newlines as "⏎";
-    bytes that are only part of a character as <0xE2>."""
+    """A token alone, readable: a leading space as "·" ("·the"), newlines as "⏎"; a token that is
+    only part of a character (no sentence around it to say which) as its bytes, "⟨EB 8B⟩"."""
     raw = gpt2().decode_single_token_bytes(token_id)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
-        return "".join(f"<0x{b:02X}>" for b in raw)
+        return "⟨" + " ".join(f"{b:02X}" for b in raw) + "⟩"
     return text.replace(" ", "·").replace("\n", "⏎").replace("\t", "⇥")
+
+
+def token_bytes(ids: Sequence[int]) -> list[bytes]:
+    return [gpt2().decode_single_token_bytes(int(i)) for i in ids]
+
+
+def labels(ids: Sequence[int]) -> tuple[str, ...]:
+    """A sentence's tokens, readable: a token that is part of a character labelled with it and its
+    part ("한 1/2"), never <0xED> or "�" (attention.model.pieces)."""
+    return pieces.labels(token_bytes(ids))
+
+
+def hexes(ids: Sequence[int]) -> tuple[str, ...]:
+    """Each token's bytes in hex ("ED 95"), for hover text."""
+    return tuple(" ".join(f"{b:02X}" for b in raw) for raw in token_bytes(ids))

@@ -39,6 +39,8 @@ def test_tokens_are_shown_as_the_model_sees_them():
     ids = tokenizer.encode("the cat\nsat")
     assert [tokenizer.shown(i) for i in ids] == ["the", "·cat", "⏎", "sat"]
     assert tokenizer.shown(50256) == "<|endoftext|>"
-    assert tokenizer.shown(tokenizer.encode("🍕")[0]).startswith(
-        "<0x"
-    )  # a byte of a character, not a broken glyph
+    # a token alone that is part of a character: its bytes, not a broken glyph
+    assert tokenizer.shown(tokenizer.encode("🍕")[0]) == "⟨F0 9F⟩"
+    # in its sentence: the character it belongs to, and which part
+    assert tokenizer.labels(tokenizer.encode("🍕")) == ("🍕 1/3", "🍕 2/3", "🍕 3/3")
+    assert tokenizer.hexes(tokenizer.encode("🍕")) == ("F0 9F", "8D", "95")
