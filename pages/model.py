@@ -5,7 +5,7 @@ import streamlit as st
 
 from attention.i18n import tr
 from ui.model import caches as models
-from ui.model import lab, picker, reading, roles, views
+from ui.model import groups, lab, picker, reading, roles, views
 from ui.model.url import keep_url, sync_url
 from ui.router import use_router
 from ui.widgets import page_title, show_notes
@@ -29,17 +29,20 @@ text, ids, tokens = picker.sentence_input(info, model.cfg["context_length"])
 
 # --- run the model on the sentence: every head's weights and the next-token logits -------------
 view = models.view(source, model, ids, tokens)
-picker.tokens_caption(tokens)
+groups.tokens_caption(info, view)
 reading.start_note(info, ids)
 shown, layer, head = views.view_controls(model.cfg, len(tokens))
 
-# --- draw the chosen view ----------------------------------------------------------------------
+# --- draw the chosen view (All heads and Token view: per token, per character or per word) ------
+by = groups.grouping(info) if shown in ("grid", "tokens") else "tokens"
+seen = groups.grouped(view, by)
+groups.grouped_note(seen, by, len(tokens))
 if shown == "grid":
-    views.all_heads(view, layer, head)
+    views.all_heads(seen, layer, head)
 elif shown == "head":
     views.one_head(source, model, ids, tokens, layer, head)
 elif shown == "tokens":
-    views.token_lines(view, tokens, layer, head)
+    views.token_lines(seen, seen.tokens, layer, head)
 elif shown == "roles":
     roles.head_roles(source, model, info, text)
 elif shown == "next":

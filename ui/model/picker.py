@@ -183,9 +183,3 @@ def sentence_input(info: ModelInfo, context_length: int) -> tuple[str, list[int]
     except ConfigError as error:
         st.warning(literal(tr("{error} Showing the example sentence instead.", error=error)))
         return text, *sentence.encode(info, sentence.example(info), context_length)
-
-
-def tokens_caption(tokens: tuple[str, ...]) -> None:
-    """The sentence as the model's tokens (the first 60)."""
-    shown = literal(" ".join(tokens[:60])) + (" …" if len(tokens) > 60 else "")
-    st.caption(tr("Tokens as the model sees them (· is a space): {tokens}", tokens=shown))

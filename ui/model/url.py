@@ -33,8 +33,9 @@ METHODS = {
 TEMPERATURES = [0.5, 0.7, 1.0, 1.5, 2.0]
 WIDGETS = [
     *("m_source", "m_text", "m_view", "m_layer", "m_head", "m_query", "m_temperature", "m_appended"),
-    *("m_ko", "m_mode", "m_map", "m_method", "m_corrupted"),
+    *("m_ko", "m_mode", "m_map", "m_method", "m_corrupted", "m_group"),
 ]
+GROUPS = ("tokens", "characters", "words")  # ui/model/groups.GROUPINGS' keys
 
 
 def label(table: dict[str, str]):
@@ -60,6 +61,7 @@ def load_url(raw: dict[str, tuple[str, ...]]) -> None:
         "mode": list(MODES),
         "map": list(MAPS),
         "method": list(METHODS),
+        "group": list(GROUPS),
     }
     values, notes = view_values(raw, spec)
     s["m_source"] = values.get("model", catalog.default())
@@ -78,6 +80,7 @@ def load_url(raw: dict[str, tuple[str, ...]]) -> None:
     s["_m_ko"], s["m_ko"] = str(raw["ko"][-1])[:400] if raw.get("ko") else "", []
     s["m_mode"], s["m_map"] = values.get("mode", "zero"), values.get("map", "ablation")
     s["m_method"] = values.get("method", "exact")
+    s["m_group"] = values.get("group", "tokens")
     s["m_corrupted"] = str(raw["corrupted"][-1])[:2000] if raw.get("corrupted") else ""
     s["_model_notes"] = notes
 
@@ -136,7 +139,13 @@ def url_params(source: str, text: str, shown: str | None = None) -> dict[str, st
         params["temperature"] = str(s["m_temperature"])
     if s["m_ko"] or s.get("_m_ko"):  # the link's heads, until the lab has checked them against the model
         params["ko"] = ",".join(s["m_ko"]) or s["_m_ko"]
-    defaults = {"m_mode": "zero", "m_map": "ablation", "m_method": "exact", "m_corrupted": ""}
+    defaults = {
+        "m_mode": "zero",
+        "m_map": "ablation",
+        "m_method": "exact",
+        "m_corrupted": "",
+        "m_group": "tokens",
+    }
     params |= {key[2:]: s[key] for key, default in defaults.items() if s[key] != default}
     return {} if params == opening() else params
 
