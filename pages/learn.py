@@ -5,8 +5,9 @@ Predict, then see: each step asks its question before it shows the numbers that 
 
 import streamlit as st
 
+from attention.i18n import tr
 from ui.cache import cached_trace
-from ui.learn import steps
+from ui.learn import masking, steps
 from ui.learn.controls import Lesson, keep_url, lesson_config, sentence_controls, sync_url
 from ui.router import use_router
 from ui.widgets import page_title, show_notes
@@ -15,9 +16,11 @@ use_router()
 sync_url()
 
 page_title(
-    "Learn attention, step by step",
-    "Predict, then check: each step asks a question before it shows the numbers that answer it. Every "
-    "number is computed live by the Explorer's engine.",
+    tr("Learn attention, step by step"),
+    tr(
+        "Predict, then check: each step asks a question before it shows the numbers that answer it. Every "
+        "number is computed live by the Explorer's engine."
+    ),
 )
 show_notes(st.session_state.pop("_learn_notes", []))
 
@@ -27,23 +30,23 @@ config = lesson_config(choice, text, seed)
 page = Lesson(config, cached_trace(config), choice, everything)
 
 # --- the steps, each asking before it shows ----------------------------------------------------
-st.header("1 · Tokens → ids → embeddings")
+st.header(tr("1 · Tokens → ids → embeddings"))
 steps.tokens_to_embeddings(page)
 
-st.header("2 · Simplified self-attention for one query")
+st.header(tr("2 · Simplified self-attention for one query"))
 query = steps.query_picker(page)
 steps.simplified_attention(page, query)
 
-st.header("3 · Trainable weights: queries, keys, values")
+st.header(tr("3 · Trainable weights: queries, keys, values"))
 steps.trainable_weights(page, query)
 
-st.header("4 · Causal mask: two ways, one result")
-steps.causal_mask(page)
+st.header(tr("4 · Causal mask: two ways, one result"))
+masking.causal_mask(page)
 
-st.header("5 · Dropout on the attention weights")
-steps.dropout(page)
+st.header(tr("5 · Dropout on the attention weights"))
+masking.dropout(page)
 
-st.header("6 · Multi-head attention")
+st.header(tr("6 · Multi-head attention"))
 steps.multi_head(page)
 steps.exercises()
 

@@ -15,8 +15,11 @@ import torch
 from attention.chapter3.modules import MultiHeadAttention, MultiHeadAttentionWrapper, reset_parameters
 from attention.explorer.config import ExplorerConfig
 from attention.explorer.engine import build_module, run
+from attention.i18n import N_
 
 MAX_TOKENS = 12  # the worked sums stay readable
+# scaling_demo's columns besides d_k: each a table header, translated where the table is shown
+SCALING_COLUMNS = (N_("score std"), N_("largest weight, unscaled"), N_("largest weight, scaled"))
 
 
 def sentence_config(text: str, seed: int, own: bool) -> ExplorerConfig:
@@ -101,14 +104,8 @@ def scaling_demo(dims=(2, 8, 32, 128, 512, 2048), samples: int = 200, seed: int 
         scores = (q @ k.transpose(1, 2)).squeeze(1)  # (S, 8)
         unscaled = torch.softmax(scores, dim=-1).max(dim=-1).values.mean().item()
         scaled = torch.softmax(scores / d_k**0.5, dim=-1).max(dim=-1).values.mean().item()
-        rows.append(
-            {
-                "d_k": d_k,
-                "score std": scores.std().item(),
-                "largest weight, unscaled": unscaled,
-                "largest weight, scaled": scaled,
-            }
-        )
+        values = (scores.std().item(), unscaled, scaled)
+        rows.append({"d_k": d_k} | dict(zip(SCALING_COLUMNS, values, strict=True)))
     return rows
 
 

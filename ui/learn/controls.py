@@ -13,12 +13,13 @@ from attention.errors import ConfigError
 from attention.explorer import ExplorerConfig
 from attention.explorer.config import MAX_SEED
 from attention.explorer.query_params import view_values
+from attention.i18n import tr, tr_n
 from attention.lessons import chapter3 as lesson
 from ui import url, widgets
 from ui.widgets import literal
 
 BOOK = [p for p in presets() if "vectors" in p]  # the book's sentences with their printed vectors
-OWN = "my own sentence"
+OWN = "my own sentence"  # the radio's value (kept in session state and tests); shown through tr()
 HEADS, D_OUTS, PS = [1, 2, 3, 4, 6], [12, 24, 48], [round(0.1 * i, 1) for i in range(10)]
 DEFAULTS = {
     "learn_source": BOOK[0]["text"],
@@ -64,29 +65,32 @@ def reset_predictions() -> None:
 def sentence_controls() -> tuple[str, str, int, bool]:
     """The sentence picker, the learner's own sentence, the seed and the show-everything switch:
     (the picked book sentence or OWN, the own sentence, seed, everything)."""
+    own = tr("my own sentence")  # put in now: a format_func may be called off this rerun's thread
     choice = st.radio(
-        "Sentence",
+        tr("Sentence"),
         [p["text"] for p in BOOK] + [OWN],
         key="learn_source",
         horizontal=True,
         on_change=reset_predictions,
+        format_func=lambda source: own if source == OWN else source,
     )
     left, right = st.columns([3, 1])
     text = left.text_input(
-        "Your sentence", key="learn_text", disabled=choice != OWN, on_change=reset_predictions
+        tr("Your sentence"), key="learn_text", disabled=choice != OWN, on_change=reset_predictions
     )
     seed = right.number_input(
-        "seed",
+        # TRANSLATORS: the random seed (a number) that draws the weights
+        tr("seed"),
         0,
         MAX_SEED,
         key="learn_seed",
         on_change=reset_predictions,
-        help="Seeds the weights, and the embedding of your own sentence.",
+        help=tr("Seeds the weights, and the embedding of your own sentence."),
     )
     everything = st.toggle(
-        "Show every answer without predicting",
+        tr("Show every answer without predicting"),
         key="learn_everything",
-        help="For a teacher preparing a lesson, or a second reading.",
+        help=tr("For a teacher preparing a lesson, or a second reading."),
     )
     return choice, text, int(seed), everything
 
@@ -98,13 +102,18 @@ def lesson_config(choice: str, text: str, seed: int) -> ExplorerConfig:
     try:
         config = lesson.sentence_config(text if own else choice, seed, own)
     except ConfigError as error:
-        st.error(literal(f"{error} Showing the book's sentence instead."))
+        st.error(literal(tr("{error} Showing the book's sentence instead.", error=error)))
         config = lesson.sentence_config(BOOK[0]["text"], seed, own=False)
     short = lesson.first_tokens(config)
     if short is not config:
+        n = lesson.MAX_TOKENS
         st.warning(
-            "Long sentences make the worked sums hard to read; "
-            f"the first {lesson.MAX_TOKENS} tokens are used."
+            tr_n(
+                "Long sentences make the worked sums hard to read; the first {n} token is used.",
+                "Long sentences make the worked sums hard to read; the first {n} tokens are used.",
+                n,
+                n=n,
+            )
         )
     return short
 

@@ -10,10 +10,11 @@ import pandas as pd
 import streamlit as st
 
 from attention.figures.explorer import StepPanel, shape_text, step_figure, vectors_heatmap
-from attention.figures.layout import SEQUENTIAL, token_labels
+from attention.figures.layout import token_labels
+from attention.i18n import tr, tr_n
 from attention.lessons import chapter3 as lesson
 from ui.cache import cached_trace
-from ui.learn.controls import D_OUTS, HEADS, PS, Lesson
+from ui.learn.controls import D_OUTS, HEADS, Lesson
 from ui.widgets import chart, literal, predict
 
 WIDE = 900  # px a full-width matrix is drawn at
@@ -43,23 +44,34 @@ def two_matrices(page: Lesson, left: tuple, right: tuple, **marks) -> None:
 def tokens_to_embeddings(page: Lesson) -> None:
     """Step 1: the blog's vocabulary, each token's id, and the embedding matrix x."""
     trace, info = page.trace, page.config.tokens
-    st.markdown("Raschka's blog recipe: split into words, sort the unique words, a word's id is its place.")
+    st.markdown(
+        tr("Raschka's blog recipe: split into words, sort the unique words, a word's id is its place.")
+    )
     st.latex(
         r"\text{vocabulary} = \mathrm{sorted}(\mathrm{set}(\text{words})),\quad x^{(i)} = E[\mathrm{id}_i]"
     )
     st.code(f"vocabulary = {info.vocabulary}", language=None, wrap_lines=True)
-    st.dataframe(pd.DataFrame({"token": info.texts, "id": info.ids}), width="content")
+    # TRANSLATORS: a table's column header: the token's text
+    st.dataframe(pd.DataFrame({tr("token"): info.texts, "id": info.ids}), width="content")
     T, vocab, d_in = len(page.tokens), len(info.vocab), page.config.d_in
+    options = {  # the choices by what they say; the first is right
+        "token": tr("{n}: one per token", n=T),
+        "vocabulary": tr("{n}: one per vocabulary word", n=vocab),
+        "dimension": tr("{n}: one per embedding dimension", n=d_in),
+    }
     if predict(
         "check_ids",
-        "How many rows does the embedding matrix x have?",
-        [f"{T}: one per token", f"{vocab}: one per vocabulary word", f"{d_in}: one per embedding dimension"],
-        f"{T}: one per token",
-        "One row per token (position), not per vocabulary entry: repeated words repeat their row.",
+        tr("How many rows does the embedding matrix x have?"),
+        list(options.values()),
+        options["token"],
+        tr("One row per token (position), not per vocabulary entry: repeated words repeat their row."),
         page.everything,
     ):
         seed = page.config.seed
-        source = f"nn.Embedding({vocab}, 3), seed {seed}" if page.own else "the book's fixed vectors"
+        if page.own:
+            source = tr("nn.Embedding({vocab}, 3), seed {seed}", vocab=vocab, seed=seed)
+        else:
+            source = tr("the book's fixed vectors")
         st.markdown(f"**x** {shape_text(trace, 'x')} — {source}")
         title = f"x {shape_text(trace, 'x')}"
         figure = vectors_heatmap(trace.x[0], token_labels(page.tokens), title, numbers=True, width_px=HALF)
@@ -70,7 +82,7 @@ def query_picker(page: Lesson) -> int:
     """The query token the worked sums are for (kept within the sentence)."""
     st.session_state["learn_query"] = min(st.session_state["learn_query"], len(page.tokens) - 1)
     return st.selectbox(
-        "Query token", range(len(page.tokens)), format_func=page.labels.__getitem__, key="learn_query"
+        tr("Query token"), range(len(page.tokens)), format_func=page.labels.__getitem__, key="learn_query"
     )
 
 
@@ -84,16 +96,17 @@ def simplified_attention(page: Lesson, query: int) -> None:
     )
     if not predict(
         "check_top",
-        f"Before looking: which key will “{literal(page.tokens[query])}” attend to most?",
+        tr("Before looking: which key will “{token}” attend to most?", token=literal(page.tokens[query])),
         labels,
         labels[work.top_key],
-        "The largest dot product wins after the softmax, which keeps the order.",
+        tr("The largest dot product wins after the softmax, which keeps the order."),
         page.everything,
     ):
         return
     rows = [
         {
-            "key": labels[j],
+            # TRANSLATORS: a table's column header: the key token (attention's query, key, value)
+            tr("key"): labels[j],
             "ω = x(q)·x(j)": f"{work.dot_terms[j]} = {lesson.fmt(work.scores[j])}",
             "exp(ω)": lesson.fmt(work.exps[j]),
             "α = exp(ω)/Σ": lesson.fmt(work.weights[j]),
@@ -102,7 +115,10 @@ def simplified_attention(page: Lesson, query: int) -> None:
     ]
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     st.markdown(
-        f"Σ exp(ω) = **{lesson.fmt(work.exp_sum)}**; each α is exp(ω) divided by it, and the α sum to 1."
+        tr(
+            "Σ exp(ω) = **{total}**; each α is exp(ω) divided by it, and the α sum to 1.",
+            total=lesson.fmt(work.exp_sum),
+        )
     )
     st.markdown(
         f"z({query}) = " + " + ".join(f"{lesson.fmt(w, 4)}·x({j})" for j, w in enumerate(work.weights))
@@ -110,18 +126,20 @@ def simplified_attention(page: Lesson, query: int) -> None:
     st.code("context = [" + ", ".join(lesson.fmt(v) for v in work.context) + "]", language=None)
     if not page.own and page.source.startswith("Hello shiny sun") and query == 1:
         st.info(
-            "The hand-worked example prints [0.3992, 0.3858, 0.8610]: it rounds each term to 4 decimals "
-            "before adding. Exact float32 arithmetic gives the values above."
+            tr(
+                "The hand-worked example prints [0.3992, 0.3858, 0.8610]: it rounds each term to 4 decimals "
+                "before adding. Exact float32 arithmetic gives the values above."
+            )
         )
     simple = lesson.simplified_matrices(page.config)
     two_matrices(
         page,
-        (simple["scores"], "scores", "ω = x · xᵀ, every query", "scores (T, T)", "learn_omega"),
+        (simple["scores"], "scores", tr("ω = x · xᵀ, every query"), tr("scores (T, T)"), "learn_omega"),
         (
             simple["weights"],
             "weights",
-            "α = softmax(ω), row by row",
-            "weights (T, T): rows sum to 1",
+            tr("α = softmax(ω), row by row"),
+            tr("weights (T, T): rows sum to 1"),
             "learn_alpha",
         ),
     )
@@ -147,161 +165,79 @@ def trainable_weights(page: Lesson, query: int) -> None:
         (
             trace.scores[0, 0].numpy(),
             "scores",
-            "ω = queries · keysᵀ",
-            f"scores {shape_text(trace, 'scores')}",
+            tr("ω = queries · keysᵀ"),
+            tr("scores {shape}", shape=shape_text(trace, "scores")),
             "learn_qk",
         ),
         (
             trace.weights[0, 0].numpy(),
             "weights",
             "α = softmax(ω / √d_k)",
-            f"weights: d_k = 2, divided by √2 ≈ {trace.divisor:.4g}",
+            tr("weights: d_k = 2, divided by √2 ≈ {divisor:.4g}", divisor=trace.divisor),
             "learn_qk_weights",
         ),
     )
+    row = ", ".join(lesson.fmt(v) for v in trace.scores[0, 0, query].tolist())
     st.markdown(
-        f"Row {query} (“{literal(page.tokens[query])}”) of ω: "
-        + ", ".join(lesson.fmt(v) for v in trace.scores[0, 0, query].tolist())
+        tr("Row {query} (“{token}”) of ω: {row}", query=query, token=literal(page.tokens[query]), row=row)
     )
-    st.subheader("Why divide by √d_k?")
+    why_scale(page)
+
+
+def why_scale(page: Lesson) -> None:
+    """Step 3's question: why the scores are divided by √d_k, answered by the random-vector demo."""
+    st.subheader(tr("Why divide by √d_k?"))
     st.markdown(
-        "Random queries and keys with unit variance: their dot products spread like √d_k, so without scaling "
-        "one weight takes almost everything (the softmax saturates and its gradients vanish)."
+        tr(
+            "Random queries and keys with unit variance: their dot products spread like √d_k, so without "
+            "scaling one weight takes almost everything (the softmax saturates and its gradients vanish)."
+        )
     )
+    options = {  # the choices by what they say; the first is right
+        "one": tr("goes toward 1"),
+        "eighth": tr("stays near 1/8"),
+        "zero": tr("goes toward 0"),
+    }
     if predict(
         "check_scale",
-        "d_k grows from 2 to 2048. The unscaled softmax's largest weight…",
-        ["goes toward 1", "stays near 1/8", "goes toward 0"],
-        "goes toward 1",
-        "Scores of spread √d_k make exp() of the largest dwarf the rest.",
+        tr("d_k grows from 2 to 2048. The unscaled softmax's largest weight…"),
+        list(options.values()),
+        options["one"],
+        tr("Scores of spread √d_k make exp() of the largest dwarf the rest."),
         page.everything,
     ):
-        formats = {
-            "score std": "{:.2f}",
-            "largest weight, unscaled": "{:.3f}",
-            "largest weight, scaled": "{:.3f}",
-        }
-        st.dataframe(scaling_table().style.format(formats), hide_index=True)
-
-
-def causal_mask(page: Lesson) -> None:
-    """Step 4: the book's two ways to mask the future, side by side, and how far apart they are."""
-    T = len(page.tokens)
-    st.latex(
-        r"\text{A: } \alpha' = \frac{\alpha \odot \mathrm{tril}}{\sum (\alpha \odot \mathrm{tril})}"
-        r"\qquad \text{B: } \alpha = \mathrm{softmax}(\omega + M),\ M_{ij} = -\infty \text{ for } j > i"
-    )
-    if not predict(
-        "check_mask",
-        "With the causal mask, what weight does the first token give the last one?",
-        ["0", "1 / T", "it depends on the scores"],
-        "0",
-        "Everything above the diagonal is exactly 0.",
-        page.everything,
-    ):
-        return
-    two = lesson.causal_two_ways(page.config)
-    future = (two["masked_scores"] == float("-inf")).numpy()
-    matrix(
-        page,
-        future.astype(float),
-        "mask",
-        "The mask: 1 where a query may not look (a later key)",
-        f"mask ({T}, {T}), True above the diagonal",
-        scale=SEQUENTIAL,
-        key="learn_mask",
-    )
-    two_matrices(
-        page,
-        (
-            two["renormalised"].numpy(),
-            "weights",
-            "A: multiply by tril, renormalise",
-            "the book's first way",
-            "learn_tril",
-        ),
-        (
-            two["minus_inf"].numpy(),
-            "weights",
-            "B: −inf before the softmax",
-            "CausalAttention's way",
-            "learn_minus_inf",
-        ),
-        mask=future,
-    )
-    diff = (two["renormalised"] - two["minus_inf"]).abs().max().item()
-    st.markdown(
-        f"Largest difference: **{diff:.1e}** (float rounding). B is preferred: one softmax instead of "
-        "softmax, multiply, sum and divide, and masked keys never get probability to remove — "
-        "the future is never seen, not seen-then-erased."
-    )
-
-
-def dropout(page: Lesson) -> None:
-    """Step 5: one draw of the dropout mask, training against evaluation, and the rows' average."""
-    T = len(page.tokens)
-    st.latex(
-        r"\tilde\alpha_{ij} = \frac{\alpha_{ij}\, m_{ij}}{1-p},\qquad m_{ij} \sim \mathrm{Bernoulli}(1-p)"
-    )
-    if not predict(
-        "check_dropout",
-        "p = 0.5. A kept weight of 0.2 becomes…",
-        ["0.1", "0.2", "0.4"],
-        "0.4",
-        "Kept weights are divided by 1 − p = 0.5, so the expected row sum stays 1.",
-        page.everything,
-    ):
-        return
-    p = st.select_slider("dropout p", PS, key="learn_p")
-    if p == 0:
-        st.info("p = 0: nothing is dropped.")
-        return
-    drop = lesson.dropout_demo(page.config, p)
-    one = drop["trace"]
-    future, keep = one.mask.numpy(), one.dropout_mask[0, 0].numpy()
-    matrix(
-        page,
-        keep.astype(float),
-        "mask",
-        "m: 1 = kept, 0 = dropped",
-        f"dropout mask ({T}, {T}), p = {p}",
-        scale=SEQUENTIAL,
-        key="learn_keep",
-    )
-    two_matrices(
-        page,
-        (
-            one.dropped_weights[0, 0].numpy(),
-            "dropped_weights",
-            f"train: α·m/(1−p), kept ×{1 / (1 - p):.3g}",
-            "dropped_weights",
-            "learn_train",
-        ),
-        (drop["eval"].dropped_weights[0, 0].numpy(), "weights", "eval: no dropout", "weights", "learn_eval"),
-        mask=future,
-    )
-    sums = ", ".join(f"{v:.3f}" for v in drop["mean_row_sums"].tolist())
-    st.markdown(
-        f"One draw's rows no longer sum to 1; averaged over {drop['draws']:,} draws they do: **{sums}**."
-    )
+        columns = {name: tr(name) for name in lesson.SCALING_COLUMNS}  # headers in the reader's words
+        formats = dict(zip(columns.values(), ("{:.2f}", "{:.3f}", "{:.3f}"), strict=True))
+        st.dataframe(scaling_table().rename(columns=columns).style.format(formats), hide_index=True)
 
 
 def multi_head(page: Lesson) -> None:
     """Step 6: the wrapper against split heads, the transpose's shapes, each head's weights."""
-    T, seed = len(page.tokens), page.config.seed
+    T = len(page.tokens)
     st.latex(
         r"\mathrm{head}_h = \mathrm{softmax}\!\left(\frac{Q_h K_h^\top}{\sqrt{d_{head}}} + M\right) V_h,"
         r"\qquad "
         r"\mathrm{MultiHead}(x) = [\mathrm{head}_1, \dots, \mathrm{head}_H]\, W_{out}"
     )
     h_col, d_col = st.columns(2)
-    heads = h_col.selectbox("heads", HEADS, key="learn_heads")
-    d_out = d_col.selectbox("d_out (total)", D_OUTS, key="learn_d_out")
+    # TRANSLATORS: a menu's label: the number of attention heads
+    heads = h_col.selectbox(tr("heads"), HEADS, key="learn_heads")
+    d_out = d_col.selectbox(tr("d_out (total)"), D_OUTS, key="learn_d_out")
     head_dim = d_out // heads
     st.markdown(
-        f"**Wrapper** (3.6.1): {heads} separate CausalAttention heads of width d_out each, concatenated → "
-        f"output width {heads} × d_out. **Split heads** (3.6.2): one projection of width {d_out}, split into "
-        f"{heads} heads of head_dim = {d_out} / {heads} = {head_dim}, then out_proj."
+        # TRANSLATORS: the English text uses "heads" for every count, one included
+        tr_n(
+            "**Wrapper** (3.6.1): {heads} separate CausalAttention heads of width d_out each, concatenated → "
+            "output width {heads} × d_out. **Split heads** (3.6.2): one projection of width {d_out}, split "
+            "into {heads} heads of head_dim = {d_out} / {heads} = {head_dim}, then out_proj.",
+            "**Wrapper** (3.6.1): {heads} separate CausalAttention heads of width d_out each, concatenated → "
+            "output width {heads} × d_out. **Split heads** (3.6.2): one projection of width {d_out}, split "
+            "into {heads} heads of head_dim = {d_out} / {heads} = {head_dim}, then out_proj.",
+            heads,
+            heads=heads,
+            d_out=d_out,
+            head_dim=head_dim,
+        )
     )
     # Named axes keep the question fair when two sizes happen to be equal (6 tokens, head_dim 6).
     before = f"(b, num_tokens, num_heads, head_dim) = (1, {T}, {heads}, {head_dim})"
@@ -312,44 +248,68 @@ def multi_head(page: Lesson) -> None:
     ]
     if predict(
         "check_transpose",
-        f"keys has shape {before}. After keys.transpose(1, 2)?",
+        tr("keys has shape {before}. After keys.transpose(1, 2)?", before=before),
         after,
         after[0],
-        "Heads become a batch axis, so each head attends alone.",
+        tr("Heads become a batch axis, so each head attends alone."),
         page.everything,
     ):
-        st.table(pd.DataFrame(lesson.multihead_shapes(1, T, 3, d_out, heads), columns=["step", "shape"]))
-        multi = cached_trace(replace(page.config, variant="mha", d_out=d_out, heads=heads))
-        st.markdown(
-            f"**Each head's weights** (MultiHeadAttention, d_out = {d_out}, {heads} heads, seed {seed}):"
+        # TRANSLATORS: two column headers: a line of MultiHeadAttention.forward, and its tensor's shape
+        columns = [tr("step"), tr("shape")]
+        st.table(pd.DataFrame(lesson.multihead_shapes(1, T, 3, d_out, heads), columns=columns))
+        each_head(page, d_out, heads)
+
+
+def each_head(page: Lesson, d_out: int, heads: int) -> None:
+    """Step 6's answer, drawn: MultiHeadAttention's weights, one heatmap per head, two a row."""
+    seed, head_dim = page.config.seed, d_out // heads
+    multi = cached_trace(replace(page.config, variant="mha", d_out=d_out, heads=heads))
+    st.markdown(
+        # TRANSLATORS: the English text uses "heads" for every count, one included
+        tr_n(
+            "**Each head's weights** (MultiHeadAttention, d_out = {d_out}, {heads} heads, seed {seed}):",
+            "**Each head's weights** (MultiHeadAttention, d_out = {d_out}, {heads} heads, seed {seed}):",
+            heads,
+            d_out=d_out,
+            heads=heads,
+            seed=seed,
         )
-        future = multi.mask.numpy()
-        per_row = 2 if heads > 1 else 1  # two a row: each wide enough for its numbers
-        for row in range(0, heads, per_row):
-            for column, h in zip(st.columns(per_row), range(row, min(row + per_row, heads)), strict=False):
-                with column:
-                    matrix(
-                        page,
-                        multi.weights[0, h].numpy(),
-                        "weights",
-                        f"head {h}",
-                        f"head_dim {head_dim}",
-                        mask=future,
-                        width=WIDE // per_row,
-                        key=f"learn_head_{h}",
-                    )
+    )
+    future = multi.mask.numpy()
+    per_row = 2 if heads > 1 else 1  # two a row: each wide enough for its numbers
+    for row in range(0, heads, per_row):
+        for column, h in zip(st.columns(per_row), range(row, min(row + per_row, heads)), strict=False):
+            with column:
+                matrix(
+                    page,
+                    multi.weights[0, h].numpy(),
+                    "weights",
+                    # TRANSLATORS: a chart's title: attention head number h
+                    tr("head {h}", h=h),
+                    f"head_dim {head_dim}",
+                    mask=future,
+                    width=WIDE // per_row,
+                    key=f"learn_head_{h}",
+                )
 
 
 def exercises() -> None:
     """Exercises 3.2 and 3.3, answered with the book's classes."""
     ex32 = lesson.exercise_3_2()
     st.markdown(
-        f"**Exercise 3.2:** the wrapper with d_out = 1 per head and 2 heads gives context vectors of width "
-        f"**{ex32.shape[-1]}**: shape {tuple(ex32.shape)}; first row "
-        f"[{', '.join(f'{v:.4f}' for v in ex32[0, 0].tolist())}]."
+        tr(
+            "**Exercise 3.2:** the wrapper with d_out = 1 per head and 2 heads gives context vectors of "
+            "width **{width}**: shape {shape}; first row [{row}].",
+            width=ex32.shape[-1],
+            shape=tuple(ex32.shape),
+            row=", ".join(f"{v:.4f}" for v in ex32[0, 0].tolist()),
+        )
     )
     st.markdown(
-        f"**Exercise 3.3:** MultiHeadAttention(d_in = d_out = 768, 12 heads, qkv_bias=False) has "
-        f"**{lesson.parameter_count():,}** parameters: 3 × 768 × 768 for W_query, W_key, W_value plus "
-        "768 × 768 + 768 for out_proj."
+        tr(
+            "**Exercise 3.3:** MultiHeadAttention(d_in = d_out = 768, 12 heads, qkv_bias=False) has "
+            "**{count:,}** parameters: 3 × 768 × 768 for W_query, W_key, W_value plus "
+            "768 × 768 + 768 for out_proj.",
+            count=lesson.parameter_count(),
+        )
     )
