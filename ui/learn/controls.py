@@ -13,7 +13,8 @@ from attention.errors import ConfigError
 from attention.explorer import ExplorerConfig
 from attention.explorer.config import MAX_SEED
 from attention.explorer.query_params import view_values
-from attention.i18n import tr, tr_n
+from attention.i18n import DEFAULT, language, tr, tr_n
+from attention.i18n.sentences import JOURNEY, journey
 from attention.lessons import chapter3 as lesson
 from ui import url, widgets
 from ui.widgets import literal
@@ -31,6 +32,22 @@ DEFAULTS = {
     "learn_d_out": 12,
 }
 WIDGETS = list(DEFAULTS)  # kept across runs by url.sync, "learn_source" first
+# The book's first sentence as the reader's translation writes it: a sentence of its own (seeded
+# random embedding: the book's vectors belong to its English words), where the page opens.
+TRANSLATED = frozenset(JOURNEY.values()) - {JOURNEY[DEFAULT]}
+
+
+def opening_source() -> str:
+    """Where the page opens: the book's sentence in the reader's language, the book's own in English."""
+    return journey() if language() != DEFAULT else BOOK[0]["text"]
+
+
+def sources() -> list[str]:
+    """The radio's options: the book's sentences, the reader's language's, the learner's own."""
+    mine = [journey()] if language() != DEFAULT else []
+    return [p["text"] for p in BOOK] + mine + [OWN]
+
+
 PARAMS = ("seed", "query", "p", "heads", "d_out")  # each the value of widget learn_<name>
 
 
@@ -46,7 +63,7 @@ class Lesson:
 
     @property
     def own(self) -> bool:
-        return self.source == OWN
+        return self.source == OWN or self.source in TRANSLATED
 
     @property
     def tokens(self) -> tuple[str, ...]:
@@ -66,9 +83,11 @@ def sentence_controls() -> tuple[str, str, int, bool]:
     """The sentence picker, the learner's own sentence, the seed and the show-everything switch:
     (the picked book sentence or OWN, the own sentence, seed, everything)."""
     own = tr("my own sentence")  # put in now: a format_func may be called off this rerun's thread
+    if st.session_state.get("learn_source") not in sources():  # another language's sentence
+        st.session_state["learn_source"] = opening_source()
     choice = st.radio(
         tr("Sentence"),
-        [p["text"] for p in BOOK] + [OWN],
+        sources(),
         key="learn_source",
         horizontal=True,
         on_change=reset_predictions,
@@ -98,9 +117,9 @@ def sentence_controls() -> tuple[str, str, int, bool]:
 def lesson_config(choice: str, text: str, seed: int) -> ExplorerConfig:
     """The lesson's config for the picked sentence; a sentence that cannot be used is said so and
     the book's is shown, a long one is cut to its first lesson.MAX_TOKENS tokens."""
-    own = choice == OWN
+    own = choice == OWN or choice in TRANSLATED
     try:
-        config = lesson.sentence_config(text if own else choice, seed, own)
+        config = lesson.sentence_config(text if choice == OWN else choice, seed, own)
     except ConfigError as error:
         st.error(literal(tr("{error} Showing the book's sentence instead.", error=error)))
         config = lesson.sentence_config(BOOK[0]["text"], seed, own=False)
@@ -122,7 +141,7 @@ def load_url(raw: dict[str, tuple[str, ...]]) -> None:
     """The URL's view into the widgets (url.sync's `load`); what could not be used is noted."""
     s = st.session_state
     spec = {
-        "sentence": [str(i) for i in range(len(BOOK))] + ["own"],
+        "sentence": [str(i) for i in range(len(BOOK))] + ["journey", "own"],
         "seed": range(MAX_SEED + 1),
         "query": lesson.MAX_TOKENS,
         "p": [str(p) for p in PS],
@@ -130,9 +149,10 @@ def load_url(raw: dict[str, tuple[str, ...]]) -> None:
         "d_out": [str(d) for d in D_OUTS],
     }
     view, notes = view_values(raw, spec)
-    s.update(DEFAULTS)
+    s.update(DEFAULTS, learn_source=opening_source())
     if "sentence" in view:
-        s["learn_source"] = OWN if view["sentence"] == "own" else BOOK[int(view["sentence"])]["text"]
+        named = {"own": OWN, "journey": journey()}
+        s["learn_source"] = named.get(view["sentence"]) or BOOK[int(view["sentence"])]["text"]
     if raw.get("text"):
         s["learn_text"] = str(raw["text"][-1])[:500]
     s.update({f"learn_{k}": view[k] for k in ("seed", "query") if k in view})
@@ -146,11 +166,14 @@ def load_url(raw: dict[str, tuple[str, ...]]) -> None:
 def url_params() -> dict[str, str]:
     """The view as URL parameters: those at their defaults left out (the text always kept)."""
     s = st.session_state
-    own = s["learn_source"] == OWN
-    params = {"sentence": "own" if own else str([b["text"] for b in BOOK].index(s["learn_source"]))}
+    source = s["learn_source"]
+    own = source == OWN
+    books = [b["text"] for b in BOOK]
+    params = {"sentence": "own" if own else str(books.index(source)) if source in books else "journey"}
     params |= {"text": s["learn_text"]} if own else {}
     params |= {k: str(s[f"learn_{k}"]) for k in PARAMS}
-    defaults = {"sentence": "0"} | {k: str(DEFAULTS[f"learn_{k}"]) for k in PARAMS}
+    opening = "journey" if language() != DEFAULT else "0"
+    defaults = {"sentence": opening} | {k: str(DEFAULTS[f"learn_{k}"]) for k in PARAMS}
     return {k: v for k, v in params.items() if k == "text" or v != defaults[k]}
 
 

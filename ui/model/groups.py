@@ -17,7 +17,7 @@ from attention.model.catalog import ModelInfo
 from attention.model.sentence import SentenceView
 from ui.widgets import keep_choice
 
-GROUPINGS = {"tokens": N_("Tokens"), "characters": N_("Characters"), "words": N_("Words")}
+GROUPINGS = {"tokens": N_("Per token"), "characters": N_("Per character"), "words": N_("Per word")}
 BY = {"characters": "character", "words": "word"}  # -> attention.model.pieces.groups' names
 
 
@@ -32,11 +32,11 @@ def grouping(info: ModelInfo) -> str:
         key="m_group",
         format_func=lambda key: tr(GROUPINGS[key]),
         help=tr(
-            "Tokens: exactly what the model computes. Characters: the tokens that spell one character "
-            "(“한 1/2”, “한 2/2”) as one row and one column. Words: every token of a word (its space "
-            "before it included), e.g. “un|bel|iev|able”. A group's column adds up its tokens' weights; "
-            "its row is its last token's, the one that has read the whole character or word (a GPT reads "
-            "left to right). Rows still add up to 1."
+            "Per token: exactly what the model computes. Per character: the tokens that spell one "
+            "character (“한 1/2”, “한 2/2”) as one row and one column. Per word: every token of a word (the "
+            "space before it included), e.g. “un|bel|iev|able”. A group's column adds up its tokens' "
+            "weights; its row is its last token's, the one that has read the whole character or word (a GPT "
+            "reads left to right). Rows still add up to 1."
         ),
     )
     return st.session_state["m_group"]
@@ -57,7 +57,7 @@ def grouped_note(view: SentenceView, by: str, tokens: int) -> None:
         st.caption(
             tr(
                 "{groups} groups of {tokens} tokens: each row is its group's last token's, each column the "
-                "sum over its group's tokens. Choose Tokens for the exact per-token view.",
+                "sum over its group's tokens. Choose Per token for the exact view.",
                 groups=len(view.tokens),
                 tokens=tokens,
             )
