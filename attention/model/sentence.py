@@ -89,7 +89,13 @@ def encode(
         shown = tuple(tokenizer.shown(i) for i in ids)
     if any(not 0 <= i < len(model_info.symbols or range(50257)) for i in appended):
         raise ConfigError("An appended token id is not in the model's vocabulary; appended nothing.", "next")
-    ids, shown = [*ids, *appended], shown + shown_tokens(model_info, appended)
+    ids = [*ids, *appended]
+    # GPT-2's labels read the sentence as a whole: a piece of a character says which ("한 1/2")
+    shown = (
+        shown + tuple(model_info.symbols[i] for i in appended)
+        if model_info.symbols
+        else tokenizer.labels(ids)
+    )
     limit = min(MAX_TOKENS, context_length)
     if len(ids) > limit:
         raise ConfigError(
@@ -99,8 +105,8 @@ def encode(
 
 
 def shown_tokens(model_info: ModelInfo, ids: Sequence[int]) -> tuple[str, ...]:
-    """Token ids as the page shows them (GPT-2's: "·" a leading space)."""
-    return tuple(model_info.symbols[i] if model_info.symbols else tokenizer.shown(i) for i in ids)
+    """Token ids as the page shows them (GPT-2's: "·" a leading space, "한 1/2" a piece of 한)."""
+    return tuple(model_info.symbols[i] for i in ids) if model_info.symbols else tokenizer.labels(ids)
 
 
 @dataclass(frozen=True, eq=False)
