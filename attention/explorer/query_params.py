@@ -151,7 +151,8 @@ def from_values(raw: Mapping[str, object]) -> tuple[ExplorerConfig, list[str]]:
     if "embedding" not in values and typed["embedding"] == "book" and _own_text(typed):
         typed["embedding"] = "random"  # the learner's own sentence: the seeded embedding, quietly
     if "d_in" in values and typed["embedding"] != "random":
-        notes.append(tr(_FIXED_D_IN[typed["embedding"]], d_in=typed["d_in"]))
+        fixed = _FIXED_D_IN[typed["embedding"]]  # (not inside tr(): the catalogs would take its key)
+        notes.append(tr(fixed, d_in=typed["d_in"]))
     return _repair(typed, notes).normalised(), notes
 
 

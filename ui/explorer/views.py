@@ -313,12 +313,8 @@ def tokens_view(config: ExplorerConfig, trace: AttentionTrace) -> None:
     if x_frame.size <= MAX_TABLE_CELLS:
         number_table(x_frame, key="x_table")
     else:
-        st.caption(
-            tr(
-                "Too large to tabulate here; see the {tab} tab or download x as CSV.",
-                tab=tr(VIEW_LABELS["vectors"]),
-            )
-        )
+        vectors = VIEW_LABELS["vectors"]  # (not inside tr(): the catalogs would take its key)
+        st.caption(tr("Too large to tabulate here; see the {tab} tab or download x as CSV.", tab=tr(vectors)))
 
 
 def share_view(config: ExplorerConfig, trace: AttentionTrace, shown: dict) -> None:
