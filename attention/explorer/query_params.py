@@ -214,7 +214,16 @@ def _last(key: str, value: object, notes: list[str]) -> object | None:
     if not isinstance(value, (list, tuple)):
         return value
     if len(value) > 1:
-        notes.append(tr("{name} was given {n} times; used the last one.", name=key, n=len(value)))
+        n = len(value)
+        notes.append(
+            tr_n(
+                "{name} was given {n} time; used the last one.",
+                "{name} was given {n} times; used the last one.",
+                n,
+                name=key,
+                n=n,
+            )
+        )
     return value[-1] if value else None
 
 
