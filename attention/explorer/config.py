@@ -1,8 +1,9 @@
 """ExplorerConfig: every knob of the explorer, validated in one place.
 
-`ExplorerConfig(...)` checks every value and raises ConfigError naming the one at fault; it never
-changes a value. Untrusted strings (URL query parameters, widget state) go through
-query_params.from_values, which repairs what it can and says what it changed.
+`ExplorerConfig(...)` checks every value and raises ConfigError naming the one at fault, in the
+rerun's language (attention.i18n: a note shows it); it never changes a value. Untrusted strings
+(URL query parameters, widget state) go through query_params.from_values, which repairs what it
+can and says what it changed.
 
 One documented normalisation step, `config.normalised()`, gives the canonical config of the same
 computation: the knobs its variant does not have at their neutral values, and d_in set by the
@@ -21,6 +22,7 @@ from attention.chapter3.embeddings import EMBEDDINGS, fixed_vectors
 from attention.chapter3.text import SCHEMES, Tokens, tokenize
 from attention.errors import ConfigError, check_whole_numbers
 from attention.explorer.variants import KNOBS, VARIANTS, Variant
+from attention.i18n import tr, tr_n
 
 # Hard caps that protect a shared server: one rerun's trace stays a few MB.
 MAX_TEXT_CHARS = 5_000
@@ -74,51 +76,9 @@ class ExplorerConfig:
         _check_choice("embedding", self.embedding, EMBEDDINGS)
         _check_choice("device", self.device, DEVICES)
         check_whole_numbers(self, RANGES)
-        if isinstance(self.dropout, bool) or not isinstance(self.dropout, (int, float)):
-            raise ConfigError(f"dropout={self.dropout!r} must be a number in [0, 1)", "dropout")
-        if not (math.isfinite(self.dropout) and 0.0 <= self.dropout < 1.0):
-            raise ConfigError(
-                f"dropout={self.dropout} is out of range; it must be at least 0 and below 1 "
-                "(p = 1 would drop every weight and divide by 1 - p = 0)",
-                "dropout",
-            )
-        if self.window is not None:
-            if isinstance(self.window, bool) or not isinstance(self.window, int):
-                raise ConfigError(
-                    f"window={self.window!r} must be a whole number (or None: no window)", "window"
-                )
-            if self.window < 1:
-                raise ConfigError(
-                    f"window={self.window} is out of range: a window holds the query itself and the keys "
-                    f"before it, 1..{MAX_WINDOW} tokens (a window of 0 would leave a query nothing to "
-                    "look at).",
-                    "window",
-                )
-            if self.window > MAX_WINDOW:
-                raise ConfigError(
-                    f"window={self.window} is over the limit of {MAX_WINDOW} tokens (a window as long as the "
-                    "sentence is the causal mask itself).",
-                    "window",
-                )
-        if len(self.text) > MAX_TEXT_CHARS:
-            raise ConfigError(
-                f"The text has {len(self.text):,} characters; the limit is {MAX_TEXT_CHARS:,}.", "text"
-            )
-        if len(self.tokens) > MAX_TOKENS:  # tokenizing raises on an empty text
-            raise ConfigError(
-                f"The text has {len(self.tokens)} tokens under the {self.tokenizer!r} tokenizer; "
-                f"the limit is {MAX_TOKENS}. Shorten it.",
-                "tokens",
-            )
-        if self.embedding == "custom" and self.matrix is None:
-            raise ConfigError(
-                "embedding='custom' needs a matrix: one row of d_in numbers per token", "embedding"
-            )
-        # (self.vectors is fixed_vectors', which checks there is one row per token)
-        if self.vectors is not None and not 1 <= self.input_width <= MAX_D_IN:
-            raise ConfigError(
-                f"The matrix has {self.input_width} columns; the limit is {MAX_D_IN}.", "embedding"
-            )
+        _check_dropout(self.dropout)
+        _check_window(self.window)
+        _check_size(self)
         _check_combination(self)
 
     # --- derived values (computed once: the dataclass is frozen) ------------------------------
@@ -191,63 +151,225 @@ class ExplorerConfig:
         return replace(self, **values)
 
 
+def _check_dropout(dropout: object) -> None:
+    """A probability that keeps some weight: 0 <= p < 1."""
+    if isinstance(dropout, bool) or not isinstance(dropout, (int, float)):
+        raise ConfigError(tr("dropout={value} must be a number in [0, 1)", value=repr(dropout)), "dropout")
+    if not (math.isfinite(dropout) and 0.0 <= dropout < 1.0):
+        raise ConfigError(
+            tr(
+                "dropout={value} is out of range; it must be at least 0 and below 1 "
+                "(p = 1 would drop every weight and divide by 1 - p = 0)",
+                value=dropout,
+            ),
+            "dropout",
+        )
+
+
+def _check_window(window: object) -> None:
+    """No window (None), or one of 1..MAX_WINDOW tokens."""
+    if window is None:
+        return
+    if isinstance(window, bool) or not isinstance(window, int):
+        raise ConfigError(
+            tr("window={value} must be a whole number (or None: no window)", value=repr(window)),
+            "window",
+        )
+    if window < 1:
+        raise ConfigError(
+            tr(
+                "window={value} is out of range: a window holds the query itself and the keys "
+                "before it, 1..{limit} tokens (a window of 0 would leave a query nothing to "
+                "look at).",
+                value=window,
+                limit=MAX_WINDOW,
+            ),
+            "window",
+        )
+    if window > MAX_WINDOW:
+        raise ConfigError(
+            tr(
+                "window={value} is over the limit of {limit} tokens (a window as long as the "
+                "sentence is the causal mask itself).",
+                value=window,
+                limit=MAX_WINDOW,
+            ),
+            "window",
+        )
+
+
+def _check_size(config: ExplorerConfig) -> None:
+    """The text and a fixed embedding within the caps that protect a shared server."""
+    if len(config.text) > MAX_TEXT_CHARS:
+        n = len(config.text)
+        raise ConfigError(
+            tr_n(
+                "The text has {n:,} character; the limit is {limit:,}.",
+                "The text has {n:,} characters; the limit is {limit:,}.",
+                n,
+                n=n,
+                limit=MAX_TEXT_CHARS,
+            ),
+            "text",
+        )
+    if len(config.tokens) > MAX_TOKENS:  # tokenizing raises on an empty text
+        n = len(config.tokens)
+        raise ConfigError(
+            tr_n(
+                "The text has {n} token under the {tokenizer} tokenizer; the limit is {limit}. Shorten it.",
+                "The text has {n} tokens under the {tokenizer} tokenizer; the limit is {limit}. Shorten it.",
+                n,
+                n=n,
+                tokenizer=repr(config.tokenizer),
+                limit=MAX_TOKENS,
+            ),
+            "tokens",
+        )
+    if config.embedding == "custom" and config.matrix is None:
+        raise ConfigError(
+            tr("embedding='custom' needs a matrix: one row of d_in numbers per token"), "embedding"
+        )
+    # (config.vectors is fixed_vectors', which checks there is one row per token)
+    if config.vectors is not None and not 1 <= config.input_width <= MAX_D_IN:
+        raise ConfigError(
+            tr_n(
+                "The matrix has {n} column; the limit is {limit}.",
+                "The matrix has {n} columns; the limit is {limit}.",
+                config.input_width,
+                n=config.input_width,
+                limit=MAX_D_IN,
+            ),
+            "embedding",
+        )
+
+
 def _check_combination(config: ExplorerConfig) -> None:
     """Settings that are valid one by one but not together."""
     c = config.effective_values()
     if config.spec.splits_d_out and c["d_out"] % c["heads"]:
-        divisors = [h for h in range(1, min(c["d_out"], MAX_HEADS) + 1) if c["d_out"] % h == 0]
-        options = nearest(divisors, c["heads"])
-        multiple = -(-c["d_out"] // c["heads"]) * c["heads"]
-        raise ConfigError(
-            f"d_out={c['d_out']} is not divisible by num_heads={c['heads']}; "
-            f"try {' or '.join(map(str, options))} head{'' if options == [1] else 's'}, or first raise d_out "
-            f"to a multiple of {c['heads']} (e.g. {multiple}).",
-            "heads",
-        )
+        raise ConfigError(_indivisible_heads(c), "heads")
     if config.has("kv_groups") and c["heads"] % c["kv_groups"]:
-        divisors = [g for g in range(1, c["heads"] + 1) if c["heads"] % g == 0]
-        options = nearest(divisors, c["kv_groups"])
-        raise ConfigError(
-            f"num_heads={c['heads']} is not divisible by num_kv_groups={c['kv_groups']}: every key/value "
-            f"group serves the same number of query heads; try {' or '.join(map(str, options))} "
-            f"group{'' if options == [1] else 's'}.",
-            "kv_groups",
-        )
+        raise ConfigError(_indivisible_groups(c), "kv_groups")
     if c["rope"] and (c["d_out"] // c["heads"]) % 2:
-        raise ConfigError(
-            f"RoPE turns each query's and key's coordinates in pairs, so head_dim = d_out / heads must be "
-            f"even; it is {c['d_out']} / {c['heads']} = {c['d_out'] // c['heads']}: "
-            + (
-                f"set d_out to {even} for RoPE."
-                if (even := c["heads"] * (c["d_out"] // c["heads"] + 1)) <= MAX_D_OUT
-                else "use fewer heads for RoPE."
-            ),
-            "rope",
-        )
+        raise ConfigError(_odd_head_dim(c), "rope")
     if c["window"] is not None and not c["causal"]:
         raise ConfigError(
-            f"A sliding window (window={c['window']}) limits how far back a query looks: it needs the "
-            "causal mask on.",
+            tr(
+                "A sliding window (window={window}) limits how far back a query looks: it needs the "
+                "causal mask on.",
+                window=c["window"],
+            ),
             "window",
         )
     if config.output_width > MAX_D_OUT:
         raise ConfigError(
-            f"num_heads={c['heads']} x d_out={c['d_out']} = {config.output_width} output columns; "
-            f"the limit is {MAX_D_OUT}",
+            tr(
+                "num_heads={heads} x d_out={d_out} = {width} output columns; the limit is {limit}",
+                heads=c["heads"],
+                d_out=c["d_out"],
+                width=config.output_width,
+                limit=MAX_D_OUT,
+            ),
             "d_out",
         )
     cells = c["heads"] * len(config.tokens) ** 2
     if cells > MAX_ATTENTION_CELLS:
         raise ConfigError(
-            f"{c['heads']} heads x {len(config.tokens)}^2 tokens = {cells:,} attention weights; "
-            f"the limit is {MAX_ATTENTION_CELLS:,}. Use fewer heads or a shorter text.",
+            tr(
+                "{heads} heads x {tokens}^2 tokens = {cells:,} attention weights; the limit is {limit:,}. "
+                "Use fewer heads or a shorter text.",
+                heads=c["heads"],
+                tokens=len(config.tokens),
+                cells=cells,
+                limit=MAX_ATTENTION_CELLS,
+            ),
             "tokens",
         )
 
 
+def _indivisible_heads(c: dict) -> str:
+    """d_out that `heads` heads cannot split evenly: the nearest head counts that can, or a d_out."""
+    divisors = [h for h in range(1, min(c["d_out"], MAX_HEADS) + 1) if c["d_out"] % h == 0]
+    options = nearest(divisors, c["heads"])
+    values = {"d_out": c["d_out"], "heads": c["heads"], "multiple": -(-c["d_out"] // c["heads"]) * c["heads"]}
+    if len(options) == 1:
+        return tr_n(
+            "d_out={d_out} is not divisible by num_heads={heads}; try {a} head, or first raise d_out "
+            "to a multiple of {heads} (e.g. {multiple}).",
+            "d_out={d_out} is not divisible by num_heads={heads}; try {a} heads, or first raise d_out "
+            "to a multiple of {heads} (e.g. {multiple}).",
+            options[0],
+            a=options[0],
+            **values,
+        )
+    return tr_n(
+        "d_out={d_out} is not divisible by num_heads={heads}; try {a} or {b} head, or first raise d_out "
+        "to a multiple of {heads} (e.g. {multiple}).",
+        "d_out={d_out} is not divisible by num_heads={heads}; try {a} or {b} heads, or first raise d_out "
+        "to a multiple of {heads} (e.g. {multiple}).",
+        options[1],
+        a=options[0],
+        b=options[1],
+        **values,
+    )
+
+
+def _indivisible_groups(c: dict) -> str:
+    """Key/value groups that do not divide the heads: the nearest group counts that do."""
+    divisors = [g for g in range(1, c["heads"] + 1) if c["heads"] % g == 0]
+    options = nearest(divisors, c["kv_groups"])
+    values = {"heads": c["heads"], "groups": c["kv_groups"]}
+    if len(options) == 1:
+        return tr_n(
+            "num_heads={heads} is not divisible by num_kv_groups={groups}: every key/value group serves "
+            "the same number of query heads; try {a} group.",
+            "num_heads={heads} is not divisible by num_kv_groups={groups}: every key/value group serves "
+            "the same number of query heads; try {a} groups.",
+            options[0],
+            a=options[0],
+            **values,
+        )
+    return tr_n(
+        "num_heads={heads} is not divisible by num_kv_groups={groups}: every key/value group serves "
+        "the same number of query heads; try {a} or {b} group.",
+        "num_heads={heads} is not divisible by num_kv_groups={groups}: every key/value group serves "
+        "the same number of query heads; try {a} or {b} groups.",
+        options[1],
+        a=options[0],
+        b=options[1],
+        **values,
+    )
+
+
+def _odd_head_dim(c: dict) -> str:
+    """RoPE with an odd head_dim: the next d_out that makes it even, or fewer heads."""
+    values = {"d_out": c["d_out"], "heads": c["heads"], "head_dim": c["d_out"] // c["heads"]}
+    even = c["heads"] * (c["d_out"] // c["heads"] + 1)
+    if even <= MAX_D_OUT:
+        return tr(
+            "RoPE turns each query's and key's coordinates in pairs, so head_dim = d_out / heads must be "
+            "even; it is {d_out} / {heads} = {head_dim}: set d_out to {even} for RoPE.",
+            even=even,
+            **values,
+        )
+    return tr(
+        "RoPE turns each query's and key's coordinates in pairs, so head_dim = d_out / heads must be "
+        "even; it is {d_out} / {heads} = {head_dim}: use fewer heads for RoPE.",
+        **values,
+    )
+
+
 def _check_choice(name: str, value: object, choices) -> None:
     if value not in choices:
-        raise ConfigError(f"{name}={value!r} is unknown; choose one of {', '.join(choices)}", name)
+        raise ConfigError(
+            tr(
+                "{name}={value} is unknown; choose one of {choices}",
+                name=name,
+                value=repr(value),
+                choices=", ".join(choices),
+            ),
+            name,
+        )
 
 
 def nearest(candidates: list[int], target: int) -> list[int]:

@@ -2,7 +2,8 @@
 
     to_query_params(config) -> {name: str}     the knobs its variant has, as strings
     from_values(raw) -> (config, notes)        lenient: parses, clamps, repairs, never raises;
-                                               notes say in plain English what was changed
+                                               notes say in plain words what was changed (in the
+                                               language of the rerun: attention.i18n)
     view_values(raw, spec) -> (values, notes)  what a page shows (a view, a head, a token), same way
     explorer_view_values(raw, config)          the Explorer's view (view, step, head, query, ...)
 
@@ -33,6 +34,7 @@ from attention.explorer.config import (
     nearest,
 )
 from attention.explorer.variants import FORMER_KEYS, KNOBS, VARIANTS
+from attention.i18n import N_, tr, tr_n
 
 # URL query parameter names, in the order they are written.
 PARAMS = (
@@ -60,6 +62,11 @@ PARAMS = (
 VIEWS = ("steps", "heads", "vectors", "query", "tokens", "share")
 ALL_STEPS = "all"
 VIEW_PARAMS = ("view", "step", "head", "query", "numbers", "fitted")
+# the note on a d_in a fixed embedding overrides, per embedding (one whole sentence each)
+_FIXED_D_IN = {
+    "book": N_("d_in follows the book embedding's vectors; ignored d_in={d_in}."),
+    "custom": N_("d_in follows the custom embedding's vectors; ignored d_in={d_in}."),
+}
 _TRUE = {"1", "true", "yes", "on", "t", "y"}
 _FALSE = {"0", "false", "no", "off", "f", "n", ""}
 
@@ -83,7 +90,7 @@ def to_query_params(config: ExplorerConfig) -> dict[str, str]:
 def from_values(raw: Mapping[str, object]) -> tuple[ExplorerConfig, list[str]]:
     """Lenient construction from untrusted values (strings, lists of strings, or typed).
 
-    Returns the normalised config and a list of plain-English notes, one per value that was
+    Returns the normalised config and a list of plain-language notes, one per value that was
     ignored or corrected. Never raises for bad values; falls back to defaults instead.
     """
     notes: list[str] = []
@@ -97,8 +104,8 @@ def from_values(raw: Mapping[str, object]) -> tuple[ExplorerConfig, list[str]]:
     for key, value in values.items():
         parsed = _parse(key, value, default)
         if isinstance(parsed, _Bad):
-            used = "no window" if key == "window" else repr(getattr(default, key))
-            notes.append(f"{key}={_show(value)} {parsed.why}; used {used} instead.")
+            used = tr("no window") if key == "window" else repr(getattr(default, key))
+            notes.append(tr(parsed.message, name=key, value=_show(value), used=used, **parsed.values))
         elif key == "embedding" and isinstance(parsed, tuple):
             typed["embedding"], typed["matrix"] = "custom", parsed
         else:
@@ -107,26 +114,45 @@ def from_values(raw: Mapping[str, object]) -> tuple[ExplorerConfig, list[str]]:
     variant = VARIANTS[typed["variant"]]
     for knob in KNOBS:  # a knob the variant lacks is not checked further: it computes nothing
         if knob in values and not variant.has(knob) and typed[knob] != getattr(default, knob):
-            notes.append(f"{knob} does not apply to {variant.cls.__name__}; ignored it.")
+            notes.append(
+                tr("{knob} does not apply to {module}; ignored it.", knob=knob, module=variant.cls.__name__)
+            )
             typed[knob] = getattr(default, knob)
     # Clamp the numeric knobs into range, then fix combinations one at a time.
     for name, (low, high) in RANGES.items():
         if not low <= typed[name] <= high:
             clamped = min(max(typed[name], low), high)
-            notes.append(f"{name}={typed[name]} is out of range {low}..{high}; used {clamped}.")
+            notes.append(
+                tr(
+                    "{name}={value} is out of range {low}..{high}; used {used}.",
+                    name=name,
+                    value=typed[name],
+                    low=low,
+                    high=high,
+                    used=clamped,
+                )
+            )
             typed[name] = clamped
     if not 0.0 <= typed["dropout"] < 1.0:
-        notes.append(f"dropout={typed['dropout']} must be in [0, 1); used 0.0 (no dropout).")
+        notes.append(tr("dropout={value} must be in [0, 1); used 0.0 (no dropout).", value=typed["dropout"]))
         typed["dropout"] = 0.0
     if len(typed["text"]) > MAX_TEXT_CHARS:
-        notes.append(f"The text had {len(typed['text']):,} characters; kept the first {MAX_TEXT_CHARS:,}.")
+        n = len(typed["text"])
+        notes.append(
+            tr_n(
+                "The text had {n:,} character; kept the first {limit:,}.",
+                "The text had {n:,} characters; kept the first {limit:,}.",
+                n,
+                n=n,
+                limit=MAX_TEXT_CHARS,
+            )
+        )
         typed["text"] = typed["text"][:MAX_TEXT_CHARS]
     if "embedding" not in values and typed["embedding"] == "book" and _own_text(typed):
         typed["embedding"] = "random"  # the learner's own sentence: the seeded embedding, quietly
     if "d_in" in values and typed["embedding"] != "random":
-        notes.append(
-            f"d_in follows the {typed['embedding']} embedding's vectors; ignored d_in={typed['d_in']}."
-        )
+        fixed = _FIXED_D_IN[typed["embedding"]]  # (not inside tr(): the catalogs would take its key)
+        notes.append(tr(fixed, d_in=typed["d_in"]))
     return _repair(typed, notes).normalised(), notes
 
 
@@ -147,13 +173,25 @@ def view_values(
                 values[name] = number
             else:
                 notes.append(
-                    f"{name}={_show(value)} is not a whole number {allowed.start}..{allowed.stop - 1}; "
-                    "showed the default."
+                    tr(
+                        "{name}={value} is not a whole number {low}..{high}; showed the default.",
+                        name=name,
+                        value=_show(value),
+                        low=allowed.start,
+                        high=allowed.stop - 1,
+                    )
                 )
         elif str(value) in allowed:
             values[name] = str(value)
         else:
-            notes.append(f"{name}={_show(value)} is not one of {', '.join(allowed)}; showed the default.")
+            notes.append(
+                tr(
+                    "{name}={value} is not one of {choices}; showed the default.",
+                    name=name,
+                    value=_show(value),
+                    choices=", ".join(allowed),
+                )
+            )
     return values, notes
 
 
@@ -176,7 +214,16 @@ def _last(key: str, value: object, notes: list[str]) -> object | None:
     if not isinstance(value, (list, tuple)):
         return value
     if len(value) > 1:
-        notes.append(f"{key} was given {len(value)} times; used the last one.")
+        n = len(value)
+        notes.append(
+            tr_n(
+                "{name} was given {n} time; used the last one.",
+                "{name} was given {n} times; used the last one.",
+                n,
+                name=key,
+                n=n,
+            )
+        )
     return value[-1] if value else None
 
 
@@ -195,13 +242,18 @@ def _repair(typed: dict, notes: list[str]) -> ExplorerConfig:
             return ExplorerConfig(**typed)
         except ConfigError as e:
             fix = _fix(typed, e)
-            notes.append(f"{e} Used {fix} instead.")
+            # TRANSLATORS: {error} is a whole sentence saying what is wrong; {fix} names the value used
+            notes.append(tr("{error} Used {fix} instead.", error=e, fix=fix))
     return ExplorerConfig()  # unreachable in practice: every fix moves toward the defaults
 
 
 class _Bad:
-    def __init__(self, why: str):
-        self.why = why
+    """A value that cannot be used: the note's message (its {name}, {value} and {used} filled in
+    where the note is written) and any other values it names."""
+
+    def __init__(self, message: str, **values: object):
+        self.message = message
+        self.values = values
 
 
 def _show(value: object, limit: int = 40) -> str:
@@ -223,20 +275,29 @@ def _parse(key: str, value: object, default: ExplorerConfig) -> object:
         try:
             return tuple(tuple(r) for r in parse_matrix(str(value)))
         except ConfigError:
-            return _Bad("is neither random, book nor a matrix like '0.1, 0.2; 0.3, 0.4'")
+            return _Bad(
+                N_(
+                    "{name}={value} is neither random, book nor a matrix like '0.1, 0.2; 0.3, 0.4'; "
+                    "used {used} instead."
+                )
+            )
     if want is str:
         text = str(value).strip().lower()
         if key == "variant":
             text = FORMER_KEYS.get(text, text)  # links made before the variants were renamed
         choices = {"variant": VARIANTS, "tokenizer": SCHEMES, "device": DEVICES}[key]
-        return text if text in choices else _Bad(f"is not one of {', '.join(choices)}")
+        if text in choices:
+            return text
+        return _Bad(
+            N_("{name}={value} is not one of {choices}; used {used} instead."), choices=", ".join(choices)
+        )
     if want is bool:
         if isinstance(value, bool):
             return value
         text = str(value).strip().lower()
         if text in _TRUE | _FALSE:
             return text in _TRUE
-        return _Bad("is not on/off (1 or 0)")
+        return _Bad(N_("{name}={value} is not on/off (1 or 0); used {used} instead."))
     return _number(value, whole=want is int)
 
 
@@ -244,11 +305,15 @@ def _number(value: object, whole: bool) -> float | int | _Bad:
     try:
         number = float(value) if not isinstance(value, (int, float)) else value
     except (TypeError, ValueError):
-        return _Bad("is not a number")
+        return _Bad(N_("{name}={value} is not a number; used {used} instead."))
     if not math.isfinite(number):
-        return _Bad("is not a finite number")
+        return _Bad(N_("{name}={value} is not a finite number; used {used} instead."))
     if whole:
-        return int(number) if number == int(number) else _Bad("is not a whole number")
+        return (
+            int(number)
+            if number == int(number)
+            else _Bad(N_("{name}={value} is not a whole number; used {used} instead."))
+        )
     return float(number)
 
 
@@ -264,13 +329,13 @@ def _fix(typed: dict, error: ConfigError) -> str:
         return f"kv_groups={typed['kv_groups']}"
     if error.field == "rope":  # an odd head_dim
         typed["rope"] = False
-        return "no RoPE"
+        return tr("no RoPE")
     if error.field == "window":  # below 1, too large, or without the causal mask
         if isinstance(typed["window"], int) and typed["window"] > MAX_WINDOW and typed["causal"]:
             typed["window"] = MAX_WINDOW
             return f"window={MAX_WINDOW}"
         typed["window"] = None
-        return "no window"
+        return tr("no window")
     if error.field == "d_out":  # output too wide
         typed["d_out"] = max(1, MAX_D_OUT // typed["heads"])
         return f"d_out={typed['d_out']}"
@@ -281,10 +346,10 @@ def _fix(typed: dict, error: ConfigError) -> str:
             limit -= 1
         keep = tokenize(typed["text"], typed["tokenizer"]).texts[:limit]
         typed["text"] = ("" if typed["tokenizer"] == "chars" else " ").join(keep)
-        return f"the first {limit} tokens"
+        return tr_n("the first {n} token", "the first {n} tokens", limit, n=limit)
     if error.field == "embedding":
         typed.update(embedding="random", matrix=None)
-        return "the random (seeded nn.Embedding) embedding"
+        return tr("the random (seeded nn.Embedding) embedding")
     default = ExplorerConfig()  # the text itself is unusable (empty, only punctuation)
     typed.update(
         text=default.text,
@@ -293,4 +358,4 @@ def _fix(typed: dict, error: ConfigError) -> str:
         d_in=default.d_in,
         matrix=None,
     )
-    return f"the example sentence {default.text!r}"
+    return tr("the example sentence {sentence}", sentence=repr(default.text))

@@ -34,6 +34,7 @@ import torch
 import torch.nn as nn
 
 from attention.chapter3 import blog_modules, modules
+from attention.i18n import N_
 from attention.modern import gqa, kv_cache, masks, online_softmax, rope
 
 KNOBS = ("d_out", "d_v", "heads", "kv_groups", "window", "rope", "tile", "dropout", "causal", "bias", "train")
@@ -45,14 +46,14 @@ FORMER_KEYS = {"blog": "separate_dv", "blog_heads": "stacked_heads"}
 class Variant:
     key: str
     cls: type[nn.Module]
-    label: str  # what it is, short enough for the sidebar
-    help: str  # what it computes and where it is taught
+    label: str  # what it is, short enough for the sidebar (a message: tr() where it is shown)
+    help: str  # what it computes and where it is taught (a message too)
     knobs: frozenset[str]  # which of KNOBS change its computation
     batched: bool  # forward takes (B, T, d_in); otherwise (T, d_in)
     arguments: Callable[[Any, int], dict]  # (config, context_length) -> constructor keywords
     head_dim: Callable[[Any], int] = lambda c: c.d_out  # query/key width per head
     output_width: Callable[[Any], int] = lambda c: c.d_out  # last axis of the output
-    d_out_label: str = "d_out"
+    d_out_label: str = "d_out"  # a message where it has words (N_): tr() where it is shown
     trainable: bool = True  # has trainable weights (W_query, W_key, W_value); 3.3's has none
     splits_d_out: bool = False  # d_out is split into `heads` heads of d_out / heads: heads divides d_out
     builds_on: tuple = ()  # classes and functions its source needs first (the wrapper's head)
@@ -151,9 +152,11 @@ VARIANTS: dict[str, Variant] = {
         Variant(
             key="simplified",
             cls=modules.SimplifiedSelfAttention,
-            label="Simplified: no weights (3.3)",
-            help="Section 3.3: scores = x·xᵀ, softmax, weighted sum of the inputs. No trainable weights, "
-            "no scaling, no mask, one head.",
+            label=N_("Simplified: no weights (3.3)"),
+            help=N_(
+                "Section 3.3: scores = x·xᵀ, softmax, weighted sum of the inputs. No trainable weights, "
+                "no scaling, no mask, one head."
+            ),
             knobs=frozenset(),
             batched=False,
             arguments=lambda c, t: {},
@@ -165,8 +168,10 @@ VARIANTS: dict[str, Variant] = {
             key="v1",
             cls=modules.SelfAttention_v1,
             label="SelfAttention_v1: nn.Parameter (3.4)",
-            help="Section 3.4: trainable W_query, W_key, W_value as nn.Parameter (torch.rand); one head, "
-            "no mask.",
+            help=N_(
+                "Section 3.4: trainable W_query, W_key, W_value as nn.Parameter (torch.rand); one head, "
+                "no mask."
+            ),
             knobs=frozenset({"d_out"}),
             batched=False,
             arguments=lambda c, t: {"d_in": c.d_in, "d_out": c.d_out},
@@ -175,7 +180,9 @@ VARIANTS: dict[str, Variant] = {
             key="v2",
             cls=modules.SelfAttention_v2,
             label="SelfAttention_v2: nn.Linear (3.4)",
-            help="Section 3.4: the weights as nn.Linear layers (optionally with a bias); one head, no mask.",
+            help=N_(
+                "Section 3.4: the weights as nn.Linear layers (optionally with a bias); one head, no mask."
+            ),
             knobs=frozenset({"d_out", "bias"}),
             batched=False,
             arguments=lambda c, t: {"d_in": c.d_in, "d_out": c.d_out, "qkv_bias": c.bias},
@@ -184,8 +191,10 @@ VARIANTS: dict[str, Variant] = {
             key="causal",
             cls=modules.CausalAttention,
             label="CausalAttention (3.5)",
-            help="Section 3.5: one head with the causal mask (−inf above the diagonal) and dropout on the "
-            "weights; batched input.",
+            help=N_(
+                "Section 3.5: one head with the causal mask (−inf above the diagonal) and dropout on the "
+                "weights; batched input."
+            ),
             knobs=_MASKED,
             batched=True,
             arguments=lambda c, t: _batched(c, t),
@@ -194,20 +203,24 @@ VARIANTS: dict[str, Variant] = {
             key="wrapper",
             cls=modules.MultiHeadAttentionWrapper,
             label="MultiHeadAttentionWrapper (3.6.1)",
-            help="Section 3.6.1: H separate CausalAttention heads, outputs concatenated (width H × d_out).",
+            help=N_(
+                "Section 3.6.1: H separate CausalAttention heads, outputs concatenated (width H × d_out)."
+            ),
             knobs=_MASKED | {"heads"},
             batched=True,
             arguments=lambda c, t: _batched(c, t, num_heads=c.heads),
             output_width=lambda c: c.heads * c.d_out,
-            d_out_label="d_out per head",
+            d_out_label=N_("d_out per head"),
             builds_on=(modules.CausalAttention,),
         ),
         Variant(
             key="mha",
             cls=modules.MultiHeadAttention,
             label="MultiHeadAttention (3.6.2)",
-            help="Section 3.6.2: one projection of width d_out split into H heads of d_out / H, causal "
-            "mask, dropout, then out_proj. The chapter's final class, used in GPT.",
+            help=N_(
+                "Section 3.6.2: one projection of width d_out split into H heads of d_out / H, causal "
+                "mask, dropout, then out_proj. The chapter's final class, used in GPT."
+            ),
             knobs=_MASKED | {"heads"},
             batched=True,
             arguments=lambda c, t: _batched(c, t, num_heads=c.heads),
@@ -217,9 +230,11 @@ VARIANTS: dict[str, Variant] = {
         Variant(
             key="separate_dv",
             cls=blog_modules.SelfAttentionQKV,
-            label="Separate d_k and d_v (blog)",
-            help="From Raschka's blog post 'Understanding and coding self-attention': values may have a "
-            "width d_v other than d_q = d_k; weights applied as W·x.",
+            label=N_("Separate d_k and d_v (blog)"),
+            help=N_(
+                "From Raschka's blog post 'Understanding and coding self-attention': values may have a "
+                "width d_v other than d_q = d_k; weights applied as W·x."
+            ),
             knobs=frozenset({"d_out", "d_v"}),
             batched=False,
             arguments=lambda c, t: {"d_in": c.d_in, "d_k": c.d_out, "d_v": c.d_v},
@@ -229,22 +244,26 @@ VARIANTS: dict[str, Variant] = {
         Variant(
             key="stacked_heads",
             cls=blog_modules.MultiHeadSelfAttentionQKV,
-            label="Stacked heads, batched matmul (blog)",
-            help="From Raschka's blog post: H heads' weights stacked into one (H, d, d_in) tensor and "
-            "applied with torch.bmm; heads concatenated, no mask.",
+            label=N_("Stacked heads, batched matmul (blog)"),
+            help=N_(
+                "From Raschka's blog post: H heads' weights stacked into one (H, d, d_in) tensor and "
+                "applied with torch.bmm; heads concatenated, no mask."
+            ),
             knobs=frozenset({"d_out", "d_v", "heads"}),
             batched=False,
             arguments=lambda c, t: {"d_in": c.d_in, "d_k": c.d_out, "d_v": c.d_v, "num_heads": c.heads},
             output_width=lambda c: c.heads * c.d_v,
-            d_out_label="d_q = d_k per head",
+            d_out_label=N_("d_q = d_k per head"),
         ),
         Variant(
             key="gqa",
             cls=gqa.GroupedQueryAttention,
             label="GroupedQueryAttention (Llama 3)",
-            help="Llama 3, Qwen3, Gemma, Mistral (the book's llama3.py): H query heads share kv_groups "
-            "key/value heads (1 = multi-query, H = multi-head); optionally a sliding window (Mistral, "
-            "Gemma) and RoPE, queries and keys rotated by position. No biases, no dropout.",
+            help=N_(
+                "Llama 3, Qwen3, Gemma, Mistral (the book's llama3.py): H query heads share kv_groups "
+                "key/value heads (1 = multi-query, H = multi-head); optionally a sliding window (Mistral, "
+                "Gemma) and RoPE, queries and keys rotated by position. No biases, no dropout."
+            ),
             knobs=frozenset({"d_out", "heads", "kv_groups", "window", "rope", "causal"}),
             batched=True,
             arguments=lambda c, t: {
@@ -263,10 +282,12 @@ VARIANTS: dict[str, Variant] = {
         Variant(
             key="kv_cache",
             cls=kv_cache.MultiHeadAttention,
-            label="MultiHeadAttention, KV cache",
-            help="The book's ch04/03_kv-cache: generation one token at a time; each step computes only "
-            "the new token's query, key and value, keeps the keys and values in a cache and adds one row "
-            "of scores. The same numbers as 3.6.2's causal attention, O(T) work per new token.",
+            label=N_("MultiHeadAttention, KV cache"),
+            help=N_(
+                "The book's ch04/03_kv-cache: generation one token at a time; each step computes only "
+                "the new token's query, key and value, keeps the keys and values in a cache and adds one row "
+                "of scores. The same numbers as 3.6.2's causal attention, O(T) work per new token."
+            ),
             knobs=frozenset({"d_out", "heads", "bias"}),
             batched=True,
             arguments=lambda c, t: {
@@ -288,10 +309,12 @@ VARIANTS: dict[str, Variant] = {
         Variant(
             key="online",
             cls=online_softmax.OnlineSoftmaxAttention,
-            label="Online softmax (FlashAttention)",
-            help="FlashAttention's softmax (Dao et al. 2022) in 3.6.2's MultiHeadAttention: keys taken a "
-            "tile at a time with a running maximum and sum, so the T × T matrix is never held whole. "
-            "The same output within float rounding.",
+            label=N_("Online softmax (FlashAttention)"),
+            help=N_(
+                "FlashAttention's softmax (Dao et al. 2022) in 3.6.2's MultiHeadAttention: keys taken a "
+                "tile at a time with a running maximum and sum, so the T × T matrix is never held whole. "
+                "The same output within float rounding."
+            ),
             knobs=frozenset({"d_out", "heads", "tile", "causal", "bias"}),
             batched=True,
             arguments=lambda c, t: _batched(c, t, num_heads=c.heads) | {"tile_size": c.tile},

@@ -93,7 +93,7 @@ def test_unicode_is_tokenised_whole_and_drawn_safely(text, tokens):
     ]
 
 
-@pytest.mark.parametrize("view", ["Steps", "Tokens", "Query focus", "Share, code & downloads"])
+@pytest.mark.parametrize("view", ["steps", "tokens", "query", "share"])
 def test_html_and_markdown_in_the_text_stay_literal_in_every_view(view):
     at = url_run({"text": HOSTILE, "embedding": "random", "tokenizer": "words_punct"})
     at = show(at, view)

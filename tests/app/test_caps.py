@@ -28,9 +28,7 @@ def at_caps():
     return at
 
 
-@pytest.mark.parametrize(
-    "view", ["Steps", "All heads", "Vectors", "Query focus", "Tokens", "Share, code & downloads"]
-)
+@pytest.mark.parametrize("view", ["steps", "heads", "vectors", "query", "tokens", "share"])
 def test_every_view_at_the_caps_sends_at_most_the_budget(at_caps, view):
     at = show(at_caps, view)
     assert not at.exception

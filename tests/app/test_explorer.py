@@ -71,7 +71,7 @@ def test_defaults_render_the_books_example(app):
     assert np.all(np.triu(w, 1) == 0)  # causal by default
     assert "scores (1, 2, 6, 6), head 0" in step_titles(at)
     assert len(at.radio(key="head").options) == 2
-    at = show(at, "Vectors")
+    at = show(at, "vectors")
     out = z(figure(at, "output (1, 6, 2)"))
     np.testing.assert_allclose(out[0], [0.3190, 0.4858], atol=1e-4)  # the book's printed numbers
 
@@ -83,7 +83,7 @@ def test_heads_4_gives_four_heatmaps(app):
     assert len(at.radio(key="head").options) == 4
     at = at.radio(key="head").set_value(3).run()
     assert "head 3" in step_titles(at)
-    at = show(at, "All heads")
+    at = show(at, "heads")
     grid = [f for f in figures(at) if f["data"][0].get("showscale") is False]
     assert len(grid) == 1 and len(grid[0]["data"]) == 4
     assert grid[0]["data"][0]["z"]["dtype"] == "u1"  # thumbnails carry colour only
@@ -132,7 +132,7 @@ def test_each_knob_changes_the_numbers(app, key, value):
 
 
 def test_d_in_and_d_out_change_the_shapes(app):
-    at = show(app.run(), "Vectors")
+    at = show(app.run(), "vectors")
     at = set_value(at, "w_embedding", "random")
     at = set_value(at, "w_d_in", 5)
     assert "(1, 6, 5)" in figure(at, "x (embeddings)")["layout"]["title"]["text"]
@@ -158,7 +158,7 @@ def test_simplified_shows_hello_shiny_sun(app):
     at = app.run().selectbox(key="w_preset").select("Hello shiny sun! (worked by hand, no weights)").run()
     assert not at.exception
     assert step_names(at) == ["scores", "weights"]  # no scaling, mask or dropout in section 3.3
-    at = show(at, "Vectors")
+    at = show(at, "vectors")
     np.testing.assert_allclose(z(figure(at, "output"))[1], [0.3990, 0.3854, 0.8610], atol=1e-4)
 
 
@@ -244,13 +244,13 @@ def test_html_in_tokens_is_escaped(app):
 
 
 def test_code_and_downloads_are_offered(app):
-    at = show(app.run(), "Share, code & downloads")
+    at = show(app.run(), "share")
     code = [c.value for c in at.code if "import torch" in c.value]
     assert code and "MultiHeadAttention(d_in=3, d_out=2, context_length=6" in code[0]
     assert any("?text=" in c.value and "step=all" in c.value for c in at.code)  # the link, with the view
 
 
-@pytest.mark.parametrize("view", ["All heads", "Vectors", "Query focus", "Tokens", "Share, code & downloads"])
+@pytest.mark.parametrize("view", ["heads", "vectors", "query", "tokens", "share"])
 def test_every_view_renders_with_dropout_and_repeated_tokens(app, view):
     config = ExplorerConfig(
         text="the cat saw the dog", embedding="random", d_in=4, d_out=4, heads=2, dropout=0.5, train=True
@@ -263,7 +263,7 @@ def test_every_view_renders_with_dropout_and_repeated_tokens(app, view):
 
 
 def test_query_focus_sums_the_weighted_values(app):
-    at = show(app.run(), "Query focus")
+    at = show(app.run(), "query")
     bar = figure(at, "weights of query “journey”")
     np.testing.assert_allclose(decode(bar["data"][0]["y"]).sum(), 1, atol=1e-6)
     at = at.selectbox(key="query").set_value(4).run()
@@ -293,7 +293,7 @@ def test_odd_text_never_raises(app, text):
 def test_settings_survive_a_visit_to_the_learn_page(app):
     at = set_value(app.run(), "w_d_out", 8)
     at = set_value(at, "w_heads", 4)
-    at = show(at, "Vectors")
+    at = show(at, "vectors")
     at.switch_page("pages/learn.py")
     at = at.run()
     assert not at.exception
@@ -304,7 +304,7 @@ def test_settings_survive_a_visit_to_the_learn_page(app):
     at = at.run()
     assert not at.exception
     assert at.number_input(key="w_heads").value == 4 and len(at.radio(key="head").options) == 4
-    assert at.session_state["view"] == "Vectors"  # the view too
+    assert at.session_state["view"] == "vectors"  # the view too
 
 
 # --- the first minute of a class ---------------------------------------------------------------------
@@ -536,7 +536,7 @@ def test_a_views_choices_survive_a_visit_to_another_view(monkeypatch):
     monkeypatch.setattr(runner, "RerunData", lambda **kw: rerun_data(**kw, fragment_id_queue=[fragment]))
     at = at.segmented_control(key="step").set_value("scaled_scores").run()
     at = at.toggle(key="numbers").set_value(False).run()
-    for view in ("Tokens", "Vectors", "Steps"):
+    for view in ("tokens", "vectors", "steps"):
         at = at.segmented_control(key="view").set_value(view).run()
     assert not at.exception
     assert at.segmented_control(key="step").value == "scaled_scores"

@@ -1,5 +1,6 @@
 """The Explorer's controls: the sentence box and the sidebar knobs <-> an ExplorerConfig and the
-URL (the view above the chart, which step, head, token: view_controls.py).
+URL (the sidebar's drawing: sidebar.py; the view above the chart, which step, head, token:
+view_controls.py).
 
 Knob state lives in widget keys "w_<param>", the view in keys named as its URL parameters
 (query_params.VIEW_PARAMS). Every knob change runs `_sync` before the page: it repairs the settings
@@ -18,11 +19,9 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 from attention.chapter3.embeddings import format_matrix, has_book_vectors, presets
-from attention.chapter3.text import SCHEME_LABELS, tokenize
-from attention.devices import available_devices
+from attention.chapter3.text import tokenize
 from attention.errors import ConfigError
 from attention.explorer import ExplorerConfig
-from attention.explorer.config import MAX_D_IN, MAX_D_OUT, MAX_HEADS, MAX_SEED, MAX_WINDOW, RANGES
 from attention.explorer.query_params import (
     PARAMS,
     VIEW_PARAMS,
@@ -31,14 +30,20 @@ from attention.explorer.query_params import (
     to_query_params,
 )
 from attention.explorer.variants import KNOBS, VARIANTS
+from attention.i18n import N_, language, tr
 from ui import url
 from ui.cache import cached_trace
-from ui.explorer.view_controls import VIEW_LABELS
+from ui.explorer.sidebar import look, sidebar
 
-CUSTOM_PRESET = "— your own settings —"
-EMBEDDING_LABELS = {"book": "book vectors", "random": "nn.Embedding (seeded)", "custom": "my matrix"}
-MAX_DROPOUT_WIDGET = 1.0 - 2**-53  # the largest float below 1: any p the config accepts
-MAX_TILE = RANGES["tile"][1]
+CUSTOM_PRESET = N_("— your own settings —")  # the example picker's value (and message) for none
+# presets.json names an example "<its sentence> (<what it shows>)": the sentence stays as the book
+# writes it, what it shows is translated (these, marked for the catalogs)
+PRESET_NOTES = (
+    N_("the book, chapter 3"),
+    N_("worked by hand, no weights"),
+    N_("Raschka's blog, d_v ≠ d_k"),
+    N_("Llama 3's attention, small"),
+)
 MATRIX_PREFILL_MAX = 4096  # numbers: "my matrix" starts as the current x up to this size
 WIDGETS = tuple(f"w_{name}" for name in PARAMS) + ("w_matrix", "w_preset")
 SIDEBAR = tuple(key for key in WIDGETS if key not in ("w_text", "w_preset"))  # the body has those two
@@ -103,21 +108,11 @@ def _sync(source: str) -> None:
             s[f"w_{name}"] = getattr(config, name)
     s["_notes"] = notes
     s["w_preset"] = _preset_of(config)
-    same = shown == {key: s.get(key) for key in SIDEBAR} and _look(config) == s.get("_sidebar_look")
+    same = shown == {key: s.get(key) for key in SIDEBAR} and look(config) == s.get("_sidebar_look")
     if source in BODY_ONLY and same:
         with contextlib.suppress(StreamlitAPIException):  # no body drawn yet (it stopped before): the page
             st.rerun(scope=BODY)
     st.rerun()  # the sidebar must change too: the page, whatever drew this
-
-
-def _look(config: ExplorerConfig) -> tuple:
-    """What the sidebar draws beyond its knobs' values: the module (which knobs, their labels), the
-    values on the knobs it lacks, and what is disabled or shown (d_in; the window's toggle)."""
-    s = st.session_state
-    used = config.effective_values()
-    lacks = tuple((name, used.get(name)) for name in KNOBS if not config.has(name))
-    window = (s.get("w_causal", True), s.get("w_window") is not None) if config.has("window") else None
-    return config.variant, lacks, config.embedding, window
 
 
 def _current_x() -> str:
@@ -147,7 +142,7 @@ def _load_url(raw: dict[str, tuple[str, ...]]) -> None:
     config, notes = from_values({k: v for k, v in raw.items() if k not in VIEW_PARAMS})
     _load(config)
     view, view_notes = explorer_view_values(raw, config)
-    s["view"] = VIEW_LABELS[view.get("view", "steps")]
+    s["view"] = view.get("view", "steps")
     s["head"], s["query"] = view.get("head", 0), view.get("query", min(1, len(config.tokens) - 1))
     for name in ("step", "numbers", "fitted"):
         s[f"_{name}_auto"] = name not in view
@@ -181,7 +176,7 @@ def write_url(config: ExplorerConfig, shown: dict) -> None:
 def explorer_controls() -> None:
     """The sidebar's knobs (a page run; most changes of them rerun only the body)."""
     url.sync("explorer", WIDGETS + VIEW_PARAMS, _load_url)
-    _sidebar(from_values(_raw_values())[0])
+    sidebar(from_values(_raw_values())[0], _sync)
 
 
 def sentence_row() -> None:
@@ -189,21 +184,31 @@ def sentence_row() -> None:
     name when a knob or the sentence leaves it)."""
     row = st.container(horizontal=True, vertical_alignment="bottom")  # one block (columns are three)
     row.text_input(  # no max_chars: its counter sits over long text; from_values cuts at MAX_TEXT_CHARS
-        "Sentence",
+        tr("Sentence"),
         key="w_text",
         on_change=_sync,
         args=("text",),
-        placeholder="Type a sentence and press Enter",
-        help="Press Enter to apply. Tokens are split by the tokenizer in the sidebar.",
+        placeholder=tr("Type a sentence and press Enter"),
+        help=tr("Press Enter to apply. Tokens are split by the tokenizer in the sidebar."),
     )
     row.selectbox(
-        "Example",
+        tr("Example"),
         [CUSTOM_PRESET] + [p["name"] for p in presets()],
         key="w_preset",
         on_change=_apply_preset,
-        help="Sentences and settings from the book and Raschka's blog post.",
+        format_func=preset_label,
+        help=tr("Sentences and settings from the book and Raschka's blog post."),
         width=320,
     )
+
+
+def preset_label(name: str) -> str:
+    """An example's name in the reader's language: its sentence as the book writes it, what it
+    shows translated."""
+    sentence, opening, note = name.rpartition(" (")
+    if not opening or not note.endswith(")"):
+        return tr(name)
+    return tr("{sentence} ({note})", sentence=sentence, note=tr(note[:-1]))
 
 
 def explorer_config() -> tuple[ExplorerConfig, list[str]]:
@@ -214,167 +219,7 @@ def explorer_config() -> tuple[ExplorerConfig, list[str]]:
     s["_explorer_config"] = config
     fresh = s.pop("_url_notes", []) + s.pop("_notes", [])  # a link's or a knob's corrections
     if fresh:
-        s["_notes_for"] = (config, fresh)
-    elif s.get("_notes_for", (None,))[0] == config:  # a click in the view: the same settings, the same notes
-        fresh = s["_notes_for"][1]
+        s["_notes_for"] = (config, language(), fresh)
+    elif s.get("_notes_for", (None, None))[:2] == (config, language()):  # a click in the view: the same
+        fresh = s["_notes_for"][2]  # notes (written in one language: another drops them)
     return config, fresh + notes
-
-
-def _sidebar(config: ExplorerConfig) -> None:
-    """The sidebar: the module, the input (tokenizer, embedding, d_in), the knobs; and what it drew
-    beyond their values, for _sync."""
-    s = st.session_state
-    s["_sidebar_look"] = _look(config)
-    variant = config.spec
-    with st.sidebar:
-        st.selectbox(
-            "Module",
-            list(VARIANTS),
-            key="w_variant",
-            format_func=lambda v: VARIANTS[v].label,
-            help=variant.help,
-            on_change=_sync,
-            args=("variant",),
-        )
-        st.selectbox(
-            "Tokenizer",
-            list(SCHEME_LABELS),
-            key="w_tokenizer",
-            format_func=SCHEME_LABELS.get,
-            on_change=_sync,
-            args=("tokenizer",),
-        )
-        st.radio(
-            "Embedding",
-            ["book", "random", "custom"],
-            key="w_embedding",
-            horizontal=True,
-            format_func=EMBEDDING_LABELS.get,
-            help="The book's fixed vectors exist for its example sentences; your own text uses a seeded "
-            "nn.Embedding, or a matrix you type.",
-            on_change=_sync,
-            args=("embedding",),
-        )
-        if s["w_embedding"] == "custom":
-            st.text_area(
-                "Matrix: one row per token, numbers split by commas, rows by ';' or lines",
-                key="w_matrix",
-                height=100,
-                on_change=_sync,
-                args=("matrix",),
-            )
-        st.number_input(
-            "d_in (embedding width)",
-            1,
-            MAX_D_IN,
-            key="w_d_in",
-            on_change=_sync,
-            args=("d_in",),
-            disabled=config.embedding != "random",
-            help="Fixed vectors decide d_in; pick nn.Embedding to change it.",
-        )
-    _knobs(config)
-
-
-def _knobs(config: ExplorerConfig) -> None:
-    """The module's knobs, d_out to device; a knob the module lacks is shown disabled, at the
-    value it computes with."""
-    s = st.session_state
-    variant = config.spec
-    used = config.effective_values()
-
-    def knob(widget, name: str, label: str, **options) -> None:
-        if variant.has(name):
-            widget(label, key=f"w_{name}", on_change=_sync, args=(name,), **options)
-        else:
-            s[f"na_{name}"] = used[name]
-            options["help"] = f"{variant.cls.__name__} has no {label} knob: it computes as shown."
-            widget(label, key=f"na_{name}", disabled=True, **options)
-
-    with st.sidebar:
-        knob(st.number_input, "d_out", variant.d_out_label, min_value=1, max_value=MAX_D_OUT)
-        if variant.has("d_v"):
-            knob(st.number_input, "d_v", "d_v (value width)", min_value=1, max_value=MAX_D_OUT)
-        knob(st.number_input, "heads", "heads", min_value=1, max_value=MAX_HEADS)
-        _modern_knobs(config, knob)
-        knob(
-            st.number_input,
-            "dropout",
-            "dropout p",
-            min_value=0.0,
-            max_value=MAX_DROPOUT_WIDGET,
-            step=0.05,
-            format="%.2f",
-        )
-        knob(st.checkbox, "causal", "causal mask")
-        knob(st.checkbox, "bias", "qkv bias")
-        knob(st.toggle, "train", "train mode (dropout on)")
-        st.number_input(
-            "seed",
-            0,
-            MAX_SEED,
-            key="w_seed",
-            on_change=_sync,
-            args=("seed",),
-            help="Seeds the embedding, the weights and dropout.",
-        )
-        devices = ["auto", *available_devices()]
-        if s["w_device"] not in devices:
-            devices.append(s["w_device"])  # asked for by a link; resolve_device explains the fallback
-        st.selectbox("device", devices, key="w_device", on_change=_sync, args=("device",))
-
-
-def _modern_knobs(config: ExplorerConfig, knob) -> None:
-    """Today's attention (attention.modern): drawn only for the variants that have them."""
-    s = st.session_state
-    variant = config.spec
-    if variant.has("kv_groups"):
-        knob(
-            st.number_input,
-            "kv_groups",
-            "key/value groups",
-            min_value=1,
-            max_value=MAX_HEADS,
-            help="How many key/value heads the query heads share (Llama 3: 32 query heads, 8 groups). "
-            "1 = multi-query attention; = heads: ordinary multi-head attention. Must divide heads.",
-        )
-    if variant.has("window"):
-        s["w_window_on"] = s.get("w_window") is not None  # the window knob is the truth
-        st.toggle(
-            "sliding window",
-            key="w_window_on",
-            on_change=_window_switched,
-            disabled=not s.get("w_causal", True),  # a window limits how far back: the causal mask first
-            help="Mistral, Gemma: a query sees only itself and the window - 1 tokens before it.",
-        )
-        if s.get("w_window") is not None:
-            knob(st.number_input, "window", "window (tokens a query sees)", min_value=1, max_value=MAX_WINDOW)
-    if variant.has("rope"):
-        knob(
-            st.checkbox,
-            "rope",
-            "RoPE (rotary positions)",
-            help="Rotate each query and key by its position (Llama, Qwen, Gemma): scores then depend on the "
-            "distance between two tokens, not on where they sit. Needs an even d_out / heads.",
-        )
-    if variant.has("tile"):
-        knob(
-            st.number_input,
-            "tile",
-            "tile (keys at a time)",
-            min_value=1,
-            max_value=MAX_TILE,
-            help="FlashAttention's online softmax takes the keys this many at a time, keeping a running "
-            "maximum and sum: the T x T matrix is never held whole.",
-        )
-
-
-def _window_switched() -> None:
-    """The sliding-window toggle: on starts at half the sentence (at least 1), off is no window."""
-    s = st.session_state
-    if s["w_window_on"]:
-        shown = s.get("_explorer_config")
-        s["w_window"] = max(1, len(shown.tokens) // 2) if shown is not None else 3
-    else:
-        s["w_window"] = None
-    _sync("window")

@@ -12,20 +12,21 @@ import streamlit as st
 
 from attention.chapter3.trace import AttentionTrace
 from attention.explorer.query_params import ALL_STEPS, VIEW_PARAMS
+from attention.i18n import N_, tr, tr_n
 from ui import url
 from ui.widgets import narrow
 
-VIEW_LABELS = {  # query_params.VIEWS -> the view's button
-    "steps": "Steps",
-    "heads": "All heads",
-    "vectors": "Vectors",
-    "query": "Query focus",
-    "tokens": "Tokens",
-    "share": "Share, code & downloads",
+VIEW_LABELS = {  # query_params.VIEWS (the widget's values) -> the view's button
+    "steps": N_("Steps"),
+    "heads": N_("All heads"),
+    "vectors": N_("Vectors"),
+    "query": N_("Query focus"),
+    "tokens": N_("Tokens"),
+    "share": N_("Share, code & downloads"),
 }
 NUMBERS_UP_TO = 12  # tokens: numbers in the cells by default up to here, readable on a projector
 FIT_FROM = 64  # tokens: from here a weights colour scale fitted to the values by default
-FITTED_HELP = (
+FITTED_HELP = N_(
     "Weights are coloured from 0 to 1 by default; with hundreds of tokens most weights are tiny, and a "
     "scale from the smallest to the 99th percentile (the largest 1% saturate) shows their differences."
 )
@@ -38,44 +39,55 @@ def explorer_view(trace: AttentionTrace) -> dict:
     s = st.session_state
     url.hold(VIEW_PARAMS)  # a fragment run too: Tokens draws no step box, yet the step must stay
     _view_defaults(trace)
-    st.segmented_control("View", list(VIEW_LABELS.values()), key="view", label_visibility="collapsed")
-    view = next(k for k, v in VIEW_LABELS.items() if v == s["view"])
+    st.segmented_control(
+        tr("View"),
+        list(VIEW_LABELS),
+        key="view",
+        format_func=lambda k: tr(VIEW_LABELS[k]),
+        label_visibility="collapsed",
+    )
+    view = s["view"]
     if view == "steps":
         st.segmented_control(
-            "Step",
+            tr("Step"),
             [*trace.step_names(), ALL_STEPS],
             key="step",
             label_visibility="collapsed",
-            format_func=lambda step: "all steps side by side" if step == ALL_STEPS else step,
+            format_func=lambda step: tr("all steps side by side") if step == ALL_STEPS else step,
             on_change=lambda: s.update(_step_auto=s.get("step") is None),
         )
     # One flex row (one message to the browser; three columns were four)
     pick_head = numbers = fitted = st.container(horizontal=True, vertical_alignment="center", gap="medium")
     if view in ("steps", "vectors", "query") and trace.num_heads > 1:
         pick_head.radio(
-            "Head",
+            tr("Head"),
             range(trace.num_heads),
             key="head",
             horizontal=True,
-            format_func=lambda h: f"head {h}",
+            format_func=lambda h: tr("head {h}", h=h),
             label_visibility="collapsed",
         )
     if view == "steps":
         numbers.toggle(
-            "Numbers in the cells",
+            tr("Numbers in the cells"),
             key="numbers",
             on_change=lambda: s.update(_numbers_auto=False),
-            help=f"On by default up to {NUMBERS_UP_TO} tokens; hover shows any cell.",
+            help=tr_n(
+                "On by default up to {n} token; hover shows any cell.",
+                "On by default up to {n} tokens; hover shows any cell.",
+                NUMBERS_UP_TO,
+                n=NUMBERS_UP_TO,
+            ),
         )
         fitted.toggle(
-            "Fit the colours to the values",
+            tr("Fit the colours to the values"),
             key="fitted",
             on_change=lambda: s.update(_fitted_auto=False),
-            help=FITTED_HELP,
+            help=tr(FITTED_HELP),
         )
     if view == "query":
         labels = [f"{i}: {t}" for i, t in enumerate(trace.tokens.texts)]
-        st.selectbox("Query token", range(trace.num_tokens), key="query", format_func=labels.__getitem__)
+        st.selectbox(tr("Query token"), range(trace.num_tokens), key="query", format_func=labels.__getitem__)
     return _shown(view)
 
 
@@ -92,8 +104,8 @@ def _view_defaults(trace: AttentionTrace) -> None:
             s[name] = default
     s["head"] = min(s.get("head", 0), trace.num_heads - 1)
     s["query"] = min(s.get("query", min(1, n - 1)), n - 1)
-    if s.get("view") not in VIEW_LABELS.values():
-        s["view"] = VIEW_LABELS["steps"]
+    if s.get("view") not in VIEW_LABELS:
+        s["view"] = "steps"
 
 
 def _shown(view: str) -> dict:

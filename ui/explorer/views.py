@@ -20,16 +20,11 @@ from attention.explorer.snippet import pytorch_script
 from attention.figures import explorer as figures
 from attention.figures import export
 from attention.figures.layout import token_labels
+from attention.i18n import tr, tr_n
 from ui.cache import cached_figure, cached_trace
-from ui.explorer.controls import (
-    BODY,
-    EMBEDDING_LABELS,
-    explorer_config,
-    explorer_url,
-    sentence_row,
-    write_url,
-)
-from ui.explorer.view_controls import explorer_view
+from ui.explorer.controls import BODY, explorer_config, explorer_url, sentence_row, write_url
+from ui.explorer.sidebar import EMBEDDING_LABELS
+from ui.explorer.view_controls import VIEW_LABELS, explorer_view
 from ui.url import link_query, share_link
 from ui.widgets import (
     chart,
@@ -38,7 +33,6 @@ from ui.widgets import (
     device_caption,
     literal,
     number_table,
-    plural,
     projected,
     show_notes,
 )
@@ -49,45 +43,86 @@ MAX_TABLE_CELLS = 20_000  # numbers in a table on the page; larger ones are offe
 def summary(config: ExplorerConfig, trace: AttentionTrace) -> None:
     """Plain words in the line, the jargon in its tooltip; then what the weights are."""
     tokens, width = trace.tokens, trace.output.shape[-1]
-    has_heads = config.has("heads")
-    parts = [f"**{trace.module}**", plural(len(tokens), "token")]
-    parts += [plural(trace.num_heads, "head")] if has_heads else []
-    parts += [plural(trace.kv_groups, "key/value head")] if trace.kv_groups is not None else []
-    parts += [f"window {trace.window}"] if trace.window is not None else []
+    n, heads = len(tokens), trace.num_heads
+    parts = [f"**{trace.module}**", tr_n("{n} token", "{n} tokens", n, n=n)]
+    parts += [tr_n("{n} head", "{n} heads", heads, n=heads)] if config.has("heads") else []
+    if (groups := trace.kv_groups) is not None:
+        parts.append(tr_n("{n} key/value head", "{n} key/value heads", groups, n=groups))
+    parts += [tr("window {window}", window=trace.window)] if trace.window is not None else []
     parts += ["RoPE"] if trace.rope else []
-    parts += [f"tiles of {plural(trace.tile_size, 'key')}"] if trace.tile_size is not None else []
-    parts += ["generated one token at a time"] if config.variant == "kv_cache" else []
-    jargon = (
-        f"x {figures.shape_text(trace, 'x')} → output {figures.shape_text(trace, 'output')}: B = 1 sentence, "
-        f"T = {len(tokens)} tokens, d_out = {width}"
-        + (f", H = {trace.num_heads} heads of head_dim = {trace.queries.shape[-1]}" if has_heads else "")
-        + f". {config.tokenizer} tokenizer, {config.embedding} embedding, seed {config.seed}. "
-        f"Computed in {trace.seconds * 1e3:.2f} ms on {device_caption(config.device)}."
-    )
-    if config.spec.trainable:
-        weights_note = (
-            f"W_query, W_key, W_value are random (seed {config.seed}), not trained: these patterns mean "
-            "nothing yet. For trained heads, see Watch it learn."
-        )
-        if config.variant == "kv_cache":
-            weights_note += (
-                " Generated one token at a time: each step computed one row of scores against the keys "
-                "cached so far; the cells after it were never computed (blank in scores)."
-            )
-        if trace.tile_size is not None:
-            weights_note += (
-                " The tile changes the order of the work and how much is held at once, not the numbers: "
-                "the T × T matrices here are the tiles side by side (Modern attention, question 5)."
-            )
-    else:
-        weights_note = "No trainable weights here: the scores are dot products of the embeddings themselves."
+    if (tile := trace.tile_size) is not None:
+        parts.append(tr_n("tiles of {n} key", "tiles of {n} keys", tile, n=tile))
+    parts += [tr("generated one token at a time")] if config.variant == "kv_cache" else []
     # One element for the line and the note: every element is a message to every browser on every
     # rerun (columns, a caption, the Copy link frame and a link here were ~8% of an Explorer change
     # rerun's CPU, py-spy). Watch it learn is in the page links; Copy link in the Share view.
-    line = " · ".join(parts + [f"output {len(tokens)} × {width}"])
-    st.markdown(f"{line}  \n:small[:gray[{weights_note}]]", help=jargon)
+    line = " · ".join(parts + [tr("output {tokens} × {width}", tokens=n, width=width)])
+    st.markdown(f"{line}  \n:small[:gray[{_weights_note(config, trace)}]]", help=_jargon(config, trace))
     if reason := resolve_device(config.device).reason:
         st.caption(reason)
+
+
+def _jargon(config: ExplorerConfig, trace: AttentionTrace) -> str:
+    """The summary's tooltip: the shapes, the input's settings and the time, in the book's terms."""
+    values = {
+        "x_shape": figures.shape_text(trace, "x"),
+        "output_shape": figures.shape_text(trace, "output"),
+        "tokens": len(trace.tokens),
+        "width": trace.output.shape[-1],
+    }
+    if config.has("heads"):
+        shapes = tr(
+            "x {x_shape} → output {output_shape}: B = 1 sentence, T = {tokens} tokens, d_out = {width}, "
+            "H = {heads} heads of head_dim = {head_dim}.",
+            heads=trace.num_heads,
+            head_dim=trace.queries.shape[-1],
+            **values,
+        )
+    else:
+        shapes = tr(
+            "x {x_shape} → output {output_shape}: B = 1 sentence, T = {tokens} tokens, d_out = {width}.",
+            **values,
+        )
+    settings = tr(
+        "{tokenizer} tokenizer, {embedding} embedding, seed {seed}.",
+        tokenizer=config.tokenizer,
+        embedding=config.embedding,
+        seed=config.seed,
+    )
+    timing = tr(
+        "Computed in {ms:.2f} ms on {device}.", ms=trace.seconds * 1e3, device=device_caption(config.device)
+    )
+    return f"{shapes} {settings} {timing}"
+
+
+def _weights_note(config: ExplorerConfig, trace: AttentionTrace) -> str:
+    """What the weights are: random and untrained (and how this variant computes), or none."""
+    if not config.spec.trainable:
+        return tr("No trainable weights here: the scores are dot products of the embeddings themselves.")
+    notes = [
+        tr(
+            "W_query, W_key, W_value are random (seed {seed}), not trained: these patterns mean nothing yet. "
+            "For trained heads, see {page}.",
+            seed=config.seed,
+            page=tr("Watch it learn"),
+        )
+    ]
+    if config.variant == "kv_cache":
+        notes.append(
+            tr(
+                "Generated one token at a time: each step computed one row of scores against the keys "
+                "cached so far; the cells after it were never computed (blank in scores)."
+            )
+        )
+    if trace.tile_size is not None:
+        notes.append(
+            tr(
+                "The tile changes the order of the work and how much is held at once, not the numbers: "
+                "the T × T matrices here are the tiles side by side ({page}, question 5).",
+                page=tr("Modern attention"),
+            )
+        )
+    return " ".join(notes)
 
 
 @st.fragment(key=BODY)
@@ -160,55 +195,62 @@ def _steps_captions(
 ) -> list[str]:
     """How the steps follow one another and what marks them; how they are drawn; what is off."""
     steps, marks = trace.step_names(), []
+    if len(steps) > 1:
+        chain = " → ".join(STEPS[name].arrow for name in steps)
+        marks.append(tr("Each step feeds the next: {chain}.", chain=chain))
     if trace.mask is not None:
-        marks.append("Hatched cells are masked (−inf).")
+        marks.append(tr("Hatched cells are masked (−inf)."))
     if trace.dropout_mask is not None:
-        marks.append("✕ marks weights dropout removed.")
-    marks.append("Rows are queries (the token that looks); columns are keys (the one looked at).")
-    chain = " → ".join(STEPS[name].arrow for name in steps)
-    captions = [(f"Each step feeds the next: {chain}. " if len(steps) > 1 else "") + " ".join(marks)]
+        marks.append(tr("✕ marks weights dropout removed."))
+    marks.append(tr("Rows are queries (the token that looks); columns are keys (the one looked at)."))
+    captions = [" ".join(marks)]
     shown_as = []
     if not shown["numbers"]:
         shown_as.append(
-            "Numbers in the cells are off for this size: hover a cell for its value, or switch them on."
+            tr("Numbers in the cells are off for this size: hover a cell for its value, or switch them on.")
         )
     if shown["fitted"] and any(STEPS[name].kind == "weights" for name in drawn):
         shown_as.append(
-            "Weights are coloured from their smallest to their 99th percentile (the largest 1% saturate)."
+            tr("Weights are coloured from their smallest to their 99th percentile (the largest 1% saturate).")
         )
     if shown_as:
         captions.append(" ".join(shown_as))
     if trace.mask is None and config.has("causal"):
-        captions.append("No causal mask: every query sees every key (masked_scores = scaled_scores).")
+        captions.append(tr("No causal mask: every query sees every key (masked_scores = scaled_scores)."))
     if trace.dropout_mask is None and config.has("dropout"):
-        captions.append("No dropout in this run: set dropout p above 0 and switch train mode on.")
+        captions.append(tr("No dropout in this run: set dropout p above 0 and switch train mode on."))
     return captions
 
 
 def heads_view(trace: AttentionTrace) -> None:
     st.caption(
-        f"weights {figures.shape_text(trace, 'weights')}: every head, colour only. "
-        "Dark = 0, yellow = 1. Pick a head in another view for its exact numbers."
+        tr(
+            "weights {shape}: every head, colour only. Dark = 0, yellow = 1. Pick a head in another view "
+            "for its exact numbers.",
+            shape=figures.shape_text(trace, "weights"),
+        )
     )
     titles = None
     if trace.kv_groups is not None:  # grouped-query: which key/value head each query head reads
         size = trace.num_heads // trace.kv_groups
-        titles = [f"head {h} · kv {h // size}" for h in range(trace.num_heads)]
+        titles = [tr("head {head} · kv {group}", head=h, group=h // size) for h in range(trace.num_heads)]
     chart(figures.heads_grid(trace.weights[0].numpy(), titles), key="heads_grid")
 
 
 def vectors_view(trace: AttentionTrace, head: int) -> None:
     """x and the output, then the head's queries, keys, values and context: two a row."""
     labels = token_labels(trace.tokens.texts)
-    of_head = f", head {head}" if trace.num_heads > 1 else ""
     matrices = [
-        (trace.x[0], f"x (embeddings) {figures.shape_text(trace, 'x')}", "x"),
-        (trace.output[0], f"output {figures.shape_text(trace, 'output')}", "output"),
+        (trace.x[0], tr("x (embeddings) {shape}", shape=figures.shape_text(trace, "x")), "x"),
+        (trace.output[0], tr("output {shape}", shape=figures.shape_text(trace, "output")), "output"),
     ]
-    matrices += [
-        (getattr(trace, n)[0, head], f"{n}{of_head} of {figures.shape_text(trace, n)}", n)
-        for n in ("queries", "keys", "values", "context")
-    ]
+    for n in ("queries", "keys", "values", "context"):
+        shape = figures.shape_text(trace, n)
+        if trace.num_heads > 1:
+            title = tr("{name}, head {head} of {shape}", name=n, head=head, shape=shape)
+        else:
+            title = tr("{name} of {shape}", name=n, shape=shape)
+        matrices.append((getattr(trace, n)[0, head], title, n))
     for row in range(0, len(matrices), 2):
         for column, (matrix, title, name) in zip(st.columns(2), matrices[row : row + 2], strict=True):
             with column:
@@ -223,58 +265,92 @@ def query_view(trace: AttentionTrace, head: int, query: int) -> None:
     bar = figures.query_bar(trace.tokens.texts, weights, masked, query, after_dropout=dropped)
     chart(bar, key="query_bar")
     weights_name = "dropped_weights" if dropped else "weights"
-    st.markdown(f"**Context vector of query {query} = Σ {weights_name} × value vector** (head {head})")
+    st.markdown(
+        tr(
+            "**Context vector of query {query} = Σ {weights} × value vector** (head {head})",
+            query=query,
+            weights=weights_name,
+            head=head,
+        )
+    )
     summed = export.weighted_sum_frame(trace, head, query)
     if summed.size <= MAX_TABLE_CELLS:
         number_table(summed, key="query_sum")
     else:
-        st.caption("Too large to tabulate here; download the values and weights as CSV below.")
+        st.caption(tr("Too large to tabulate here; download the values and weights as CSV below."))
 
 
 def tokens_view(config: ExplorerConfig, trace: AttentionTrace) -> None:
     """The tokens with their ids, the vocabulary, and the embedding matrix x."""
     tokens = trace.tokens
-    st.dataframe(
-        pd.DataFrame({"position": range(len(tokens)), "token": tokens.texts, "id": tokens.ids}),
-        hide_index=True,
-        width="content",
-    )
+    columns = {
+        # TRANSLATORS: column headers of the Tokens table: a token's position, its text, its id
+        tr("position"): range(len(tokens)),
+        tr("token"): tokens.texts,
+        tr("id"): tokens.ids,
+    }
+    st.dataframe(pd.DataFrame(columns), hide_index=True, width="content")
+    size = len(tokens.vocab)
+    vocab = literal(", ".join(tokens.vocab[:50])) + (" …" if size > 50 else "")
     st.caption(
-        f"Vocabulary ({len(tokens.vocab)} entries, sorted; id = index): "
-        + literal(", ".join(tokens.vocab[:50]))
-        + (" …" if len(tokens.vocab) > 50 else "")
+        # TRANSLATORS: the English text says "entries" for any count; use your language's plural forms
+        tr_n(
+            "Vocabulary ({n} entries, sorted; id = index): {vocab}",
+            "Vocabulary ({n} entries, sorted; id = index): {vocab}",
+            size,
+            n=size,
+            vocab=vocab,
+        )
     )
-    source = EMBEDDING_LABELS[config.embedding]
-    st.markdown(f"**Embedding matrix x** {figures.shape_text(trace, 'x')}, from {source}")
+    st.markdown(
+        tr(
+            "**Embedding matrix x** {shape}, from {source}",
+            shape=figures.shape_text(trace, "x"),
+            source=tr(EMBEDDING_LABELS[config.embedding]),
+        )
+    )
     x_frame = export.matrix_frame(trace, "x")
     if x_frame.size <= MAX_TABLE_CELLS:
         number_table(x_frame, key="x_table")
     else:
-        st.caption("Too large to tabulate here; see the Vectors tab or download x as CSV.")
+        vectors = VIEW_LABELS["vectors"]  # (not inside tr(): the catalogs would take its key)
+        st.caption(tr("Too large to tabulate here; see the {tab} tab or download x as CSV.", tab=tr(vectors)))
 
 
 def share_view(config: ExplorerConfig, trace: AttentionTrace, shown: dict) -> None:
     """The link to this view, the PyTorch code that reproduces it, and the downloads."""
     view = explorer_url(config, shown["shown"] | {"view": None})
     st.markdown(
-        "**Share.** The address bar holds the whole view (this tab aside); this link reproduces it "
-        "exactly, and **Copy link** copies it in one click:"
+        tr(
+            "**Share.** The address bar holds the whole view (this tab aside); this link reproduces it "
+            "exactly, and **{button}** copies it in one click:",
+            button=tr("Copy link"),
+        )
     )
     copy_link_button(link_query(view))
     st.code(share_link(view), language=None, wrap_lines=True)
-    with st.expander("PyTorch code that reproduces these numbers", expanded=False):
+    with st.expander(tr("PyTorch code that reproduces these numbers"), expanded=False):
         st.code(pytorch_script(config), language="python")
-    st.markdown("**Downloads** (CSV with tokens as row and column labels; PNG from each chart's camera icon)")
+    st.markdown(
+        tr("**Downloads** (CSV with tokens as row and column labels; PNG from each chart's camera icon)")
+    )
     downloads(trace, shown["head"])
 
 
 def downloads(trace: AttentionTrace, head: int) -> None:
     """Any matrix of the trace as CSV (one head of a per-head one), and the trace as JSON."""
     c1, c2, c3 = st.columns([2, 1, 1])
-    name = c1.selectbox("Matrix", [n for n in trace.TENSORS if getattr(trace, n) is not None], key="csv_name")
+    tensors = [n for n in trace.TENSORS if getattr(trace, n) is not None]
+    name = c1.selectbox(tr("Matrix"), tensors, key="csv_name")
     per_head = getattr(trace, name).dim() == 4
     csv_head = c2.number_input(
-        "head", 0, trace.num_heads - 1, value=head, key="csv_head", disabled=not per_head
+        # TRANSLATORS: which attention head's matrix to download (a number box)
+        tr("head"),
+        0,
+        trace.num_heads - 1,
+        value=head,
+        key="csv_head",
+        disabled=not per_head,
     )
     c3.download_button(
         "CSV",
@@ -285,7 +361,9 @@ def downloads(trace: AttentionTrace, head: int) -> None:
     )
     whole = export.trace_numbers(trace) <= export.JSON_MAX_NUMBERS  # else one head, to spare the server
     st.download_button(
-        "Whole trace (JSON)" if whole else f"Trace of head {head} (JSON; the whole trace is too large)",
+        tr("Whole trace (JSON)")
+        if whole
+        else tr("Trace of head {head} (JSON; the whole trace is too large)", head=head),
         lambda: export.trace_json(trace, None if whole else head),
         file_name="trace.json" if whole else f"trace_head{head}.json",
         mime="application/json",
