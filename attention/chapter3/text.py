@@ -84,6 +84,15 @@ def _kind(cluster: str) -> str:
     return "solo"  # symbols: emoji, math, currency
 
 
+def unspaced(text: str) -> bool:
+    """Whether the text has characters of a script written without spaces between words (Chinese,
+    Japanese): the words tokenizer can only split those into single characters."""
+    return any(
+        _kind(c) == "solo" and unicodedata.name(c[0], "").startswith(("CJK", "HIRA", "KATA"))
+        for c in graphemes(text)
+    )
+
+
 def _split(text: str, scheme: str) -> list[str]:
     clusters = graphemes(text)
     if scheme == "chars":

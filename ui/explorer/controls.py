@@ -30,7 +30,8 @@ from attention.explorer.query_params import (
     to_query_params,
 )
 from attention.explorer.variants import KNOBS, VARIANTS
-from attention.i18n import N_, language, tr
+from attention.i18n import DEFAULT, LANGUAGES, N_, language, tr
+from attention.i18n.sentences import JOURNEY
 from ui import url
 from ui.cache import cached_trace
 from ui.explorer.sidebar import look, sidebar
@@ -44,6 +45,34 @@ PRESET_NOTES = (
     N_("Raschka's blog, d_v ≠ d_k"),
     N_("Llama 3's attention, small"),
 )
+
+
+def _translated_examples() -> tuple[dict, ...]:
+    """The book's first example in each translation's words: the book's module and knobs, on a
+    seeded random embedding of the book's width (its printed vectors are for its English words)."""
+    book = presets()[0]
+    settings = book["settings"] | {"embedding": "random", "d_in": len(book["vectors"][0])}
+    return tuple(
+        {"name": f"{text} ({LANGUAGES[code]})", "text": text, "tokenizer": "words", "settings": settings}
+        for code, text in JOURNEY.items()
+        if code != DEFAULT
+    )
+
+
+EXAMPLES = presets() + _translated_examples()  # the example picker's list
+
+
+def _config_of(example: dict) -> ExplorerConfig:
+    return ExplorerConfig(**example["settings"], text=example["text"], tokenizer=example["tokenizer"])
+
+
+def opening_config() -> ExplorerConfig:
+    """Where the Explorer opens: the book's example, in the reader's language where it is not English."""
+    if language() == DEFAULT:
+        return ExplorerConfig()
+    return _config_of(next(e for e in EXAMPLES if e["text"] == JOURNEY[language()])).normalised()
+
+
 MATRIX_PREFILL_MAX = 4096  # numbers: "my matrix" starts as the current x up to this size
 WIDGETS = tuple(f"w_{name}" for name in PARAMS) + ("w_matrix", "w_preset")
 SIDEBAR = tuple(key for key in WIDGETS if key not in ("w_text", "w_preset"))  # the body has those two
@@ -82,10 +111,9 @@ def _raw_values() -> dict:
 
 
 def _preset_of(config: ExplorerConfig) -> str:
-    for preset in presets():
-        settings = {**preset["settings"], "text": preset["text"], "tokenizer": preset["tokenizer"]}
-        if ExplorerConfig(**settings).normalised() == config.normalised():
-            return preset["name"]
+    for example in EXAMPLES:
+        if _config_of(example).normalised() == config.normalised():
+            return example["name"]
     return CUSTOM_PRESET
 
 
@@ -126,10 +154,9 @@ def _current_x() -> str:
 
 def _apply_preset() -> None:
     name = st.session_state["w_preset"]
-    preset = next((p for p in presets() if p["name"] == name), None)
-    if preset is not None:
-        settings = {**preset["settings"], "text": preset["text"], "tokenizer": preset["tokenizer"]}
-        _load(ExplorerConfig(**settings).normalised())
+    example = next((e for e in EXAMPLES if e["name"] == name), None)
+    if example is not None:
+        _load(_config_of(example).normalised())
     st.rerun()  # the knobs in the sidebar change too: the page, not only the body that drew this
 
 
@@ -139,7 +166,10 @@ def _apply_preset() -> None:
 def _load_url(raw: dict[str, tuple[str, ...]]) -> None:
     """The URL's view into the widgets (the session's first run, Back/Forward, an edited link)."""
     s = st.session_state
-    config, notes = from_values({k: v for k, v in raw.items() if k not in VIEW_PARAMS})
+    knobs = {k: v for k, v in raw.items() if k not in VIEW_PARAMS}
+    if not knobs:  # a bare link: the opening example, in the reader's language
+        knobs = {k: (v,) for k, v in to_query_params(opening_config()).items()}
+    config, notes = from_values(knobs)
     _load(config)
     view, view_notes = explorer_view_values(raw, config)
     s["view"] = view.get("view", "steps")
@@ -161,7 +191,7 @@ def explorer_url(config: ExplorerConfig, shown: dict) -> dict[str, str]:
     """The URL parameters of this view: the knobs, and what is shown where it is not the
     default; nothing at all for the opening view (a bare URL)."""
     params = {k: str(v) for k, v in shown.items() if v is not None}
-    if config.normalised() == ExplorerConfig().normalised() and not params:
+    if config.normalised() == opening_config() and not params:
         return {}
     return to_query_params(config) | params
 
@@ -193,11 +223,14 @@ def sentence_row() -> None:
     )
     row.selectbox(
         tr("Example"),
-        [CUSTOM_PRESET] + [p["name"] for p in presets()],
+        [CUSTOM_PRESET] + [e["name"] for e in EXAMPLES],
         key="w_preset",
         on_change=_apply_preset,
         format_func=preset_label,
-        help=tr("Sentences and settings from the book and Raschka's blog post."),
+        help=tr(
+            "Sentences and settings from the book and Raschka's blog post, and the book's first sentence "
+            "in each of its translations."
+        ),
         width=320,
     )
 

@@ -12,6 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from attention.chapter3 import AttentionTrace
+from attention.chapter3.text import unspaced
 from attention.chapter3.trace import STEPS
 from attention.devices import resolve_device
 from attention.explorer import ExplorerConfig
@@ -134,6 +135,13 @@ def explorer_body() -> None:
     sentence_row()
     config, notes = explorer_config()
     show_notes(notes)
+    if config.tokenizer != "chars" and unspaced(config.text):
+        st.caption(
+            tr(
+                "Japanese and Chinese are written without spaces between words, so the words tokenizer "
+                "has no word boundaries to split at: it splits those characters one by one."
+            )
+        )
     trace = cached_trace(config)
     summary(config, trace)
     chosen_view(config, trace)
@@ -196,7 +204,7 @@ def _steps_captions(
     """How the steps follow one another and what marks them; how they are drawn; what is off."""
     steps, marks = trace.step_names(), []
     if len(steps) > 1:
-        chain = " → ".join(STEPS[name].arrow for name in steps)
+        chain = " → ".join(STEPS[name].arrow_text() for name in steps)
         marks.append(tr("Each step feeds the next: {chain}.", chain=chain))
     if trace.mask is not None:
         marks.append(tr("Hatched cells are masked (−inf)."))
