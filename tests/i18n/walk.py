@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from attention import i18n
 from tests.app.conftest import session
 
 PAGES = ("explorer", "learn", "languages", "modern", "compare", "scaling", "train", "model")
@@ -9,7 +10,10 @@ EXPLORER_VIEWS = ("steps", "heads", "vectors", "query", "tokens", "share")
 
 
 def opened(page: str, lang: str, **params: str):
-    """A fresh session on `page` in `lang` (AppTest: run, exceptions left for the caller)."""
+    """A fresh session on `page` in `lang` (AppTest: run, exceptions left for the caller). This
+    thread speaks `lang` too: AppTest reads a widget's value back through its format_func here,
+    not on the script's thread (tests/i18n/conftest.py puts English back)."""
+    i18n.use(lang)
     at = session(120, lang=lang, **params).run()
     if page != "explorer":
         at.switch_page(f"pages/{page}.py")

@@ -13,7 +13,7 @@ from attention.errors import ConfigError
 from attention.explorer import ExplorerConfig
 from attention.explorer.config import MAX_SEED
 from attention.explorer.query_params import view_values
-from attention.i18n import DEFAULT, language, tr, tr_n
+from attention.i18n import DEFAULT, tr, tr_n
 from attention.i18n.sentences import JOURNEY, journey
 from attention.lessons import chapter3 as lesson
 from ui import url, widgets
@@ -39,12 +39,12 @@ TRANSLATED = frozenset(JOURNEY.values()) - {JOURNEY[DEFAULT]}
 
 def opening_source() -> str:
     """Where the page opens: the book's sentence in the reader's language, the book's own in English."""
-    return journey() if language() != DEFAULT else BOOK[0]["text"]
+    return journey() if journey() in TRANSLATED else BOOK[0]["text"]
 
 
 def sources() -> list[str]:
     """The radio's options: the book's sentences, the reader's language's, the learner's own."""
-    mine = [journey()] if language() != DEFAULT else []
+    mine = [journey()] if journey() in TRANSLATED else []
     return [p["text"] for p in BOOK] + mine + [OWN]
 
 
@@ -172,7 +172,7 @@ def url_params() -> dict[str, str]:
     params = {"sentence": "own" if own else str(books.index(source)) if source in books else "journey"}
     params |= {"text": s["learn_text"]} if own else {}
     params |= {k: str(s[f"learn_{k}"]) for k in PARAMS}
-    opening = "journey" if language() != DEFAULT else "0"
+    opening = "journey" if journey() in TRANSLATED else "0"
     defaults = {"sentence": opening} | {k: str(DEFAULTS[f"learn_{k}"]) for k in PARAMS}
     return {k: v for k, v in params.items() if k == "text" or v != defaults[k]}
 
