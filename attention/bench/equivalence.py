@@ -55,14 +55,15 @@ class Implementation:
     square_only: str = ""  # why it needs d_in == d_out, where it does
     function: bool = False  # a function, no module of its own: its parameters are counted elsewhere
     note: str = ""  # said in its row of the table
+    words: tuple[str, ...] = ("computes",)  # the fields that are messages, not names
 
     def english(self, field: str) -> str:
         """A field (label, computes, short) as the table and the command line keep it."""
         return getattr(self, field).format(**FILLED)
 
     def shown(self, field: str) -> str:
-        """A field in the reader's language (a class's name comes back as it is)."""
-        return tr(getattr(self, field), **FILLED)
+        """A field in the reader's language (a name comes back as it is)."""
+        return tr(getattr(self, field), **FILLED) if field in self.words else self.english(field)
 
 
 def _variant(key: str, computes: str, loader: Loader, square_only: str = "") -> Implementation:
@@ -77,6 +78,7 @@ def _variant(key: str, computes: str, loader: Loader, square_only: str = "") -> 
         short=v.cls.__name__,
         loader=loader,
         square_only=square_only,
+        words=("label", "computes"),
     )
 
 
@@ -213,6 +215,7 @@ IMPLEMENTATIONS = {
             True,
             N_("GQA, sliding window ≤ {window}"),
             windowed,
+            words=("label", "computes", "short"),
         ),
         _variant("online", N_("H heads, mask, out_proj, T / 3 keys at a time ({tile} at most)"), online),
         _torch(
