@@ -31,7 +31,7 @@ from attention.devices import available_devices
 from attention.errors import ConfigError
 from attention.explorer.config import MAX_TOKENS
 from attention.explorer.variants import VARIANTS
-from attention.i18n import N_, tr
+from attention.i18n import N_, tr, tr_n
 
 # --- the implementations: the book's variants, today's and torch's two ---------------------------
 
@@ -323,7 +323,15 @@ def sentence_table(
     d = d_in = d_out (the Explorer's random embedding), weights drawn with the same seed."""
     tokens = tokenize(text, tokenizer)
     if len(tokens) > MAX_TOKENS:
-        raise ConfigError(f"The text has {len(tokens)} tokens; the table takes at most {MAX_TOKENS}.", "text")
+        n = len(tokens)
+        said = tr_n(
+            "The text has {n} token; the table takes at most {limit}.",
+            "The text has {n} tokens; the table takes at most {limit}.",
+            n,
+            n=n,
+            limit=MAX_TOKENS,
+        )
+        raise ConfigError(said, "text")
     x = embed(tokens, "random", d, seed, None).unsqueeze(0)  # (1, T, d)
     return equivalence_table(x, d, heads, causal, seed, devices=devices)
 
