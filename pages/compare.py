@@ -4,6 +4,7 @@ on one input with shared weights."""
 import streamlit as st
 
 from attention.figures import compare as figures
+from attention.i18n import tr
 from ui import compare
 from ui.cache import cached_trace
 from ui.router import use_router
@@ -11,7 +12,7 @@ from ui.widgets import device_caption, show_notes
 
 use_router()
 
-st.title("Compare")
+st.title(tr("Compare"))
 text = compare.sentence()
 columns = dict(zip("ab", st.columns(2), strict=True))
 sides = {}
@@ -24,24 +25,33 @@ for name, column in columns.items():
 (config_a, a), (config_b, b) = sides["a"], sides["b"]
 st.caption(compare.input_caption(config_a))
 if len(a.tokens) != len(b.tokens):  # a side's repair shortened or replaced the text
-    st.error("A and B ended up with different sentences (see the notes above); fix the sentence to compare.")
+    st.error(
+        tr("A and B ended up with different sentences (see the notes above); fix the sentence to compare.")
+    )
     st.stop()
 
 what, head_a, head_b = compare.what_to_compare(a, b)
 za, zb, why = figures.comparison_matrices(a, b, what, head_a, head_b)
 compare.difference_headline(za, zb, why)
 compare.difference_charts(a, b, what, (head_a, head_b), (za, zb))
-st.caption(f"Computed on {device_caption(config_a.device)}. Hatched: masked; white in A − B: no change.")
+st.caption(
+    tr(
+        "Computed on {device}. Hatched: masked; white in A − B: no change.",
+        device=device_caption(config_a.device),
+    )
+)
 
-st.header("Every variant, one input, shared weights")
+st.header(tr("Every variant, one input, shared weights"))
 st.markdown(
-    "Do all the book's classes, today's (grouped-query, a sliding window, the online softmax) and torch's "
-    "own compute the same attention? One draw of W_query, W_key, W_value and out_proj "
-    "(MultiHeadAttention's constructor, seeded) is given to every variant, each taking the slice it needs "
-    "(grouped-query: one head's rows per key/value group, read by two query heads); "
-    "each result is compared with the same math done in double precision (float64), "
-    "softmax(Q Kᵀ / √head_dim) V per head, masked where the variant has a mask, out_proj where it has one. "
-    "The input is the sentence through a seeded nn.Embedding of width d = d_in = d_out."
+    tr(
+        "Do all the book's classes, today's (grouped-query, a sliding window, the online softmax) and "
+        "torch's own compute the same attention? One draw of W_query, W_key, W_value and out_proj "
+        "(MultiHeadAttention's constructor, seeded) is given to every variant, each taking the slice it "
+        "needs (grouped-query: one head's rows per key/value group, read by two query heads); "
+        "each result is compared with the same math done in double precision (float64), "
+        "softmax(Q Kᵀ / √head_dim) V per head, masked where the variant has a mask, out_proj where it has "
+        "one. The input is the sentence through a seeded nn.Embedding of width d = d_in = d_out."
+    )
 )
 d, heads, causal = compare.table_controls()
 compare.show_table(

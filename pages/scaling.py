@@ -2,21 +2,24 @@
 
 import streamlit as st
 
+from attention.i18n import tr
 from ui import scaling
 from ui.router import use_router
 
 use_router()
 
-st.title("Scaling")
+st.title(tr("Scaling"))
 st.markdown(
-    "How one forward pass and one trace grow with the number of tokens T. Attention builds a T × T "
-    "matrix per head, so time and memory should grow as T² once T is large."
+    tr(
+        "How one forward pass and one trace grow with the number of tokens T. Attention builds a T × T "
+        "matrix per head, so time and memory should grow as T² once T is large."
+    )
 )
 scaling.device_note()
 params = scaling.sweep_controls()
 key = scaling.sweep_key(params)
 done = scaling.kept(key)
 if not (params["variants"] and params["devices"] and params["modes"]):
-    st.warning("Pick at least one variant, one device and one measure.")
+    st.warning(tr("Pick at least one variant, one device and one measure."))
     st.stop()
 scaling.sweep(params, key, done)

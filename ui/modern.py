@@ -1,6 +1,8 @@
-"""The Modern attention page's sections: each asks its question first (predict), then answers it
-with live numbers from attention.lessons.modern on the learner's sentence, and links to the same
-setting in the Explorer."""
+"""The Modern attention page's sections, below each one's heading and introduction (pages/modern.py):
+each asks its question first (predict), then answers it with live numbers from
+attention.lessons.modern on the learner's sentence, and links to the same setting in the Explorer.
+Every word a reader reads goes through tr(); the lesson's tables are shown with their column names
+translated."""
 
 from __future__ import annotations
 
@@ -12,11 +14,12 @@ from attention.explorer import ExplorerConfig
 from attention.explorer.config import MAX_SEED
 from attention.explorer.query_params import from_values, to_query_params
 from attention.figures.explorer import StepPanel, heads_grid, step_figure
+from attention.i18n import tr, tr_n
 from attention.lessons import modern as lesson
 from attention.lessons.chapter3 import first_tokens
 from ui.cache import cached_trace
 from ui.chrome import pages
-from ui.widgets import chart, narrow, plural, predict, reset_predictions
+from ui.widgets import chart, chart_width, narrow, predict, reset_predictions
 
 MAX_TOKENS = 16  # heatmaps with every number readable
 # 8 query heads of width 4 (RoPE needs an even width), 2 key/value heads: Llama 3's shape, small
@@ -30,20 +33,35 @@ def sentence() -> tuple[ExplorerConfig, list[str], bool]:
     anything repaired, and whether every answer shows without predicting."""
     st.session_state.setdefault("modern_text", DEFAULT_TEXT)
     left, right = st.columns([3, 1], vertical_alignment="bottom")
-    text = left.text_input("Your sentence", key="modern_text", on_change=_reset, help="Press Enter to apply.")
-    seed = right.number_input("seed", 0, MAX_SEED, key="modern_seed", value=123, on_change=_reset)
-    everything = st.toggle("Show every answer without predicting", key="modern_everything")
+    text = left.text_input(
+        tr("Your sentence"), key="modern_text", on_change=_reset, help=tr("Press Enter to apply.")
+    )
+    # TRANSLATORS: the random seed (a number that fixes the random weights)
+    seed = right.number_input(tr("seed"), 0, MAX_SEED, key="modern_seed", value=123, on_change=_reset)
+    everything = st.toggle(tr("Show every answer without predicting"), key="modern_everything")
     config, notes = from_values(SETTINGS | {"variant": "gqa", "text": text, "seed": seed})
     if config.embedding != "random":  # an unusable sentence was repaired to the book's, vectors and all
         config = replace(config, embedding="random", d_in=SETTINGS["d_in"], matrix=None)
     if len(config.tokens) < 2:
         notes.append(
-            f"{text!r} is one token; this page needs two or more. Used the example sentence instead."
+            tr(
+                "{text} is one token; this page needs two or more. Used the example sentence instead.",
+                text=repr(text),
+            )
         )
         config = replace(config, text=DEFAULT_TEXT)
     short = first_tokens(config, MAX_TOKENS)
     if short is not config:
-        st.info(f"Your sentence has {len(config.tokens)} tokens; this page uses its first {MAX_TOKENS}.")
+        n = len(config.tokens)
+        st.info(
+            tr_n(
+                "Your sentence has {n} token; this page uses its first {limit}.",
+                "Your sentence has {n} tokens; this page uses its first {limit}.",
+                n,
+                n=n,
+                limit=MAX_TOKENS,
+            )
+        )
     return short, notes, everything
 
 
@@ -57,51 +75,56 @@ def explorer_link(config: ExplorerConfig, label: str) -> None:
     )
 
 
-def _width() -> int:
-    return 360 if narrow() else 560
-
-
 def _table(frame, **options) -> None:
-    """Every row in sight (at most MAX_TOKENS + 1): the last one is often the answer."""
-    st.dataframe(frame, height=36 * (len(frame) + 1) + 3, **options)
+    """Every row in sight (at most MAX_TOKENS + 1): the last one is often the answer; the column
+    names (attention.lessons.modern's, marked) in the reader's language."""
+    st.dataframe(frame.rename(columns=tr), height=36 * (len(frame) + 1) + 3, **options)
 
 
 def _matrix(config: ExplorerConfig, z, name: str, title: str, subtitle: str, key: str, mask=None) -> None:
     panel = StepPanel(name, z, title, subtitle, mask=mask)
     numbers = len(config.tokens) <= 12 and not narrow()
-    chart(step_figure(list(config.tokens.texts), panel, numbers=numbers, width_px=_width()), key=key)
+    chart(step_figure(list(config.tokens.texts), panel, numbers=numbers, width_px=chart_width(560)), key=key)
 
 
 # --- 1 · the KV cache ----------------------------------------------------------------------------
 
 
+def _predict_cache(config: ExplorerConfig, everything: bool) -> bool:
+    n = len(config.tokens)
+    right = tr("{n}: its query against every key so far, its own included", n=n)
+    return predict(
+        "modern_check_cache",
+        tr_n(
+            "Step {step} generates the last token, {last}, with {before} token before it. With a KV cache, "
+            "how many query · key products does one head compute at that step?",
+            "Step {step} generates the last token, {last}, with {before} tokens before it. With a KV cache, "
+            "how many query · key products does one head compute at that step?",
+            n - 1,
+            step=n - 1,
+            last=repr(config.tokens.texts[-1]),
+            before=n - 1,
+        ),
+        [right, tr("{square}: the whole {n} × {n} matrix", square=n * n, n=n), "1"],
+        right,
+        tr_n(
+            "One new query row against the {n} key so far: O(T) work per token, not O(T²). The price is "
+            "memory: the cache keeps every key and value.",
+            "One new query row against the {n} keys so far: O(T) work per token, not O(T²). The price is "
+            "memory: the cache keeps every key and value.",
+            n,
+            n=n,
+        ),
+        everything,
+    )
+
+
 def kv_cache(config: ExplorerConfig, everything: bool) -> None:
     n = len(config.tokens)
-    st.markdown(
-        "Generating text, a model produces one token at a time, and each new token attends to every token "
-        "before it. Without a cache it recomputes every query, key and value of the whole sentence at each "
-        "step; **with a KV cache** (the book's `ch04/03_kv-cache`) it computes only the new token's, keeps "
-        "the keys and values, and adds **one row** of scores."
-    )
-    last = config.tokens.texts[-1]
-    if not predict(
-        "modern_check_cache",
-        f"Step {n - 1} generates the last token, {last!r}, with {n - 1} tokens before it. With a KV cache, "
-        "how many query · key products does one head compute at that step?",
-        [
-            f"{n}: its query against every key so far, its own included",
-            f"{n * n}: the whole {n} × {n} matrix",
-            "1",
-        ],
-        f"{n}: its query against every key so far, its own included",
-        f"One new query row against the {n} keys so far: O(T) work per token, not O(T²). The price is "
-        "memory: the cache keeps every key and value.",
-        everything,
-    ):
+    if not _predict_cache(config, everything):
         return
     generation = lesson.kv_cache(config)
-    cached = replace(config, variant="kv_cache")
-    step = st.slider("Step (the token being generated)", 0, n - 1, n - 1, key="modern_cache_step")
+    step = st.slider(tr("Step (the token being generated)"), 0, n - 1, n - 1, key="modern_cache_step")
     weights = generation.whole.weights[0, 0].numpy().copy()  # (T, T) head 0, row t from step t
     later = generation.whole.mask.numpy().copy()
     later[step + 1 :] = True  # rows of steps not run yet
@@ -110,8 +133,13 @@ def kv_cache(config: ExplorerConfig, everything: bool) -> None:
         config,
         weights,
         "weights",
-        f"Head 0's weights after step {step}",
-        f"row t: step t alone, 1 query × {step + 1} keys · hatched: not computed",
+        tr("Head 0's weights after step {step}", step=step),
+        tr_n(
+            "row t: step t alone, 1 query × {keys} key · hatched: not computed",
+            "row t: step t alone, 1 query × {keys} keys · hatched: not computed",
+            step + 1,
+            keys=step + 1,
+        ),
         "modern_cache_weights",
         mask=later,
     )
@@ -119,12 +147,17 @@ def kv_cache(config: ExplorerConfig, everything: bool) -> None:
     total_cache = int(generation.table["q·k products, all heads, cache"].sum())
     total_none = int(generation.table["q·k products, all heads, no cache"].sum())
     st.markdown(
-        f"Over the whole sentence: **{total_cache:,}** products with the cache, **{total_none:,}** without "
-        f"({total_none / total_cache:.1f}×). Every step's weights equal row t of chapter 3's full causal "
-        f"`MultiHeadAttention` with the same weights: largest difference "
-        f"**{generation.largest_difference:.1e}**."
+        tr(
+            "Over the whole sentence: **{cache:,}** products with the cache, **{none:,}** without "
+            "({ratio:.1f}×). Every step's weights equal row t of chapter 3's full causal "
+            "`MultiHeadAttention` with the same weights: largest difference **{difference:.1e}**.",
+            cache=total_cache,
+            none=total_none,
+            ratio=total_none / total_cache,
+            difference=generation.largest_difference,
+        )
     )
-    explorer_link(cached, "Open the KV cache in the Explorer")
+    explorer_link(replace(config, variant="kv_cache"), tr("Open the KV cache in the Explorer"))
 
 
 # --- 2 · grouped-query attention -----------------------------------------------------------------
@@ -132,63 +165,74 @@ def kv_cache(config: ExplorerConfig, everything: bool) -> None:
 
 def grouped(config: ExplorerConfig, everything: bool) -> None:
     heads, groups = config.heads, config.kv_groups
-    st.markdown(
-        f"Llama 3, Qwen3, Gemma and Mistral give their **{heads} query heads** only **{groups} key/value "
-        "heads** (grouped-query attention, the book's `llama3.py`): neighbouring query heads share one "
-        "key and one value projection. One group is multi-query attention; as many groups as heads is "
-        "chapter 3's multi-head attention."
-    )
+    size = heads // groups
     if not predict(
         "modern_check_groups",
-        f"{heads} query heads share {groups} key/value heads. How many different key matrices do the "
-        f"{heads} heads read?",
+        # TRANSLATORS: on this page heads is 8 and groups is 2
+        tr(
+            "{heads} query heads share {groups} key/value heads. How many different key matrices do the "
+            "{heads} heads read?",
+            heads=heads,
+            groups=groups,
+        ),
         [str(heads), str(groups), "1"],
         str(groups),
-        f"{groups}: heads 0–{heads // groups - 1} read key/value head 0, the next {heads // groups} head 1. "
-        "Their queries still differ, so their weights differ too.",
+        # TRANSLATORS: on this page groups is 2, last is 3 and size is 4
+        tr(
+            "{groups}: heads 0–{last} read key/value head 0, the next {size} head 1. Their queries still "
+            "differ, so their weights differ too.",
+            groups=groups,
+            last=size - 1,
+            size=size,
+        ),
         everything,
     ):
         return
     trace = cached_trace(config)
-    st.dataframe(lesson.head_groups(heads, groups), width="stretch")
-    size = heads // groups
-    titles = [f"head {h} · kv {h // size}" for h in range(heads)]
+    groups_table = lesson.head_groups(heads, groups)
+    st.dataframe(groups_table.rename(index=tr, columns=lambda h: tr("head {h}", h=h)), width="stretch")
+    # TRANSLATORS: a small chart's title: query head h reads key/value ("kv") head kv
+    titles = [tr("head {h} · kv {kv}", h=h, kv=h // size) for h in range(heads)]
     chart(
         heads_grid(trace.weights[0].numpy(), titles, columns=2 if narrow() else 4), key="modern_groups_heads"
     )
     st.markdown(
-        f"Distinct key matrices among the {heads} heads, counted in the trace: "
-        f"**{lesson.distinct_keys(trace)}**. What it saves is the KV cache: at Llama 3 8B's size (32 layers, "
-        "head width 128, bfloat16) per token:"
+        tr(
+            "Distinct key matrices among the {heads} heads, counted in the trace: **{distinct}**. What it "
+            "saves is the KV cache: at Llama 3 8B's size (32 layers, head width 128, bfloat16) per token:",
+            heads=heads,
+            distinct=lesson.distinct_keys(trace),
+        )
     )
-    st.dataframe(lesson.cache_per_token(), hide_index=True, width="stretch")
-    explorer_link(config, "Open these 8 heads in 2 groups in the Explorer")
+    st.dataframe(lesson.cache_per_token().rename(columns=tr), hide_index=True, width="stretch")
+    explorer_link(config, tr("Open these 8 heads in 2 groups in the Explorer"))
 
 
 # --- 3 · sliding window --------------------------------------------------------------------------
 
 
+def _predict_window(everything: bool) -> bool:
+    right = tr("No: it sees only itself and the 3 tokens before it")
+    return predict(
+        "modern_check_window",
+        tr("With a window of 4, can a token attend to the token 10 positions before it, in one layer?"),
+        [
+            tr("Yes: the causal mask allows every earlier token"),
+            right,
+            tr("Only if the two tokens are the same word"),
+        ],
+        right,
+        tr("One layer moves information at most window − 1 = 3 positions; stacked layers relay it further."),
+        everything,
+    )
+
+
 def window(config: ExplorerConfig, everything: bool) -> None:
     n = len(config.tokens)
-    st.markdown(
-        "Mistral and Gemma let a query see only the last few tokens, **a sliding window** (the book's "
-        "`ch04/06_swa`): the causal mask plus a band, and a KV cache that can drop older keys."
-    )
-    if not predict(
-        "modern_check_window",
-        "With a window of 4, can a token attend to the token 10 positions before it, in one layer?",
-        [
-            "Yes: the causal mask allows every earlier token",
-            "No: it sees only itself and the 3 tokens before it",
-            "Only if the two tokens are the same word",
-        ],
-        "No: it sees only itself and the 3 tokens before it",
-        "One layer moves information at most window − 1 = 3 positions; stacked layers relay it further.",
-        everything,
-    ):
+    if not _predict_window(everything):
         return
     size = st.slider(
-        "Window (tokens a query sees, itself included)", 1, max(2, n), min(4, n), key="modern_window"
+        tr("Window (tokens a query sees, itself included)"), 1, max(2, n), min(4, n), key="modern_window"
     )
     windowed = replace(config, window=size)
     trace = cached_trace(windowed)
@@ -196,125 +240,154 @@ def window(config: ExplorerConfig, everything: bool) -> None:
         config,
         trace.weights[0, 0].numpy(),
         "weights",
-        f"Head 0's weights, window {size}",
-        f"hatched: masked (later, or {size} or more back)",
+        tr("Head 0's weights, window {size}", size=size),
+        tr("hatched: masked (later, or {size} or more back)", size=size),
         "modern_window_weights",
         mask=trace.mask.numpy(),
     )
     needed = lesson.layers_to_reach(10, size)
-    reach = "never: a window of 1 sees only itself" if needed is None else plural(needed, "layer")
-    st.markdown(f"To carry a token 10 positions forward with a window of {size}: **{reach}**.")
-    st.dataframe(lesson.window_reach(size), hide_index=True)
-    explorer_link(windowed, f"Open a window of {size} in the Explorer")
+    if needed is None:
+        reach = tr("never: a window of 1 sees only itself")
+    else:
+        reach = tr_n("{n} layer", "{n} layers", needed, n=needed)
+    st.markdown(
+        tr(
+            "To carry a token 10 positions forward with a window of {size}: **{reach}**.",
+            size=size,
+            reach=reach,
+        )
+    )
+    st.dataframe(lesson.window_reach(size).rename(columns=tr), hide_index=True)
+    explorer_link(windowed, tr("Open a window of {size} in the Explorer", size=size))
 
 
 # --- 4 · RoPE ------------------------------------------------------------------------------------
 
 
-def rope(config: ExplorerConfig, everything: bool) -> None:
-    st.markdown(
-        "GPT-2 adds a learned vector for each position to each token (chapter 2). Llama, Qwen and Gemma "
-        "instead **rotate** each query and key by an angle proportional to its position (RoPE, the book's "
-        "`compute_rope_params` and `apply_rope`). The score of two rotated vectors depends on the "
-        "*difference* of their angles."
-    )
-    if not predict(
+def _predict_rope(everything: bool) -> bool:
+    right = tr("No: each score depends only on the distance between the two tokens")
+    return predict(
         "modern_check_rope",
-        "Move the whole sentence 5 positions later (after a 5-token prompt, say). With RoPE, do the "
-        "scores between its tokens change?",
+        tr(
+            "Move the whole sentence 5 positions later (after a 5-token prompt, say). With RoPE, do the "
+            "scores between its tokens change?"
+        ),
         [
-            "No: each score depends only on the distance between the two tokens",
-            "Yes: every token gets a new angle, so every score changes",
-            "Only the scores on the diagonal change",
+            right,
+            tr("Yes: every token gets a new angle, so every score changes"),
+            tr("Only the scores on the diagonal change"),
         ],
-        "No: each score depends only on the distance between the two tokens",
-        "Rotating both vectors by the same extra angle leaves their dot product unchanged. With GPT-2's "
-        "absolute positions, the vectors added are new ones, and the scores change.",
+        right,
+        tr(
+            "Rotating both vectors by the same extra angle leaves their dot product unchanged. With GPT-2's "
+            "absolute positions, the vectors added are new ones, and the scores change."
+        ),
         everything,
-    ):
-        return
-    shift = st.slider("Shift the sentence by (positions)", 1, 100, 5, key="modern_rope_shift")
-    result = lesson.rope_shift(config, shift)
-    left, right = st.columns(2)
-    with left:
-        _matrix(
-            config,
-            result.rope,
-            "scores",
-            "RoPE, positions from 0",
-            "head 0's queries · keys",
-            "modern_rope_0",
-        )
-    with right:
-        _matrix(
-            config,
-            result.rope_shifted,
-            "scores",
-            f"RoPE, positions from {shift}",
-            f"the same queries · keys, each {shift} positions later",
-            "modern_rope_s",
-        )
-    st.markdown(
-        f"Largest change of a score when the sentence moves {shift} positions: with RoPE "
-        f"**{result.rope_change:.1e}** (float rounding); with learned absolute positions added to x "
-        f"(seeded, as GPT-2's `wpe` starts) **{result.absolute_change:.2f}**."
     )
-    explorer_link(replace(config, rope=True), "Open RoPE in the Explorer")
+
+
+def rope(config: ExplorerConfig, everything: bool) -> None:
+    if not _predict_rope(everything):
+        return
+    shift = st.slider(tr("Shift the sentence by (positions)"), 1, 100, 5, key="modern_rope_shift")
+    result = lesson.rope_shift(config, shift)
+    later = tr_n(
+        "the same queries · keys, each {shift} position later",
+        "the same queries · keys, each {shift} positions later",
+        shift,
+        shift=shift,
+    )
+    panels = (
+        (result.rope, tr("RoPE, positions from 0"), tr("head 0's queries · keys"), "modern_rope_0"),
+        (result.rope_shifted, tr("RoPE, positions from {shift}", shift=shift), later, "modern_rope_s"),
+    )
+    for column, (z, title, subtitle, key) in zip(st.columns(2), panels, strict=True):
+        with column:
+            _matrix(config, z, "scores", title, subtitle, key)
+    st.markdown(
+        tr_n(
+            "Largest change of a score when the sentence moves {shift} position: with RoPE **{rope:.1e}** "
+            "(float rounding); with learned absolute positions added to x (seeded, as GPT-2's `wpe` starts) "
+            "**{absolute:.2f}**.",
+            "Largest change of a score when the sentence moves {shift} positions: with RoPE **{rope:.1e}** "
+            "(float rounding); with learned absolute positions added to x (seeded, as GPT-2's `wpe` starts) "
+            "**{absolute:.2f}**.",
+            shift,
+            shift=shift,
+            rope=result.rope_change,
+            absolute=result.absolute_change,
+        )
+    )
+    explorer_link(replace(config, rope=True), tr("Open RoPE in the Explorer"))
 
 
 # --- 5 · FlashAttention's online softmax -----------------------------------------------------------
 
 
-def online(config: ExplorerConfig, everything: bool) -> None:
-    n = len(config.tokens)
-    st.markdown(
-        "FlashAttention never holds the T × T matrix: it takes the keys a **tile** at a time and keeps, for "
-        "each query, the largest score so far **m**, the sum of exp(score − m) so far **l**, and the output "
-        "so far. At the end, output / l is exactly softmax · values."
-    )
-    if not predict(
+def _predict_online(everything: bool) -> bool:
+    right = tr("It is multiplied by exp(m_old − m_new), which shrinks it")
+    return predict(
         "modern_check_online",
-        "A later tile holds a larger score than any before it. What must happen to the sum l kept so far?",
+        tr(
+            "A later tile holds a larger score than any before it. What must happen to the sum l kept so far?"
+        ),
         [
-            "It is multiplied by exp(m_old − m_new), which shrinks it",
-            "Nothing: a sum of exponentials only grows",
-            "It is thrown away and the earlier tiles are computed again",
+            right,
+            tr("Nothing: a sum of exponentials only grows"),
+            tr("It is thrown away and the earlier tiles are computed again"),
         ],
-        "It is multiplied by exp(m_old − m_new), which shrinks it",
-        "Each term was exp(score − m_old); with the new maximum it must be exp(score − m_new) = "
-        "exp(score − m_old) · exp(m_old − m_new). The output so far is rescaled the same way: no tile is "
-        "read twice.",
+        right,
+        tr(
+            "Each term was exp(score − m_old); with the new maximum it must be exp(score − m_new) = "
+            "exp(score − m_old) · exp(m_old − m_new). The output so far is rescaled the same way: no tile "
+            "is read twice."
+        ),
         everything,
-    ):
-        return
-    left, right = st.columns(2)
-    tile = left.slider("Tile (keys at a time)", 1, n, min(4, n), key="modern_tile")
-    labels = [f"{i}: {t}" for i, t in enumerate(config.tokens.texts)]
-    query = right.selectbox(
-        "Query token", range(n), index=n - 1, format_func=labels.__getitem__, key="modern_q"
     )
-    tiled = replace(config, variant="online", tile=tile)
-    result = lesson.online(tiled, query)
+
+
+def _tiles_figure(config: ExplorerConfig, tiled: ExplorerConfig, tile: int):
+    """Head 0's weights with a white line where each tile of keys ends."""
+    n = len(config.tokens)
     trace = cached_trace(tiled)
     panel = StepPanel(
         "weights",
         trace.weights[0, 0].numpy(),
-        f"Head 0's weights, keys in tiles of {tile}",
-        "exp(score − m) / l with the last tile's m and l; white lines: where a tile ends",
+        tr("Head 0's weights, keys in tiles of {tile}", tile=tile),
+        tr("exp(score − m) / l with the last tile's m and l; white lines: where a tile ends"),
         mask=trace.mask.numpy(),
     )
     figure = step_figure(
-        list(config.tokens.texts), panel, numbers=n <= 12 and not narrow(), width_px=_width()
+        list(config.tokens.texts), panel, numbers=n <= 12 and not narrow(), width_px=chart_width(560)
     )
     for edge in range(tile, n, tile):
         figure.add_vline(x=edge - 0.5, line={"color": "white", "width": 3})
-    chart(figure, key="modern_tiles")
+    return figure
+
+
+def online(config: ExplorerConfig, everything: bool) -> None:
+    n = len(config.tokens)
+    if not _predict_online(everything):
+        return
+    left, right = st.columns(2)
+    tile = left.slider(tr("Tile (keys at a time)"), 1, n, min(4, n), key="modern_tile")
+    labels = [f"{i}: {t}" for i, t in enumerate(config.tokens.texts)]
+    query = right.selectbox(
+        tr("Query token"), range(n), index=n - 1, format_func=labels.__getitem__, key="modern_q"
+    )
+    tiled = replace(config, variant="online", tile=tile)
+    result = lesson.online(tiled, query)
+    chart(_tiles_figure(config, tiled, tile), key="modern_tiles")
     _table(result.tiles, hide_index=True, width="stretch")
     st.markdown(
-        f"Head 0's output, online against chapter 3's plain softmax (same weights): largest difference "
-        f"**{result.largest_difference:.1e}**. The largest block of scores held at once: "
-        f"**{result.largest_block:,}** numbers (T × tile) instead of **{result.full_matrix:,}** (T × T). "
-        "Measure the peak memory as T grows on the Scaling page (OnlineSoftmaxAttention beside "
-        "MultiHeadAttention)."
+        tr(
+            "Head 0's output, online against chapter 3's plain softmax (same weights): largest difference "
+            "**{difference:.1e}**. The largest block of scores held at once: **{block:,}** numbers "
+            "(T × tile) instead of **{full:,}** (T × T). Measure the peak memory as T grows on the Scaling "
+            "page (OnlineSoftmaxAttention beside MultiHeadAttention).",
+            difference=result.largest_difference,
+            block=result.largest_block,
+            full=result.full_matrix,
+        )
     )
-    explorer_link(replace(config, variant="online", tile=tile), f"Open tiles of {tile} in the Explorer")
+    explorer_link(tiled, tr("Open tiles of {tile} in the Explorer", tile=tile))

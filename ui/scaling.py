@@ -18,9 +18,10 @@ import streamlit as st
 from attention import bench
 from attention.devices import available_devices, device_name
 from attention.figures.scaling import scaling_figure
+from attention.i18n import N_, tr, tr_n
 from attention.slots import SWEEPS
 from ui.slots import wait_for
-from ui.widgets import chart, plural
+from ui.widgets import chart
 
 KEPT_SWEEPS = 16
 
@@ -55,13 +56,12 @@ def keep(key: str, rows: list[dict]) -> None:
 
 def device_note() -> None:
     present = available_devices()
-    if "cuda" not in present:
-        st.info(
-            "No CUDA GPU on this server: the sweep runs on the CPU"
-            + (" and MPS." if "mps" in present else ".")
-        )
+    if "cuda" not in present and "mps" in present:
+        st.info(tr("No CUDA GPU on this server: the sweep runs on the CPU and MPS."))
+    elif "cuda" not in present:
+        st.info(tr("No CUDA GPU on this server: the sweep runs on the CPU."))
     else:
-        st.caption("GPU: " + device_name("cuda") + ". GPU timings synchronise and warm up first.")
+        st.caption(tr("GPU: {name}. GPU timings synchronise and warm up first.", name=device_name("cuda")))
 
 
 def sweep_controls() -> dict:
@@ -69,31 +69,43 @@ def sweep_controls() -> dict:
     longest length, capped so that one attention matrix fits the most limited device."""
     present = available_devices()
     variants = st.multiselect(
-        "Variants",
+        tr("Variants"),
         list(bench.IMPLEMENTATIONS),
         list(bench.DEFAULT_SCALING_VARIANTS),
         key="scaling_variants",
-        format_func=lambda v: bench.IMPLEMENTATIONS[v].short,
+        format_func=lambda v: bench.IMPLEMENTATIONS[v].shown("short"),
     )
     c2, c3, c4, c5, c6 = st.columns([2, 1, 1, 2, 1])
     # labels made here, once: device_name counts torch's threads, which differ between threads (a
     # widget's value read in another thread would no longer match its label)
     names = {device: device_name(device) for device in present}
-    devices = c2.multiselect("Devices", present, present, key="scaling_devices", format_func=names.get)
+    devices = c2.multiselect(tr("Devices"), present, present, key="scaling_devices", format_func=names.get)
     d = c3.selectbox("d = d_in = d_out", [16, 64, 256, 768], index=1, key="scaling_d")
     heads = c4.selectbox(
-        "heads", [h for h in (1, 2, 4, 8, 12, 16) if d % h == 0], index=2, key="scaling_heads"
+        # TRANSLATORS: the number of attention heads
+        tr("heads"),
+        [h for h in (1, 2, 4, 8, 12, 16) if d % h == 0],
+        index=2,
+        key="scaling_heads",
     )
-    modes = c5.multiselect("Measure", ["forward", "trace"], ["forward", "trace"], key="scaling_modes")
-    causal = c6.checkbox("causal mask", True, key="scaling_causal")
+    # TRANSLATORS: what to measure: `forward` and `trace`, two methods' names
+    modes = c5.multiselect(tr("Measure"), ["forward", "trace"], ["forward", "trace"], key="scaling_modes")
+    causal = c6.checkbox(tr("causal mask"), True, key="scaling_causal")
     allowed, limit_mib = bench.allowed_tokens(devices, heads), bench.attention_limit(devices) / 2**20
     longest = st.select_slider(
-        "Longest T",
+        tr("Longest T"),
         allowed,
         value=min(1024, allowed[-1]),
         key="scaling_longest",
-        help="Capped so that one attention matrix stays under "
-        f"{limit_mib:.0f} MiB on the slowest selected device, with {heads} heads.",
+        help=tr_n(
+            "Capped so that one attention matrix stays under {limit:.0f} MiB on the slowest selected device, "
+            "with {heads} head.",
+            "Capped so that one attention matrix stays under {limit:.0f} MiB on the slowest selected device, "
+            "with {heads} heads.",
+            heads,
+            limit=limit_mib,
+            heads=heads,
+        ),
     )
     return {
         "tokens": [t for t in allowed if t <= longest],
@@ -106,6 +118,11 @@ def sweep_controls() -> dict:
     }
 
 
+def module_name(variant: str) -> str:
+    """A measured row's module, by its variant's key, in the reader's language."""
+    return bench.IMPLEMENTATIONS[variant].shown("label")
+
+
 def run_sweep(params: dict, rows: list[dict], heartbeat) -> str | None:
     """Run the sweep in a child process, appending rows as they come; an error message or None.
     `heartbeat()` is called with each row: it keeps the sweep's slot (attention.slots drops a
@@ -114,16 +131,31 @@ def run_sweep(params: dict, rows: list[dict], heartbeat) -> str | None:
     bar = st.empty()
     try:
         with bench.SweepProcess(params) as sweep:
-            bar.progress(0.0, text=f"Starting the sweep: {sweep.total} measurements…")
+            total = sweep.total
+            starting = tr_n(
+                "Starting the sweep: {n} measurement…",
+                "Starting the sweep: {n} measurements…",
+                total,
+                n=total,
+            )
+            bar.progress(0.0, text=starting)
             for row in sweep:
                 rows.append(row)
                 heartbeat()
-                bar.progress(
-                    len(rows) / sweep.total,
-                    text=f"{len(rows)}/{sweep.total}: T = {row['tokens']}, {row['module']} {row['mode']} on "
-                    f"{row['device']}: {row['ms']:.3g} ms",
+                done = tr(
+                    "{done}/{total}: T = {tokens}, {module} {mode} on {device}: {ms:.3g} ms",
+                    done=len(rows),
+                    total=total,
+                    tokens=row["tokens"],
+                    module=module_name(row["variant"]),
+                    mode=row["mode"],
+                    device=row["device"],
+                    ms=row["ms"],
                 )
-        return None if sweep.error is None else f"The sweep stopped with an error: {sweep.error}"
+                bar.progress(len(rows) / total, text=done)
+        return (
+            None if sweep.error is None else tr("The sweep stopped with an error: {error}", error=sweep.error)
+        )
     finally:
         bar.empty()
 
@@ -151,7 +183,7 @@ def shown_table(frame: pd.DataFrame) -> pd.DataFrame:
     """The summary table as text where a cell can be missing or below resolution: a browser shows
     a missing number as "None" whatever the Styler says, so those columns are strings ("—")."""
     table = bench.scaling_summary(frame)
-    table["variant"] = table["variant"].map(lambda key: bench.IMPLEMENTATIONS[key].short)
+    table["variant"] = table["variant"].map(lambda key: bench.IMPLEMENTATIONS[key].shown("short"))
     peaks = [
         peak_text(peak, attention, device) if pd.notna(peak) else ("—", "—")
         for peak, attention, device in zip(
@@ -163,7 +195,7 @@ def shown_table(frame: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
-MEMORY_NOTE = (
+MEMORY_NOTE = N_(
     "CPU peak memory is the RSS high-water mark of the sweep's own process; it moves in pages of "
     "4 KiB, so a call that fit in memory the process already held shows as < 0.0039 MiB (one page), "
     "not 0, and is left off the log-scale chart. On CUDA the allocator's peak, in blocks of 512 bytes."
@@ -171,32 +203,44 @@ MEMORY_NOTE = (
 
 
 def show(frame: pd.DataFrame) -> None:
-    """Time and memory against T, what the longest length held, the summary table, the CSV."""
+    """Time and memory against T, what the longest length held, the summary table, the CSV (as
+    measured: its words in English)."""
+    named = frame.assign(module=frame["variant"].map(module_name))
     left, right = st.columns(2)
     with left:
-        chart(scaling_figure(frame, "ms"), key="scaling_time")
+        chart(scaling_figure(named, "ms"), key="scaling_time")
     with right:
         if frame["peak_bytes"].notna().any():
-            chart(scaling_figure(frame, "peak_bytes"), key="scaling_memory")
+            chart(scaling_figure(named, "peak_bytes"), key="scaling_memory")
         else:
-            st.info("Peak memory needs Linux's /proc (CPU) or CUDA; not measured here.")
-    longest = frame[frame["tokens"] == frame["tokens"].max()]
+            st.info(tr("Peak memory needs Linux's /proc (CPU) or CUDA; not measured here."))
+    longest = named[named["tokens"] == named["tokens"].max()]
     for _, row in longest[longest["peak_bytes"].notna()].iterrows():
         peak, times = peak_text(row["peak_bytes"], row["attention_bytes"], row["device"])
-        st.markdown(
-            f"- T = {row['tokens']}: **{row['module']} · {row['mode']}** on {row['device']} peaked at "
-            f"{peak} MiB = {times} × the attention matrix B·H·T²·4 = {row['attention_bytes'] / 2**20:.3g} MiB"
+        said = tr(
+            "T = {tokens}: **{module} · {mode}** on {device} peaked at {peak} MiB = {times} × the attention "
+            "matrix B·H·T²·4 = {size:.3g} MiB",
+            tokens=row["tokens"],
+            module=row["module"],
+            mode=row["mode"],
+            device=row["device"],
+            peak=peak,
+            times=times,
+            size=row["attention_bytes"] / 2**20,
         )
-    st.caption(
+        st.markdown(f"- {said}")
+    exponent = tr(
         "Time exponent: the slope of log(ms) against log(T) from the previous length; 2 means the "
         "O(T²) attention matrix dominates, below 2 the fixed costs and the O(T·d²) projections still do. "
         "Above 2 is noise or a cache effect: when the matrices outgrow a CPU cache, one doubling costs "
         "more than four times as much, and other work on the server can slow one measurement; read the "
-        "trend, not one step. The first length of a line has no exponent (—). " + MEMORY_NOTE
+        "trend, not one step. The first length of a line has no exponent (—)."
     )
-    st.dataframe(shown_table(frame).style.format(_number), hide_index=True, width="stretch")
+    st.caption(exponent + " " + tr(MEMORY_NOTE))
+    table = shown_table(frame).rename(columns=tr)  # the columns' names (bench's, marked) translated
+    st.dataframe(table.style.format(_number), hide_index=True, width="stretch")
     st.download_button(
-        "Download the measurements (CSV)",
+        tr("Download the measurements (CSV)"),
         frame.to_csv(index=False),
         "scaling.csv",
         "text/csv",
@@ -208,21 +252,24 @@ def sweep(params: dict, key: str, done: list[dict] | None) -> None:
     """The Run button, then one of: the kept sweep for these settings, this session's sweep running
     (in line for a sweep slot first, Stop beside it), what a stopped sweep finished, or a hint."""
     run, stop, _ = st.columns([1, 1, 4])
-    start = run.button("Run sweep", type="primary", key="scaling_run", disabled=done is not None)
+    start = run.button(tr("Run sweep"), type="primary", key="scaling_run", disabled=done is not None)
     partial = st.session_state.get("scaling_partial")
     mine = st.session_state.setdefault("scaling_mine", set())  # the sweeps this session ran
     if done is not None:
         if key in mine:
             st.caption(
-                "Your sweep; it is kept on this server, so the same settings show it to everyone at once."
+                tr("Your sweep; it is kept on this server, so the same settings show it to everyone at once.")
             )
         else:
             st.caption(
-                "Measured earlier on this server by another session with these settings (kept for everyone)."
+                tr(
+                    "Measured earlier on this server by another session with these settings (kept for "
+                    "everyone)."
+                )
             )
         show(pd.DataFrame(done, columns=bench.SCALING_COLUMNS))
     elif start:
-        stop.button("Stop", key="scaling_stop")  # a click reruns, which ends the sweep (or the wait)
+        stop.button(tr("Stop"), key="scaling_stop")  # a click reruns, which ends the sweep (or the wait)
         ticket, _ = wait_for(SWEEPS, st.session_state.setdefault("_held_scaling", {}), "sweep")
         rows: list[dict] = []
         st.session_state["scaling_partial"] = (key, rows)  # kept if Stop interrupts the run
@@ -238,9 +285,18 @@ def sweep(params: dict, key: str, done: list[dict] | None) -> None:
         st.session_state.pop("scaling_partial", None)
         st.rerun()  # draw the finished sweep once, with the Run button disabled
     elif partial and partial[0] == key and partial[1]:
+        n = len(partial[1])
         st.warning(
-            f"Stopped after {plural(len(partial[1]), 'measurement')}; these are the ones that finished."
+            tr_n(
+                "Stopped after {n} measurement; these are the ones that finished.",
+                "Stopped after {n} measurements; these are the ones that finished.",
+                n,
+                n=n,
+            )
         )
         show(pd.DataFrame(partial[1], columns=bench.SCALING_COLUMNS))
     else:
-        st.caption("Press Run: the sweep runs in a process of its own, with a progress bar; Stop ends it.")
+        # TRANSLATORS: Run and Stop are the buttons "Run sweep" and "Stop"
+        st.caption(
+            tr("Press Run: the sweep runs in a process of its own, with a progress bar; Stop ends it.")
+        )

@@ -5,6 +5,9 @@ its bias, made by MultiHeadAttention's constructor from a seed. Every implementa
 it needs (head h of the wrapper gets rows h*head_dim:(h+1)*head_dim), so each computes
 `reference()` with those weights: softmax(Q_h K_hᵀ / sqrt(head_dim), masked) V_h per head, heads
 concatenated, out_proj where it has one. The reference runs in float64.
+
+An implementation's words (what it computes, today's labels) are messages: the table and the command
+line keep them in English (`english`), the Compare and Scaling pages show them translated (`shown`).
 """
 
 from __future__ import annotations
@@ -28,24 +31,39 @@ from attention.devices import available_devices
 from attention.errors import ConfigError
 from attention.explorer.config import MAX_TOKENS
 from attention.explorer.variants import VARIANTS
+from attention.i18n import N_, tr, tr_n
 
 # --- the implementations: the book's variants, today's and torch's two ---------------------------
+
+
+# what a message about today's attention fills in: its window and its tile, in tokens (at most)
+FILLED = {"window": SCALING_WINDOW, "tile": SCALING_TILE}
+NEEDS_SQUARE = N_("needs d_in = d_out ({why})")
 
 
 @dataclass(frozen=True)
 class Implementation:
     key: str
-    label: str
-    computes: str  # in words: heads, mask, out_proj
+    label: str  # a name, or a message (a book variant's label; today's in words, FILLED)
+    computes: str  # in words, a message: heads, mask, out_proj (FILLED)
     batched: bool  # forward takes (B, T, d_in); otherwise (T, d_in)
     causal_knob: bool  # follows the causal setting (otherwise never masks)
     multi_head: bool  # computes `heads` heads; otherwise one (H = 1)
-    short: str  # the class or function name, for a chip
+    short: str  # the class or function name, for a chip (a message where it is in words, FILLED)
     loader: Loader
     traces: bool = True  # has the explorer's .trace (the book's classes do, torch's do not)
     square_only: str = ""  # why it needs d_in == d_out, where it does
     function: bool = False  # a function, no module of its own: its parameters are counted elsewhere
     note: str = ""  # said in its row of the table
+    words: tuple[str, ...] = ("computes",)  # the fields that are messages, not names
+
+    def english(self, field: str) -> str:
+        """A field (label, computes, short) as the table and the command line keep it."""
+        return getattr(self, field).format(**FILLED)
+
+    def shown(self, field: str) -> str:
+        """A field in the reader's language (a name comes back as it is)."""
+        return tr(getattr(self, field), **FILLED) if field in self.words else self.english(field)
 
 
 def _variant(key: str, computes: str, loader: Loader, square_only: str = "") -> Implementation:
@@ -60,6 +78,7 @@ def _variant(key: str, computes: str, loader: Loader, square_only: str = "") -> 
         short=v.cls.__name__,
         loader=loader,
         square_only=square_only,
+        words=("label", "computes"),
     )
 
 
@@ -67,7 +86,7 @@ def _torch(key: str, label: str, loader: Loader, **extra) -> Implementation:
     """torch's own attention with MultiHeadAttention's weights: H heads, mask, out_proj; no trace."""
     short = label.removeprefix("torch.")
     return Implementation(
-        key, label, "H heads, mask, out_proj", True, True, True, short, loader, traces=False, **extra
+        key, label, N_("H heads, mask, out_proj"), True, True, True, short, loader, traces=False, **extra
     )
 
 
@@ -174,28 +193,36 @@ def _sdpa(w: Weights, heads: int, causal: bool, t: int, device: str) -> Built:
 IMPLEMENTATIONS = {
     i.key: i
     for i in (
-        _variant("simplified", "1 head, no weights, no scaling, no mask", _simplified, "it has no weights"),
-        _variant("v1", "1 head, no mask", _v1),
-        _variant("v2", "1 head, no mask", _v2),
-        _variant("separate_dv", "1 head, no mask", _separate_dv),
-        _variant("stacked_heads", "H heads concatenated, no mask", _stacked_heads),
-        _variant("causal", "1 head, mask", _causal),
-        _variant("wrapper", "H heads concatenated, mask", _wrapper),
-        _variant("mha", "H heads, mask, out_proj", _mha),
-        _variant("gqa", "H query heads sharing key/value heads (2 each for even H), mask, out_proj", grouped),
+        _variant(
+            "simplified", N_("1 head, no weights, no scaling, no mask"), _simplified, N_("it has no weights")
+        ),
+        _variant("v1", N_("1 head, no mask"), _v1),
+        _variant("v2", N_("1 head, no mask"), _v2),
+        _variant("separate_dv", N_("1 head, no mask"), _separate_dv),
+        _variant("stacked_heads", N_("H heads concatenated, no mask"), _stacked_heads),
+        _variant("causal", N_("1 head, mask"), _causal),
+        _variant("wrapper", N_("H heads concatenated, mask"), _wrapper),
+        _variant("mha", N_("H heads, mask, out_proj"), _mha),
+        _variant(
+            "gqa", N_("H query heads sharing key/value heads (2 each for even H), mask, out_proj"), grouped
+        ),
         Implementation(
             "swa",
-            f"GroupedQueryAttention, window ≤ {SCALING_WINDOW}",
-            f"as gqa, each query sees T / 2 keys, {SCALING_WINDOW} at most",
+            N_("GroupedQueryAttention, window ≤ {window}"),
+            N_("as gqa, each query sees T / 2 keys, {window} at most"),
             True,
             True,
             True,
-            f"GQA, sliding window ≤ {SCALING_WINDOW}",
+            N_("GQA, sliding window ≤ {window}"),
             windowed,
+            words=("label", "computes", "short"),
         ),
-        _variant("online", f"H heads, mask, out_proj, T / 3 keys at a time ({SCALING_TILE} at most)", online),
+        _variant("online", N_("H heads, mask, out_proj, T / 3 keys at a time ({tile} at most)"), online),
         _torch(
-            "torch_mha", "torch.nn.MultiheadAttention", _torch_mha, square_only="its query width is embed_dim"
+            "torch_mha",
+            "torch.nn.MultiheadAttention",
+            _torch_mha,
+            square_only=N_("its query width is embed_dim"),
         ),
         _torch(
             "sdpa",
@@ -244,9 +271,9 @@ def load(key: str, w: Weights, heads: int, causal: bool, context_length: int, de
 
 
 def applicable(key: str, d_in: int, d_out: int) -> str | None:
-    """Why variant `key` cannot run at these widths, or None."""
+    """Why variant `key` cannot run at these widths (in the reader's language), or None."""
     why = IMPLEMENTATIONS[key].square_only
-    return f"needs d_in = d_out ({why})" if why and d_in != d_out else None
+    return tr(NEEDS_SQUARE, why=tr(why)) if why and d_in != d_out else None
 
 
 def embedding_input(tokens: int, d_in: int, seed: int = 1) -> torch.Tensor:
@@ -269,9 +296,9 @@ def equivalence_table(
     w = Weights.draw(d_in, d_out, heads, seed)
     rows = []
     for key, variant in IMPLEMENTATIONS.items():
-        row = {"variant": key, "module": variant.label, "computes": variant.computes}
-        why = applicable(key, d_in, d_out)
-        if why:
+        row = {"variant": key, "module": variant.english("label"), "computes": variant.english("computes")}
+        if applicable(key, d_in, d_out):  # the table's words stay English: the page translates them
+            why = NEEDS_SQUARE.format(why=variant.square_only)
             rows.append(row | {"output shape": "—", "max |diff|": math.nan, "parameters": 0, "note": why})
             continue
         loaded = load(key, w, heads, causal, x.shape[1])
@@ -296,7 +323,15 @@ def sentence_table(
     d = d_in = d_out (the Explorer's random embedding), weights drawn with the same seed."""
     tokens = tokenize(text, tokenizer)
     if len(tokens) > MAX_TOKENS:
-        raise ConfigError(f"The text has {len(tokens)} tokens; the table takes at most {MAX_TOKENS}.", "text")
+        n = len(tokens)
+        said = tr_n(
+            "The text has {n} token; the table takes at most {limit}.",
+            "The text has {n} tokens; the table takes at most {limit}.",
+            n,
+            n=n,
+            limit=MAX_TOKENS,
+        )
+        raise ConfigError(said, "text")
     x = embed(tokens, "random", d, seed, None).unsqueeze(0)  # (1, T, d)
     return equivalence_table(x, d, heads, causal, seed, devices=devices)
 

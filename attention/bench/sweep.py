@@ -32,6 +32,7 @@ from attention.bench.equivalence import (
 )
 from attention.bench.measure import peak_bytes, prepare_cpu_memory_measurement, time_call
 from attention.devices import available_devices, device_name
+from attention.i18n import N_
 
 DEFAULT_SCALING_VARIANTS = ("mha", "torch_mha", "sdpa")
 SCALING_COLUMNS = [
@@ -83,7 +84,7 @@ def scaling_rows(
         h = heads if variant.multi_head else 1
         yield {
             "variant": key,
-            "module": variant.label,
+            "module": variant.english("label"),
             "mode": mode,
             "device": device,
             "tokens": t,
@@ -233,23 +234,24 @@ def _split(text: str) -> list[str]:
 
 
 def scaling_summary(frame: pd.DataFrame) -> pd.DataFrame:
-    """The sweep in readable units, with the measured growth exponent between lengths."""
+    """The sweep in readable units, with the measured growth exponent between lengths. Its column
+    names are messages (N_): the Scaling page shows them translated."""
     out = frame.copy()
-    out["peak MiB"] = out["peak_bytes"].astype(float) / 2**20
-    out["attention MiB"] = out["attention_bytes"] / 2**20
-    out["peak / attention"] = out["peak_bytes"].astype(float) / out["attention_bytes"]
+    out[N_("peak MiB")] = out["peak_bytes"].astype(float) / 2**20
+    out[N_("attention MiB")] = out["attention_bytes"] / 2**20
+    out[N_("peak / attention")] = out["peak_bytes"].astype(float) / out["attention_bytes"]
     out = out.sort_values(["device", "variant", "mode", "tokens"], kind="stable")
     # slope of log(ms) against log(T) from the previous length: 2 means O(T²)
     previous = out.groupby(["device", "variant", "mode"])[["ms", "tokens"]].shift()
-    out["time exponent"] = (out["ms"] / previous["ms"]).map(math.log) / (
+    out[N_("time exponent")] = (out["ms"] / previous["ms"]).map(math.log) / (
         out["tokens"] / previous["tokens"]
     ).map(math.log)
     return out[
         [
-            "device",
-            "variant",
-            "mode",
-            "tokens",
+            N_("device"),
+            N_("variant"),
+            N_("mode"),
+            N_("tokens"),
             "ms",
             "time exponent",
             "peak MiB",

@@ -11,24 +11,30 @@ import plotly.graph_objects as go
 from attention.chapter3.trace import STEPS, AttentionTrace
 from attention.figures.explorer import SCALES, StepPanel, step_figure, vectors_heatmap
 from attention.figures.layout import DIVERGING, f32, token_labels
+from attention.i18n import N_, tr
 
-# What Compare offers, trace field -> what it is in words: the steps (masked_scores aside:
-# scaled_scores is drawn with the masked cells hatched), the context per head, the output.
+# What Compare offers, trace field -> what it is in words (a message, translated where it is shown):
+# the steps (masked_scores aside: scaled_scores is drawn with the masked cells hatched), the context
+# per head, the output.
 COMPARABLE = {
     **{name: step.words for name, step in STEPS.items() if name != "masked_scores"},
-    "context": "weights · values, per head",
-    "output": "the module's output",
+    "context": N_("weights · values, per head"),
+    "output": N_("the module's output"),
 }
 
 
 def comparison_matrices(a: AttentionTrace, b: AttentionTrace, name: str, head_a: int = 0, head_b: int = 0):
     """The two matrices to compare (float32 copies, −inf as NaN), or a reason they cannot be
-    compared. Copies: f32 of a trace's tensor is a view of it, and the traces are shared."""
+    compared (in the reader's language). Copies: f32 of a trace's tensor is a view of it, and the
+    traces are shared."""
     za = f32(a.output[0] if name == "output" else getattr(a, name)[0, head_a]).copy()
     zb = f32(b.output[0] if name == "output" else getattr(b, name)[0, head_b]).copy()
     za[np.isneginf(za)], zb[np.isneginf(zb)] = np.nan, np.nan
     if za.shape != zb.shape:
-        return za, zb, f"{name} has shape {za.shape} in A and {zb.shape} in B: no difference to take"
+        why = tr(
+            "{name} has shape {a} in A and {b} in B: no difference to take", name=name, a=za.shape, b=zb.shape
+        )
+        return za, zb, why
     return za, zb, None
 
 
@@ -72,15 +78,16 @@ def comparison_figures(
         diff = difference(za, zb)
         largest = float(np.nanmax(np.abs(diff))) if np.isfinite(diff).any() else 0.0
         shown = bound if fixed_difference or largest == 0 else largest
-        scale_text = "the same range as A and B" if fixed_difference else "fitted to the largest difference"
         common = masks[0] if masks[0] is not None and masks[1] is not None else None
         panels.append((diff, "A − B", common, DIVERGING, "A − B"))
     figures = []
     for (z, title, mask, scale, value), label in zip(panels, ("A", "B", "A − B"), strict=False):
         is_diff = label == "A − B"
-        subtitle = f"{name}: {COMPARABLE[name]}"
-        if is_diff:
-            subtitle = f"white = no change · ±{shown:.3g}, {scale_text}"
+        subtitle = f"{name}: {tr(COMPARABLE[name])}"
+        if is_diff and fixed_difference:
+            subtitle = tr("white = no change · ±{bound:.3g}, the same range as A and B", bound=shown)
+        elif is_diff:
+            subtitle = tr("white = no change · ±{bound:.3g}, fitted to the largest difference", bound=shown)
         limit = shown if is_diff else bound
         if name in STEPS:
             panel = StepPanel(value, z, html.escape(title), subtitle, mask=mask, scale=scale)

@@ -9,12 +9,14 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from attention.figures.layout import f32, figure, title
+from attention.i18n import tr
 
 
 def scaling_figure(frame: pd.DataFrame, measure: str = "ms") -> go.Figure:
-    """Log-log lines of `measure` (ms or peak_bytes) against tokens, one per (device, variant,
+    """Log-log lines of `measure` (ms or peak_bytes) against tokens, one per (device, module,
     mode), with the O(T²) slope drawn through the last point of the steepest line; for memory,
-    also the size of one attention matrix, B·H·T²·4 bytes."""
+    also the size of one attention matrix, B·H·T²·4 bytes. Its words in the reader's language
+    (the modules' names as the frame has them)."""
     memory = measure == "peak_bytes"
     unit = "MiB" if memory else "ms"
     frame = frame[frame[measure].notna() & (frame[measure] > 0)] if len(frame) else frame
@@ -41,7 +43,7 @@ def scaling_figure(frame: pd.DataFrame, measure: str = "ms") -> go.Figure:
             {
                 "type": "scatter",
                 "mode": "lines",
-                "name": "O(T²) reference slope",
+                "name": tr("O(T²) reference slope"),
                 "x": tokens,
                 "y": reference,
                 "line": {"dash": "dash", "color": "#555555"},
@@ -55,19 +57,19 @@ def scaling_figure(frame: pd.DataFrame, measure: str = "ms") -> go.Figure:
                 {
                     "type": "scatter",
                     "mode": "lines",
-                    "name": f"attention matrix B·H·T²·4 (H = {heads})",
+                    "name": tr("attention matrix B·H·T²·4 (H = {heads})", heads=heads),
                     "x": one["tokens"].to_numpy(np.int32),
                     "y": f32(heads * one["tokens"] ** 2 * 4 / 2**20),
                     "line": {"dash": "dot", "color": "#000000"},
                     "hoverinfo": "skip",
                 }
             )
-    heading = "Peak memory of one call" if memory else "Time per call (median)"
+    heading = tr("Peak memory of one call") if memory else tr("Time per call (median)")
     return figure(
         data,
         {
             "title": title(heading),
-            "xaxis": {"type": "log", "title": {"text": "tokens T"}, "dtick": math.log10(2)},
+            "xaxis": {"type": "log", "title": {"text": tr("tokens T")}, "dtick": math.log10(2)},
             "yaxis": {"type": "log", "title": {"text": "MiB" if memory else "ms"}, "dtick": 1},  # decades
             "height": 460,
             "legend": {"orientation": "h", "y": -0.2},

@@ -7,6 +7,10 @@ engine's traces) and this package's functions.
     window_reach(window)      how far back information can travel through L windowed layers
     rope_shift(config, shift) the scores with the whole sentence moved `shift` positions later
     online(config, query)     the online softmax's tiles for one query, and its largest block
+
+A table's column names are marked messages (N_), kept in English for the code that reads them: the
+page translates them where it shows the table (tr); the words in its cells are in the reader's
+language already.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from attention.chapter3.embeddings import embed
 from attention.chapter3.trace import AttentionTrace
 from attention.explorer.config import ExplorerConfig
 from attention.explorer.engine import build_module, run
+from attention.i18n import N_, tr, tr_n
 from attention.modern import kv_cache as cache
 from attention.modern.gqa import kv_cache_bytes
 from attention.modern.online_softmax import online_attention
@@ -64,12 +69,12 @@ def kv_cache(config: ExplorerConfig) -> Generation:
     t = np.arange(1, len(steps) + 1)  # keys seen at each step
     table = pd.DataFrame(
         {
-            "step": np.arange(len(steps)),
-            "new token": list(config.tokens.texts),
-            "keys cached": t,
-            "q·k products, all heads, cache": heads * t,
-            "q·k products, all heads, no cache": heads * t * t,  # the whole (t, t) matrix, then masked
-            "cache bytes": [kv_cache_bytes(n, heads, head_dim) for n in t],
+            N_("step"): np.arange(len(steps)),
+            N_("new token"): list(config.tokens.texts),
+            N_("keys cached"): t,
+            N_("q·k products, all heads, cache"): heads * t,
+            N_("q·k products, all heads, no cache"): heads * t * t,  # the whole (t, t) matrix, then masked
+            N_("cache bytes"): [kv_cache_bytes(n, heads, head_dim) for n in t],
         }
     )
     return Generation(whole, steps, full, table)
@@ -80,10 +85,10 @@ def kv_cache(config: ExplorerConfig) -> Generation:
 
 def head_groups(heads: int, kv_groups: int) -> pd.DataFrame:
     """Which key/value head each query head reads (llama3.py's repeat_interleave: neighbours
-    share), one column per query head."""
+    share), one column per query head (named by its number)."""
     size = heads // kv_groups
     reads = [[h // size for h in range(heads)]]
-    return pd.DataFrame(reads, index=["reads key/value head"], columns=[f"head {h}" for h in range(heads)])
+    return pd.DataFrame(reads, index=[N_("reads key/value head")], columns=range(heads))
 
 
 def distinct_keys(trace: AttentionTrace) -> int:
@@ -95,18 +100,27 @@ def distinct_keys(trace: AttentionTrace) -> int:
 def cache_per_token(model: dict = LLAMA3_8B) -> pd.DataFrame:
     """A model's KV cache per token as multi-head, its grouped-query setting and multi-query."""
     rows = []
+    kv_groups = model["kv_groups"]
     for name, groups in (
-        ("multi-head (every query head its own)", model["heads"]),
-        (f"grouped-query ({model['kv_groups']} key/value heads)", model["kv_groups"]),
-        ("multi-query (1 key/value head)", 1),
+        (tr("multi-head (every query head its own)"), model["heads"]),
+        (
+            tr_n(
+                "grouped-query ({n} key/value head)",
+                "grouped-query ({n} key/value heads)",
+                kv_groups,
+                n=kv_groups,
+            ),
+            kv_groups,
+        ),
+        (tr("multi-query (1 key/value head)"), 1),
     ):
         per_token = kv_cache_bytes(1, groups, model["head_dim"], model["n_layers"], model["bytes_per_value"])
         rows.append(
             {
-                "attention": name,
-                "key/value heads": groups,
-                "KiB per token": per_token / 2**10,
-                "GiB for 8,192 tokens": per_token * 8192 / 2**30,
+                N_("attention"): name,
+                N_("key/value heads"): groups,
+                N_("KiB per token"): per_token / 2**10,
+                N_("GiB for 8,192 tokens"): per_token * 8192 / 2**30,
             }
         )
     return pd.DataFrame(rows)
@@ -120,8 +134,8 @@ def window_reach(window: int, layers: int = 6) -> pd.DataFrame:
     layer moves it at most window - 1 positions."""
     return pd.DataFrame(
         {
-            "layers": range(1, layers + 1),
-            "reach (tokens back)": [(window - 1) * n for n in range(1, layers + 1)],
+            N_("layers"): range(1, layers + 1),
+            N_("reach (tokens back)"): [(window - 1) * n for n in range(1, layers + 1)],
         }
     )
 
@@ -207,14 +221,16 @@ def online(config: ExplorerConfig, query: int) -> Online:
         m, largest = float(t.running_max[0, 0, query, 0]), float(t.scores[0, 0, query].max())
         rows.append(
             {
-                "keys": f"{t.start}–{t.stop - 1}" if t.stop - t.start > 1 else str(t.start),
-                "largest score in the tile": f"{largest:.4f}" if math.isfinite(largest) else "all masked",
-                "running max m": f"{m:.4f}",
-                "old sum rescaled by": "— (none yet)"
+                N_("keys"): f"{t.start}–{t.stop - 1}" if t.stop - t.start > 1 else str(t.start),
+                N_("largest score in the tile"): f"{largest:.4f}"
+                if math.isfinite(largest)
+                else tr("all masked"),
+                N_("running max m"): f"{m:.4f}",
+                N_("old sum rescaled by"): tr("— (none yet)")
                 if previous == -math.inf
                 else f"{math.exp(previous - m):.4f}",
-                "running sum l": f"{float(t.running_sum[0, 0, query, 0]):.4f}",
-                "output so far (acc / l), first coordinate": f"{float(t.partial[0, 0, query, 0]):.4f}",
+                N_("running sum l"): f"{float(t.running_sum[0, 0, query, 0]):.4f}",
+                N_("output so far (acc / l), first coordinate"): f"{float(t.partial[0, 0, query, 0]):.4f}",
             }
         )
         previous = m
