@@ -10,6 +10,7 @@ import re
 from google.protobuf.json_format import MessageToDict
 
 from attention.i18n.sentences import JOURNEY
+from attention.model.sentence import SENTENCE, SHAKESPEARE_SENTENCE
 
 # chart keys whose strings a reader reads (not colours, fonts, data)
 CHART_KEYS = {"text", "title", "hovertemplate", "name", "label", "ticktext", "subtitle"}
@@ -19,10 +20,12 @@ BOOK_SENTENCES = (
     *JOURNEY.values(),
     "Life is short, eat dessert first",
     "Hello shiny sun",
+    SENTENCE,  # Inside a model's opening sentences: the models read English (and Shakespeare)
+    SHAKESPEARE_SENTENCE,
 )
 _LATEX = re.compile(r"\\(frac|mathrm|text|qquad|quad|sum|top|tilde|sqrt|alpha|omega|cdot|left|right|infty)\b")
 _CODE = re.compile(
-    r"<code>.*?</code>|:[a-z]+\[|\b\w+_\w+\b|`[^`]*`|\$\$?[^$]*\$\$?|<[^>]+>|:material/\w+:|\{[^}]*\}|%\{[^}]*\}|https?://\S+|\]\([^)]*\)"
+    r"<code[^>]*>.*?</code>|:[a-z]+\[|\b\w+_\w+\b|`[^`]*`|\$\$?[^$]*\$\$?|<[^>]+>|:material/\w+:|\{[^}]*\}|%\{[^}]*\}|https?://\S+|\]\([^)]*\)"
 )
 _WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 _CODE_NAME = re.compile(r"^[A-Za-z]+(?:_[A-Za-z0-9]+)+$|^[a-z]+[A-Z]\w*$|^[A-Z]\w*[a-z][A-Z]\w*$")
