@@ -13,7 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "attention"
 ROOMS = {"chapter3", "modern", "explorer", "lessons", "model", "training", "figures", "bench", "i18n"}
-ROOMS |= {"classroom"}
+ROOMS |= {"classroom"}  # class mode
 # bundled: the old command's two lines
 SHARED = {"settings", "slots", "devices", "errors", "readonly", "bundled"}
 

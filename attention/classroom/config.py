@@ -21,7 +21,7 @@ REDIS = ("redis", "rediss", "unix")
 
 def open_store(limits: Limits | None = None) -> Store:
     """The store ATTENTION_CLASS_STORE names: redis://host:port/db (rediss://, unix:///socket too)
-    -> RedisStore; sqlite:///path -> SQLiteStore there; unset -> SQLiteStore at default_path().
+    -> RedisStore; sqlite:///absolute/path -> SQLiteStore there; unset -> SQLiteStore at default_path().
     Open it once per process (Streamlit: st.cache_resource) and share it: it is thread-safe."""
     chosen = settings.current().class_store
     if not chosen:
@@ -32,7 +32,8 @@ def open_store(limits: Limits | None = None) -> Store:
 
         return RedisStore(chosen, limits)
     if url.scheme == "sqlite" and url.path and url.path != "/":
-        path = Path(unquote(url.path))  # sqlite:///tmp/c.db -> /tmp/c.db (the administrator's folder)
+        # sqlite:///tmp/c.db -> /tmp/c.db, as SQLAlchemy's sqlite:////tmp/c.db (the administrator's folder)
+        path = Path("/" + unquote(url.path).lstrip("/"))
         path.parent.mkdir(parents=True, exist_ok=True)
         return SQLiteStore(path, limits)
     raise errors.not_a_store(chosen)
