@@ -1,9 +1,9 @@
 """Store: a class's operations and their rules, the same whichever store keeps the data.
 
 The rules live here, once: codes read back, wrong codes counted, the teacher's secret checked,
-every value cleaned (rules.py). A store (sqlite_store.py, redis_store.py) only keeps data, and does each
-change in one atomic step so that any number of threads and processes can share it; it answers
-with a status word that this class turns into a ClassError.
+every value cleaned (rules.py). A store (sqlite_store.py, redis_store.py) only keeps data, and
+does each change in one atomic step so that any number of threads and processes can share it; it
+answers with a status word that this class turns into a ClassError.
 
 Codes from a link or a text box go through find() (or join(), or is_teacher()) first: it is the
 one place a wrong code is counted against its caller, so guessing codes is slow. Every teacher's
@@ -20,9 +20,8 @@ from attention.classroom import codes, errors, rules
 from attention.classroom.records import Round, Row, Tally, View, iso
 from attention.classroom.rules import Limits
 
-Answer = tuple[
-    str, int, float, str, str, float, str
-]  # question, round, opened, option, student, at, nickname
+# One answer as a store lists it: question, round, opened, option, student, at, nickname.
+Answer = tuple[str, int, float, str, str, float, str]
 
 
 class Store(abc.ABC):

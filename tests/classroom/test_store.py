@@ -3,7 +3,7 @@ teacher's view, export, close; answers held until revealed; rounds kept; limits 
 
 import pytest
 
-from attention.classroom import ClassError, Row
+from attention.classroom import ClassError
 from attention.i18n import use
 
 Q = "learn.softmax"
@@ -288,8 +288,3 @@ def test_long_or_odd_questions_and_options_are_refused(store, a_class, value, ki
     with pytest.raises(ClassError) as refused:
         store.answer(code, "ann", *value)
     assert refused.value.kind == kind
-
-
-def test_rows_are_plain_data():
-    row = Row("q", "A", 2, 1, "2026-11-26T10:00:00Z")
-    assert row.nickname == "" and row.count == 2
