@@ -11,6 +11,8 @@ One room per concept:
     training/   live trainings (one Run contract), the recipes that make the shipped models, the CLI
     figures/    traces and arrays -> plotly figures and tables, one module per page
     bench/      equivalence with a float64 reference, timing, the scaling sweep
+    classroom/  class mode: join codes, answers held until the teacher reveals, the teacher's view,
+                the store that keeps them (SQLite by default, Redis), the CLI
 
 and the few things every room shares: settings.py (every ATTENTION_* setting), slots.py (every
 limit on what runs at once), devices.py (CPU/CUDA/MPS and fallbacks), errors.py (ConfigError).

@@ -131,9 +131,23 @@ def runs_dir() -> Path:
     (catalog.private_runs refuses a folder that is not this account's alone)."""
     if chosen := os.environ.get("ATTENTION_RUNS_DIR", "").strip():
         return Path(chosen).expanduser()
+    return private_cache() / "runs"
+
+
+def private_cache() -> Path:
+    """This user's cache folder for the app, $XDG_CACHE_HOME (or ~/.cache)/attention-explorer."""
     cache = os.environ.get("XDG_CACHE_HOME", "").strip()
     base = Path(cache) if cache and Path(cache).is_absolute() else Path.home() / ".cache"  # the XDG rule
-    return base / "attention-explorer" / "runs"
+    return base / "attention-explorer"
+
+
+def class_dir() -> Path:
+    """Where the classes' SQLite file lives (attention.classroom): ATTENTION_CLASS_DIR, else
+    private_cache()/classes, which every replica of a server on one machine shares. A folder of
+    its own: it must be this account's alone (made 0700), and the cache folder above it need not be."""
+    if chosen := os.environ.get("ATTENTION_CLASS_DIR", "").strip():
+        return Path(chosen).expanduser()
+    return private_cache() / "classes"
 
 
 @dataclass(frozen=True)
@@ -149,6 +163,11 @@ class Settings:
     model_path: str  # ATTENTION_MODEL_PATH: a folder the Model list offers ("" for none)
     listed_models_only: bool  # visitors open only listed models (listed_only below)
     runs_dir: Path  # ATTENTION_RUNS_DIR: where trained runs are kept (runs_dir above)
+    class_store: str  # ATTENTION_CLASS_STORE: redis://host:port/db or sqlite:///path ("": class_dir's file)
+    class_dir: Path  # ATTENTION_CLASS_DIR: the folder of the default SQLite class store (class_dir above)
+    class_hours: float  # ATTENTION_CLASS_HOURS: how long a class lasts before its data is deleted
+    max_classes: int  # ATTENTION_MAX_CLASSES: classes open at once in one store
+    max_students: int  # ATTENTION_MAX_STUDENTS: students in one class
     hub_offline: bool  # HF_HUB_OFFLINE (Hugging Face's own): never reach the hub
     hub_endpoint: str  # HF_ENDPOINT (Hugging Face's own): the hub's address
 
@@ -167,6 +186,11 @@ def current() -> Settings:
         model_path=os.environ.get("ATTENTION_MODEL_PATH", ""),
         listed_models_only=listed_only(),
         runs_dir=runs_dir(),
+        class_store=os.environ.get("ATTENTION_CLASS_STORE", "").strip(),
+        class_dir=class_dir(),
+        class_hours=number("ATTENTION_CLASS_HOURS", 12.0, low=0.01),
+        max_classes=number("ATTENTION_MAX_CLASSES", 200),
+        max_students=number("ATTENTION_MAX_STUDENTS", 500),
         hub_offline=flag("HF_HUB_OFFLINE"),
         hub_endpoint=os.environ.get("HF_ENDPOINT", "https://huggingface.co").rstrip("/"),
     )

@@ -5,11 +5,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Debian packages: chromium for the browser tests, nginx for the replicas recipe (deploy/), and
-# the Noto CJK fonts: without them Chromium draws every Japanese and Korean character as a box.
+# Debian packages: chromium for the browser tests, nginx for the replicas recipe (deploy/), the
+# Noto CJK fonts (without them Chromium draws every Japanese and Korean character as a box), and
+# redis-server for the class store's Redis tests.
 missing=""
 [ -x /usr/bin/chromium ] || missing="$missing chromium"
 [ -x /usr/sbin/nginx ] || missing="$missing nginx"
+[ -x /usr/bin/redis-server ] || missing="$missing redis-server"
 [ -d /usr/share/fonts/opentype/noto ] && fc-list :lang=ko | grep -q . || missing="$missing fonts-noto-cjk"
 if [ -n "$missing" ]; then
   echo "== installing Debian's$missing"
@@ -40,5 +42,17 @@ echo "== ruff"
 echo "== lint-imports (the layering contracts in pyproject.toml)"
 .venv/bin/lint-imports
 
+# A private Redis for the tests (tests/classroom: every store test runs on SQLite and on Redis): a
+# Unix socket in a fresh folder of ours, no TCP port, nothing saved; stopped when this script ends.
+if [ -z "${ATTENTION_TEST_REDIS:-}" ]; then
+  redis_dir="$(mktemp -d)"
+  redis-server --port 0 --unixsocket "$redis_dir/redis.sock" --unixsocketperm 700 --save "" \
+    --appendonly no --dir "$redis_dir" --daemonize yes --pidfile "$redis_dir/redis.pid" \
+    --logfile "$redis_dir/redis.log"
+  trap 'kill "$(cat "$redis_dir/redis.pid" 2>/dev/null)" 2>/dev/null || true; rm -rf "$redis_dir"' EXIT
+  for _ in $(seq 100); do [ -S "$redis_dir/redis.sock" ] && break; sleep 0.1; done
+  export ATTENTION_TEST_REDIS="unix://$redis_dir/redis.sock?db=0"
+fi
+
 echo "== pytest"
-exec .venv/bin/python -m pytest "$@"
+.venv/bin/python -m pytest "$@"  # not exec: the trap above stops redis-server afterwards

@@ -13,6 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "attention"
 ROOMS = {"chapter3", "modern", "explorer", "lessons", "model", "training", "figures", "bench", "i18n"}
+ROOMS |= {"classroom"}  # class mode
 # bundled: the old command's two lines
 SHARED = {"settings", "slots", "devices", "errors", "readonly", "bundled"}
 
@@ -119,6 +120,7 @@ def test_the_layering_contracts_hold():
         ("attention/chapter3/trace.py", "import attention.explorer.engine", "attention's rooms point down"),
         ("attention/modern/rope.py", "import attention.lessons.modern", "attention's rooms point down"),
         ("attention/figures/layout.py", "import ui.widgets", "attention never imports Streamlit or the UI"),
+        ("attention/classroom/rules.py", "import attention.explorer", "a class needs no attention machinery"),
         ("ui/widgets.py", "import ui.model.views", "ui's rooms point down"),
         ("ui/explorer/views.py", "import ui.compare", "ui's rooms point down"),
         ("ui/internals.py", "import ui.widgets", "ui's rooms point down"),

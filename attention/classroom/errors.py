@@ -1,0 +1,108 @@
+"""ClassError: the one error a class raises, with a message for the person in front of the page.
+
+Each message is a whole sentence written with tr(), its values by name, so the page shows it in
+the reader's language; `kind` says what went wrong without reading the message.
+"""
+
+from __future__ import annotations
+
+import math
+
+from attention.i18n import tr
+
+SHOWN_CHARS = 20  # a code echoed back: what a person could have typed, never a pasted essay
+
+
+class ClassError(ValueError):
+    """kind: unknown (no such class, or it expired), teacher (a wrong or missing teacher's secret),
+    full, classes (too many classes), tries (too many wrong codes), too_long, too_many, revealed,
+    not_joined, invalid (a value the program passed wrongly), store (the store's configuration)."""
+
+    def __init__(self, message: str, kind: str):
+        super().__init__(message)
+        self.kind = kind
+
+
+def unknown(code: str) -> ClassError:
+    shown = " ".join(str(code).split())[:SHOWN_CHARS]
+    return ClassError(tr("No class has the code {code}; check it with your teacher.", code=shown), "unknown")
+
+
+def not_teacher() -> ClassError:
+    return ClassError(tr("Only the class's teacher can do this; open the teacher's link."), "teacher")
+
+
+def full(limit: int) -> ClassError:
+    return ClassError(
+        tr("This class is full: it has {limit} students. Ask your teacher.", limit=limit), "full"
+    )
+
+
+def too_many_classes(limit: int) -> ClassError:
+    message = tr("This server already has {limit} classes open; try again later, or close one.", limit=limit)
+    return ClassError(message, "classes")
+
+
+def too_many_tries(wait: float) -> ClassError:
+    seconds = max(1, math.ceil(wait))
+    return ClassError(
+        tr("Too many tries with a wrong code: wait {seconds} s and try again.", seconds=seconds), "tries"
+    )
+
+
+def question_too_long(limit: int) -> ClassError:
+    return ClassError(tr("A question's name has at most {limit} characters.", limit=limit), "too_long")
+
+
+def option_too_long(limit: int) -> ClassError:
+    return ClassError(tr("An answer has at most {limit} characters.", limit=limit), "too_long")
+
+
+def view_too_long() -> ClassError:
+    return ClassError(tr("This view is too long to send to the class; shorten its text."), "too_long")
+
+
+def too_many_questions(limit: int) -> ClassError:
+    return ClassError(tr("A class holds at most {limit} questions.", limit=limit), "too_many")
+
+
+def too_many_options(limit: int) -> ClassError:
+    return ClassError(tr("A question holds at most {limit} different answers.", limit=limit), "too_many")
+
+
+def too_many_rounds(limit: int) -> ClassError:
+    return ClassError(tr("A question can be asked at most {limit} times.", limit=limit), "too_many")
+
+
+def revealed() -> ClassError:
+    message = tr("The answers are shown already; wait until your teacher asks again.")
+    return ClassError(message, "revealed")
+
+
+def not_joined() -> ClassError:
+    return ClassError(tr("Join the class before answering."), "not_joined")
+
+
+def invalid(what: str, value: object) -> ClassError:
+    """A value the program (not the person) got wrong: a student id, a question's name, a view."""
+    return ClassError(
+        tr("{what}={value} cannot be used in a class.", what=what, value=repr(value)[:60]), "invalid"
+    )
+
+
+def lifetime(low: float, high: float, hours: object) -> ClassError:
+    message = tr("A class lasts from {low} to {high} hours, not {hours}.", low=low, high=high, hours=hours)
+    return ClassError(message, "invalid")
+
+
+def not_a_store(value: str) -> ClassError:
+    message = tr(
+        "ATTENTION_CLASS_STORE={value} is not a class store; use redis://host:port/db or sqlite:///path.",
+        value=value[:80],
+    )
+    return ClassError(message, "store")
+
+
+def not_private() -> ClassError:
+    message = tr("The classes' folder is not this server account's alone; see docs/classroom.md.")
+    return ClassError(message, "store")
