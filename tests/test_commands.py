@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 TEXT = {path: path.read_text() for path in DOCS}
 ALL = "\n".join(TEXT.values())
-MODULES = sorted(set(re.findall(r"python -m ([a-z_]+(?:\.[a-z_]+)*)\b", ALL)) - {"pytest"})
+MODULES = sorted(set(re.findall(r"python -m ([a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)*)\b", ALL)) - {"pytest"})
 SCRIPTS = sorted(set(re.findall(r"python ((?:deploy|benchmarks)/[a-z_]+\.py)\b", ALL)))
 OLD = [["attention.bundled"], ["attention.training", "bundled"]]  # old invocations, still working
 

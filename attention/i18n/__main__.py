@@ -161,7 +161,9 @@ def problems() -> list[str]:
 
 def main(argv: list[str]) -> int:
     command = argv[0] if argv else "check"
-    if command == "extract":
+    if command in ("-h", "--help", "help"):
+        print(__doc__)
+    elif command == "extract":
         extract()
     elif command == "update":
         update()
