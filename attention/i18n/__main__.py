@@ -12,6 +12,7 @@ python -m attention.i18n add xx    a new language: assets/locales/xx/LC_MESSAGES
 
 from __future__ import annotations
 
+import argparse
 import io
 import string
 import sys
@@ -160,26 +161,37 @@ def problems() -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    command = argv[0] if argv else "check"
-    if command in ("-h", "--help", "help"):
-        print(__doc__)
-    elif command == "extract":
+    parser = argparse.ArgumentParser(
+        prog="python -m attention.i18n",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "command",
+        nargs="?",
+        default="check",
+        choices=("extract", "update", "compile", "check", "add", "merge"),
+    )
+    parser.add_argument(
+        "args", nargs="*", help="add: a language code; merge: a language code, then .po files"
+    )
+    a = parser.parse_args(argv)
+    if a.command == "extract":
         extract()
-    elif command == "update":
+    elif a.command == "update":
         update()
-    elif command == "compile":
+    elif a.command == "compile":
         compile_all()
-    elif command == "add" and len(argv) == 2:
-        add(argv[1])
-    elif command == "merge" and len(argv) >= 3:
-        print(f"{argv[1]}: {merge(argv[1], argv[2:])} messages filled")
-    elif command == "check":
+    elif a.command == "add" and len(a.args) == 1:
+        add(a.args[0])
+    elif a.command == "merge" and len(a.args) >= 2:
+        print(f"{a.args[0]}: {merge(a.args[0], a.args[1:])} messages filled")
+    elif a.command == "check":
         found = problems()
         print("\n".join(found) or "catalogs: all messages translated, placeholders match, compiled")
         return 1 if found else 0
     else:
-        print(__doc__)
-        return 2
+        parser.error(f"{a.command}: wrong arguments")
     return 0
 
 
