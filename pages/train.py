@@ -4,6 +4,7 @@ the Shakespeare model's recorded training."""
 
 import streamlit as st
 
+from attention.i18n import tr
 from ui.router import use_router
 from ui.train import around, induction, player, replay, tiny
 
@@ -11,11 +12,11 @@ use_router()
 
 VIEWS = {key: view for view in (tiny, induction, replay) for key in view.TASKS}  # each task's view
 
-st.title("Watch attention learn")
+st.title(tr("Watch attention learn"))
 # On a projector, once a run is held its settings fold away: the curves start high enough for the
 # back row to see the phase change as it happens.
 folded = st.session_state.get("projector") and player.active()
-with st.expander("Task and settings") if folded else st.container():
+with st.expander(tr("Task and settings")) if folded else st.container():
     task, pace = player.pick(VIEWS)  # the task and the pace
     view = VIEWS[task]
     config = view.controls(task)  # the view's words and knobs -> the run's config

@@ -18,21 +18,25 @@ from attention.figures.layout import (
     title,
     token_labels,
 )
+from attention.i18n import tr
 
-# Loss on the left axis, accuracy (0-100%) on the right, over training steps.
-LOSS_AND_ACCURACY = {
-    "xaxis": {"title": {"text": "step"}, "rangemode": "tozero"},
-    "yaxis": {"title": {"text": "loss"}, "rangemode": "tozero"},
-    "yaxis2": {
-        "title": {"text": "accuracy"},
-        "overlaying": "y",
-        "side": "right",
-        "range": [0, 1.02],
-        "tickformat": ".0%",
-        "dtick": 0.25,
-        "showgrid": False,
-    },
-}
+
+def loss_and_accuracy() -> dict:
+    """Loss on the left axis, accuracy (0-100%) on the right, over training steps."""
+    return {
+        # TRANSLATORS: an axis title: training steps
+        "xaxis": {"title": {"text": tr("step")}, "rangemode": "tozero"},
+        "yaxis": {"title": {"text": tr("loss")}, "rangemode": "tozero"},
+        "yaxis2": {
+            "title": {"text": tr("accuracy")},
+            "overlaying": "y",
+            "side": "right",
+            "range": [0, 1.02],
+            "tickformat": ".0%",
+            "dtick": 0.25,
+            "showgrid": False,
+        },
+    }
 
 
 def step_line(step: int, colour: str = "#555555", dash: str = "dash") -> dict:
@@ -77,21 +81,21 @@ def training_curves(
         {
             "type": "scatter",
             "mode": "lines",
-            "name": "loss (cross-entropy)",
+            "name": tr("loss (cross-entropy)"),
             "x": steps,
             "y": f32(losses),
             "line": {"color": "#0072b2"},
-            "hovertemplate": "step %{x}<br>loss %{y:.4f}<extra></extra>",
+            "hovertemplate": tr("step %{x}<br>loss %{y:.4f}<extra></extra>"),
         },
         {
             "type": "scatter",
             "mode": "lines",
-            "name": "accuracy (held out)",
+            "name": tr("accuracy (held out)"),
             "x": acc_steps,
             "y": acc,
             "yaxis": "y2",
             "line": {"color": "#d55e00", "dash": "dot"},
-            "hovertemplate": "step %{x}<br>accuracy %{y:.1%}<extra></extra>",
+            "hovertemplate": tr("step %{x}<br>accuracy %{y:.1%}<extra></extra>"),
         },
     ]
     shapes = []
@@ -100,9 +104,13 @@ def training_curves(
     return figure(
         data,
         {
-            "title": title("Loss and accuracy" + ("" if marker is None else f" · showing step {marker}")),
+            "title": title(
+                tr("Loss and accuracy")
+                if marker is None
+                else tr("Loss and accuracy · showing step {step}", step=marker)
+            ),
             "shapes": shapes,
-            **LOSS_AND_ACCURACY,
+            **loss_and_accuracy(),
             "legend": {"orientation": "h", "y": -0.25},
             "height": 380,
             "margin": {"l": 10, "r": 10, "t": 50, "b": 10},
@@ -116,25 +124,34 @@ def pattern_figure(
     tokens: list[str],
     step: int,
     layer: int | None = None,
-    expected_name: str = "expected (solves the task)",
+    expected_name: str | None = None,
     height: int = 520,
     cols: int | None = None,
 ) -> go.Figure:
     """The probe's attention weights per head at one step, and the pattern that solves the task
     (blank rows: nothing is asked there). Rows are queries, columns keys, as everywhere. Heads
     are named "layer.head" when `layer` is given; `cols` panels a row (a phone: 2), all in one
-    row by default."""
+    row by default; `expected_name` names the pattern that solves it (default: the task's)."""
     labels = token_labels(tokens)
     n = len(labels)
     prefix = "" if layer is None else f"{layer}."
-    panels = [(w, f"head {prefix}{h}, step {step}") for h, w in enumerate(weights)]
+    # each panel: (weights, its name, its title when the panels take several rows)
+    panels = [
+        (
+            w,
+            tr("head {head}, step {step}", head=f"{prefix}{h}", step=step),
+            tr("head {head}", head=f"{prefix}{h}"),
+        )
+        for h, w in enumerate(weights)
+    ]
     if expected is not None:
-        panels.append((expected, expected_name))
+        expected_name = tr("expected (solves the task)") if expected_name is None else expected_name
+        panels.append((expected, expected_name, expected_name))
     data, layout = [], {"annotations": []}
     cols = min(cols or len(panels), len(panels))
     rows = -(-len(panels) // cols)
     room = {"head": 0.1, "foot": 0.18} if rows > 1 else {}  # titles and key labels between rows
-    for (z, name), cell in zip(panels, grid(len(panels), cols, **room), strict=True):
+    for (z, name, short), cell in zip(panels, grid(len(panels), cols, **room), strict=True):
         first, last = cell.index % cols == 0, cell.index == len(panels) - 1
         z = f32(z).copy()
         z[np.triu(np.ones((n, n), dtype=bool), 1)] = np.nan  # causal: never looked at
@@ -150,22 +167,22 @@ def pattern_figure(
                 "showscale": last,
                 "hoverongaps": False,
                 "colorbar": {"thickness": 10},
-                "hovertemplate": "query %{y}<br>key %{x}<br>weight %{z:.3f}<extra></extra>",
+                "hovertemplate": tr("query %{y}<br>key %{x}<br>weight %{z:.3f}<extra></extra>"),
             }
         )
         # fixed ranges: a row with nothing asked (all NaN) must not shrink its panel
-        layout[f"xaxis{cell.suffix}"] = position_axis(labels, "keys →") | {
+        layout[f"xaxis{cell.suffix}"] = position_axis(labels, tr("keys →")) | {
             "domain": [cell.x0, cell.x1],
             "anchor": f"y{cell.suffix}",
             "range": [-0.5, n - 0.5],
         }
-        layout[f"yaxis{cell.suffix}"] = position_axis(labels, "← queries" if first else "") | {
+        layout[f"yaxis{cell.suffix}"] = position_axis(labels, tr("← queries") if first else "") | {
             "anchor": f"x{cell.suffix}",
             "domain": [cell.y0, cell.y1],
             "range": [n - 0.5, -0.5],
             "showticklabels": first,
         }
-        layout["annotations"].append(panel_title(name if rows == 1 else name.split(",")[0], cell))
+        layout["annotations"].append(panel_title(name if rows == 1 else short, cell))
     height = int(min(height, max(300, 120 + 22 * n))) if rows == 1 else 60 + 240 * rows
     return figure(data, layout | {"height": height, "margin": {"l": 10, "r": 10, "t": 40, "b": 10}})
 
@@ -187,44 +204,44 @@ def phase_curves(
         {
             "type": "scatter",
             "mode": "lines",
-            "name": "loss",
+            "name": tr("loss"),
             "x": np.arange(1, len(losses) + 1, dtype=np.int32),
             "y": f32(losses),
             "line": {"color": "#0072b2"},
-            "hovertemplate": "step %{x}<br>loss %{y:.3f}<extra></extra>",
+            "hovertemplate": tr("step %{x}<br>loss %{y:.3f}<extra></extra>"),
         },
         {
             "type": "scatter",
             "mode": "lines+markers",
-            "name": "accuracy, second copy",
+            "name": tr("accuracy, second copy"),
             "x": np.array(steps, np.int32),
             "y": f32(second),
             "yaxis": "y2",
             "line": {"color": "#d55e00"},
-            "hovertemplate": "step %{x}<br>second copy %{y:.1%}<extra></extra>",
+            "hovertemplate": tr("step %{x}<br>second copy %{y:.1%}<extra></extra>"),
         },
         {
             "type": "scatter",
             "mode": "lines",
-            "name": "accuracy, first copy (chance)",
+            "name": tr("accuracy, first copy (chance)"),
             "x": np.array(steps, np.int32),
             "y": f32(first),
             "yaxis": "y2",
             "line": {"color": "#999999", "dash": "dot"},
-            "hovertemplate": "step %{x}<br>first copy %{y:.1%}<extra></extra>",
+            "hovertemplate": tr("step %{x}<br>first copy %{y:.1%}<extra></extra>"),
         },
     ]
     shapes, notes = [], []
     if phase_step is not None:
         shapes.append(step_line(phase_step, "#d62728", "solid"))
-        notes.append(step_note(phase_step, f"phase change, step {phase_step}"))
+        notes.append(step_note(phase_step, tr("phase change, step {step}", step=phase_step)))
     if marker is not None:
         shapes.append(step_line(marker))
     return figure(
         data,
         {
-            "title": title("Loss, and accuracy on the repeat"),
-            **LOSS_AND_ACCURACY,
+            "title": title(tr("Loss, and accuracy on the repeat")),
+            **loss_and_accuracy(),
             "shapes": shapes,
             "annotations": notes,
             "legend": {"orientation": "h", "y": -0.25},
@@ -248,31 +265,36 @@ def role_curves(
             {
                 "type": "scatter",
                 "mode": "lines",
-                "name": f"0.{head} previous-token",
+                "name": tr("{head} previous-token", head=f"0.{head}"),
                 "x": x,
                 "y": f32(previous[:, 0, head]),
                 "line": {"color": colour},
-                "hovertemplate": f"step %{{x}}<br>head 0.{head} previous-token %{{y:.2f}}<extra></extra>",
+                "hovertemplate": tr(
+                    "step %{{x}}<br>head {head} previous-token %{{y:.2f}}<extra></extra>", head=f"0.{head}"
+                ),
             }
         )
         data.append(
             {
                 "type": "scatter",
                 "mode": "lines",
-                "name": f"{last}.{head} induction",
+                "name": tr("{head} induction", head=f"{last}.{head}"),
                 "x": x,
                 "y": f32(induction[:, last, head]),
                 "line": {"color": colour, "dash": "dash"},
-                "hovertemplate": f"step %{{x}}<br>head {last}.{head} induction %{{y:.2f}}<extra></extra>",
+                "hovertemplate": tr(
+                    "step %{{x}}<br>head {head} induction %{{y:.2f}}<extra></extra>", head=f"{last}.{head}"
+                ),
             }
         )
     shapes = [] if marker is None else [step_line(marker)]
     return figure(
         data,
         {
-            "title": title("Each head's role as it trains"),
-            "xaxis": {"title": {"text": "step"}, "rangemode": "tozero"},
-            "yaxis": {"title": {"text": "score"}, "range": [0, 1.02]},
+            "title": title(tr("Each head's role as it trains")),
+            "xaxis": {"title": {"text": tr("step")}, "rangemode": "tozero"},
+            # TRANSLATORS: an axis title: a head's role score, 0 to 1
+            "yaxis": {"title": {"text": tr("score")}, "range": [0, 1.02]},
             "shapes": shapes,
             "legend": {"orientation": "h", "y": -0.25},
             "height": 420,

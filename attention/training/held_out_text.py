@@ -16,6 +16,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from attention.i18n import N_
 from attention.model import roles
 from attention.model.checkpoint import load_gpt2
 from attention.model.gpt import GPTModel
@@ -76,13 +77,18 @@ def measure(folder: Path) -> dict:
     return {"held_out_loss": curves["text"]["mean"], "bands": curves, "heads": heads}
 
 
+# What measure() reads, in words: written in English beside the numbers (training.json,
+# config.json); a page that quotes them shows tr(MEASURED_ON, context=...) when they match.
+MEASURED_ON = N_(
+    "every whole {context}-token window of the two held-out plays (Julius Caesar, The Comedy of "
+    "Errors); heads on 8 held-out passages of 64 tokens (induction: each passage's first 12, 18 or 24 "
+    "tokens twice)"
+)
+
+
 def measured_on(context: int) -> str:
-    """What measure() reads, in words, for the pages that quote its numbers."""
-    return (
-        f"every whole {context}-token window of the two held-out plays (Julius Caesar, The Comedy of "
-        "Errors); heads on 8 held-out passages of 64 tokens (induction: each passage's first 12, 18 or 24 "
-        "tokens twice)"
-    )
+    """What measure() reads, in words (English), for the pages that quote its numbers."""
+    return MEASURED_ON.format(context=context)
 
 
 def write_measures(folder: Path, measured: dict) -> None:

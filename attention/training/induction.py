@@ -26,6 +26,7 @@ import torch.nn.functional as F
 
 from attention.chapter3.modules import reset_parameters
 from attention.errors import ConfigError, check_whole_numbers
+from attention.i18n import N_, tr_n
 from attention.model import roles
 from attention.model.checkpoint import save_gpt2
 from attention.model.gpt import GPTModel
@@ -36,8 +37,8 @@ EMA = 0.05  # smoothing of the training accuracy that decides the phase change
 PHASE = 0.5  # the phase change: smoothed accuracy on predictable tokens crosses this
 MAX_STEPS = 4000
 MAX_SECONDS = 150.0  # training time per run; the default run takes ~45 s at 1 thread
-LABEL = "find what followed this token last time: an induction head forms (GPTModel, 2 layers)"
-GOAL = "a layer-1 head looks at the token right after the earlier copy of the current token"
+LABEL = N_("find what followed this token last time: an induction head forms (GPTModel, 2 layers)")
+GOAL = N_("a layer-1 head looks at the token right after the earlier copy of the current token")
 
 
 def sample(
@@ -227,6 +228,10 @@ class InductionTrainer(Run):
     @property
     def name(self) -> str:
         return f"induction, {self.config.layers} layer{'s' * (self.config.layers > 1)}"
+
+    @classmethod
+    def title(cls, config: InductionConfig) -> str:
+        return tr_n("induction, {n} layer", "induction, {n} layers", config.layers, n=config.layers)
 
     @property
     def chance(self) -> float:

@@ -16,11 +16,12 @@ from pathlib import Path
 import numpy as np
 
 from attention.errors import ConfigError
+from attention.i18n import N_, tr
 from attention.model.catalog import SHAKESPEARE_PATH
 from attention.training.run import Run
 
-LABEL = "Shakespeare's plays: the shipped model's training, recorded"
-GOAL = "previous-token and induction heads forming on real text"
+LABEL = N_("Shakespeare's plays: the shipped model's training, recorded")
+GOAL = N_("previous-token and induction heads forming on real text")
 FORMED = 0.5  # a role score above this: the head does the job (as Watch it learn's induction run)
 
 
@@ -30,8 +31,10 @@ def record(folder: str) -> dict:
     path = Path(folder) / "training.json"
     if not path.exists():
         raise ConfigError(
-            f"No recorded training in {Path(folder).name}: run the Shakespeare recipe "
-            "(docs/models.md) to make one.",
+            tr(
+                "No recorded training in {folder}: run the Shakespeare recipe (docs/models.md) to make one.",
+                folder=Path(folder).name,
+            ),
             "folder",
         )
     return json.loads(path.read_text())
@@ -102,6 +105,10 @@ class Replay(Run):
     @property
     def name(self) -> str:
         return "the Shakespeare model's recorded training"
+
+    @classmethod
+    def title(cls, config: ReplayConfig) -> str:
+        return tr("the Shakespeare model's recorded training")
 
     def report(self) -> list[str]:
         last = self.snapshots[-1]

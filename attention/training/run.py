@@ -247,7 +247,13 @@ class Run:
 
     @property
     def name(self) -> str:
-        """The run in a few words, for a learner ("reverse a sequence", "induction, 2 layers")."""
+        """The run in a few words, for the command line ("reverse a sequence", "induction, 2 layers")."""
+        raise NotImplementedError
+
+    @classmethod
+    def title(cls, config) -> str:
+        """The run of `config` in a few words, for a learner, in the language of the page drawing
+        it (call it while drawing: a page keeps the config, never the words)."""
         raise NotImplementedError
 
     def save(self, folder: str | Path) -> Path:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
+from attention.i18n import N_
 from attention.settings import ASSETS
 
 TEXT_FILE = ASSETS / "alice.txt"
@@ -23,8 +24,8 @@ IGNORE = -100  # target of positions without one (cross_entropy's ignore_index)
 @dataclass(frozen=True)
 class Task:
     key: str
-    label: str
-    goal: str  # what the right attention does, in words
+    label: str  # in English (the command line); marked for the catalogs: tr(label) on a page
+    goal: str  # what the right attention does, in words (likewise)
     vocab: list[str]  # token texts; ids are indices
     defaults: dict = field(default_factory=dict)  # TrainConfig values that suit this task
 
@@ -144,26 +145,31 @@ def _text_ids() -> torch.Tensor:
 TASKS: dict[str, Task] = {
     t.key: t
     for t in (
-        Previous("previous", "copy the previous token", "each token looks at the one before it", _symbols(8)),
-        First("first", "find the first token", "every token looks at position 0", _symbols(8)),
+        Previous(
+            "previous",
+            N_("copy the previous token"),
+            N_("each token looks at the one before it"),
+            _symbols(8),
+        ),
+        First("first", N_("find the first token"), N_("every token looks at position 0"), _symbols(8)),
         Reverse(
             "reverse",
-            "reverse a sequence",
-            "answer i looks at item L − 1 − i (an anti-diagonal)",
+            N_("reverse a sequence"),
+            N_("answer i looks at item L − 1 − i (an anti-diagonal)"),
             [*map(str, range(8)), "|"],
             {"steps": 400},
         ),
         Sort(
             "sort",
-            "sort small numbers",
-            "answer i looks at where the i-th smallest number sits (the model may find another way)",
+            N_("sort small numbers"),
+            N_("answer i looks at where the i-th smallest number sits (the model may find another way)"),
             [*map(str, range(10)), "|"],
             {"steps": 1500, "heads": 2, "d_model": 32},
         ),
         Text(
             "text",
-            "next character of Alice in Wonderland",
-            "no single right pattern: watch what emerges",
+            N_("next character of Alice in Wonderland"),
+            N_("no single right pattern: watch what emerges"),
             sorted(set(_text())),
             {"steps": 1500, "heads": 2, "d_model": 32},
         ),

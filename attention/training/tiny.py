@@ -26,6 +26,7 @@ import torch.nn as nn
 from attention.chapter3.modules import MultiHeadAttention, reset_parameters
 from attention.devices import resolve_device
 from attention.errors import ConfigError, check_whole_numbers
+from attention.i18n import tr
 from attention.training.run import Run
 from attention.training.tasks import IGNORE, TASKS
 
@@ -148,6 +149,10 @@ class Trainer(Run):
     @property
     def name(self) -> str:
         return self.task.label
+
+    @classmethod
+    def title(cls, config: TrainConfig) -> str:
+        return tr(TASKS[config.task].label)
 
     @property
     def parameters(self) -> int:

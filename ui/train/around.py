@@ -9,12 +9,12 @@ from collections.abc import Callable
 
 import streamlit as st
 
+from attention.i18n import tr, tr_n
 from attention.slots import TRAININGS
 from attention.training import shared
 from attention.training.run import Run
 from ui.slots import session_id
-from ui.train.player import View, held, play
-from ui.widgets import plural
+from ui.train.player import PACE_LABELS, View, held, play
 
 SLOW = 20.0  # seconds: a run that takes longer at "watch it" pace says so before Play
 RUNS: dict[str, type[Run]] = {}  # the kinds of run timed so far, by class name (a plain cache key)
@@ -34,49 +34,92 @@ def seconds_per_step(kind: type[Run], config) -> float:
     return _seconds_per_step(kind.__name__, kind.timing_config(config))
 
 
+def fast() -> str:
+    """The fast pace's label, as the plans quote it."""
+    label = PACE_LABELS["fast"]  # (not tr(PACE_LABELS["fast"]): the catalogs would take "fast" for a message)
+    return tr(label)
+
+
 def before_play(view: View, config, pace: float) -> None:
     """What Play will do and about how long it takes; first, what became of a run thrown away when
     the learner left the page."""
-    left = held().get("left")
-    if left:
-        st.info(
-            f"You left the shared run ({left['name']}) at step {left['step']}: it stays with the "
-            f"{plural(left['others'], 'other session')} that {'has' if left['others'] == 1 else 'have'} it "
-            "open. Press Play to join it again.",
-            icon=":material/groups:",
-        )
-    lost = held().get("lost")
-    if lost and shared.SHARED.live(view.RUN, config, but=session_id()):
-        st.info(
-            f"You left this page while your run ({lost['name']}) was at step {lost['step']}; other "
-            "sessions with the same settings still play it. Press Play to join it again.",
-            icon=":material/groups:",
-        )
-    elif lost:
-        doing = "training" if lost["running"] else "paused"
-        st.warning(
-            f"Your run ({lost['name']}) was {doing} at step {lost['step']} of {lost['steps']} when you "
-            "left this page. Leaving a page frees the model it trains, so that run is gone: press Play "
-            "to start again.",
-            icon=":material/history:",
-        )
     kind = view.RUN
+    left_behind(kind, config)
     if live := shared.SHARED.live(kind, config, but=session_id()):
         n = live.audience.watching(but=session_id())
         st.info(
-            f"{plural(n, 'session')} on this server {'is' if n == 1 else 'are'} playing these same "
-            f"settings now (step {live.step} of {config.steps}): Play joins that run, with its history.",
+            tr_n(
+                "{n} session on this server is playing these same settings now (step {step} of {steps}): "
+                "Play joins that run, with its history.",
+                "{n} sessions on this server are playing these same settings now (step {step} of {steps}): "
+                "Play joins that run, with its history.",
+                n,
+                n=n,
+                step=live.step,
+                steps=config.steps,
+            ),
             icon=":material/groups:",
         )
     elif shared.SHARED.finished_run(kind, config):
         st.info(
-            "These settings were trained on this server already: Play shows that run at once. "
-            "Change the seed to train a new one.",
+            tr(
+                "These settings were trained on this server already: Play shows that run at once. "
+                "Change the seed to train a new one."
+            ),
             icon=":material/groups:",
         )
     training = min(kind.limit, config.steps * seconds_per_step(kind, config))
     pauses = config.steps // config.snapshot_every * pace
     st.info(view.plan(config, training, pauses))
+
+
+def left_behind(kind: type[Run], config) -> None:
+    """What became of a run this session left: to the others that have it, or thrown away when the
+    learner left the page (its name said from its kind and config, in this rerun's language)."""
+    if left := held().get("left"):
+        st.info(
+            tr_n(
+                "You left the shared run ({name}) at step {step}: it stays with the {n} other session that "
+                "has it open. Press Play to join it again.",
+                "You left the shared run ({name}) at step {step}: it stays with the {n} other sessions that "
+                "have it open. Press Play to join it again.",
+                left["others"],
+                name=left["kind"].title(left["config"]),
+                step=left["step"],
+                n=left["others"],
+            ),
+            icon=":material/groups:",
+        )
+    lost = held().get("lost")
+    if not lost:
+        return
+    name, step = lost["kind"].title(lost["config"]), lost["step"]
+    if shared.SHARED.live(kind, config, but=session_id()):
+        said = tr(
+            "You left this page while your run ({name}) was at step {step}; other sessions with the same "
+            "settings still play it. Press Play to join it again.",
+            name=name,
+            step=step,
+        )
+        st.info(said, icon=":material/groups:")
+    elif lost["running"]:
+        said = tr(
+            "Your run ({name}) was training at step {step} of {steps} when you left this page. Leaving a "
+            "page frees the model it trains, so that run is gone: press Play to start again.",
+            name=name,
+            step=step,
+            steps=lost["steps"],
+        )
+        st.warning(said, icon=":material/history:")
+    else:
+        said = tr(
+            "Your run ({name}) was paused at step {step} of {steps} when you left this page. Leaving a "
+            "page frees the model it trains, so that run is gone: press Play to start again.",
+            name=name,
+            step=step,
+            steps=lost["steps"],
+        )
+        st.warning(said, icon=":material/history:")
 
 
 # --- while it plays ------------------------------------------------------------------------------
@@ -87,8 +130,12 @@ def waited() -> None:
     seconds = held().get("waited", 0.0)
     if seconds >= 1:
         st.caption(
-            f"This run waited {seconds:.0f} s for a free training slot "
-            f"(this server trains {TRAININGS.capacity} at a time)."
+            tr(
+                "This run waited {seconds:.0f} s for a free training slot (this server trains {capacity} at "
+                "a time).",
+                seconds=seconds,
+                capacity=TRAININGS.capacity,
+            )
         )
 
 
@@ -101,7 +148,7 @@ def scrub(run: Run) -> int:
     if len(steps) < 2:
         return len(steps) - 1
     picked = st.select_slider(  # a new key whenever the run has grown: it opens on the last snapshot
-        "Scrub through the saved snapshots (step)",
+        tr("Scrub through the saved snapshots (step)"),
         steps,
         steps[-1],
         key=f"tr_scrub_{id(run)}_{len(steps)}",
@@ -109,19 +156,23 @@ def scrub(run: Run) -> int:
     return steps.index(picked)
 
 
-def behind(run: Run, index: int) -> str:
-    """Why the snapshot shown is not the run's step (scrubbed back, or paused between snapshots),
-    and that a run stopped short is stopped, and where: this line is the one under the buttons."""
+def at_step(run: Run, index: int) -> str:
+    """The step shown, of the run's steps, and why it is not the run's step (scrubbed back, or
+    paused between snapshots), and that a run stopped short is stopped, and where: the first item
+    of the line under the buttons."""
     step, last = run.snapshots[index].step, index in (-1, len(run.snapshots) - 1)
+    values = {"step": step, "steps": run.config.steps, "at": run.step}
     if run.stopped and not run.done:
         if step == run.step:
-            return " (stopped here: the model is freed)"
-        return f" ({'the last snapshot' if last else 'scrubbed back'}; stopped at step {run.step})"
+            return tr("step {step}/{steps} (stopped here: the model is freed)", **values)
+        if last:
+            return tr("step {step}/{steps} (the last snapshot; stopped at step {at})", **values)
+        return tr("step {step}/{steps} (scrubbed back; stopped at step {at})", **values)
     if step == run.step:
-        return ""
+        return tr("step {step}/{steps}", **values)
     if last:
-        return f" (the last snapshot; the run is at step {run.step})"
-    return f" (scrubbed back; the run reached step {run.step})"
+        return tr("step {step}/{steps} (the last snapshot; the run is at step {at})", **values)
+    return tr("step {step}/{steps} (scrubbed back; the run reached step {at})", **values)
 
 
 def status(run: Run, summary: Callable[[Run], None]) -> None:
@@ -130,21 +181,40 @@ def status(run: Run, summary: Callable[[Run], None]) -> None:
         waited()
         if held().get("replayed"):
             st.caption(
-                "These settings had already been trained on this server (by you or another session), "
-                "so this is that run, from its saved snapshots: the same seed gives the same run. "
-                "Change the seed to train a new one."
+                tr(
+                    "These settings had already been trained on this server (by you or another session), "
+                    "so this is that run, from its saved snapshots: the same seed gives the same run. "
+                    "Change the seed to train a new one."
+                )
             )
         if run.out_of_time:
-            st.warning(f"Stopped at the {run.limit:.0f} s limit per run; use fewer steps or a smaller model.")
+            st.warning(
+                tr(
+                    "Stopped at the {limit:.0f} s limit per run; use fewer steps or a smaller model.",
+                    limit=run.limit,
+                )
+            )
     elif run.stopped:
-        st.info(f"Stopped at step {run.step}: the model is freed. Press Play to start again.")
+        st.info(tr("Stopped at step {step}: the model is freed. Press Play to start again.", step=run.step))
     elif others := run.audience.watching(but=session_id()):
         st.info(
-            f"Paused for you at step {run.step}; the run goes on for the {plural(others, 'other session')} "
-            "playing it (same settings). Resume to watch it again."
+            tr_n(
+                "Paused for you at step {step}; the run goes on for the {n} other session playing it (same "
+                "settings). Resume to watch it again.",
+                "Paused for you at step {step}; the run goes on for the {n} other sessions playing it (same "
+                "settings). Resume to watch it again.",
+                others,
+                step=run.step,
+                n=others,
+            )
         )
     else:
-        st.info(f"Paused at step {run.step}. Resume, or scrub back through the snapshots.")
+        st.info(tr("Paused at step {step}. Resume, or scrub back through the snapshots.", step=run.step))
+
+
+def waiting(run: Run, me: str) -> bool:
+    """Session `me` waits for another session's run of its settings to start."""
+    return not run.done and run.audience.trainer not in (None, me) and run.step == 0
 
 
 def audience(run: Run, me: str, joined: int) -> str:
@@ -153,23 +223,48 @@ def audience(run: Run, me: str, joined: int) -> str:
     others = run.audience.watching(but=me)
     if run.done:
         return ""
-    if run.audience.trainer not in (None, me) and run.step == 0:
-        return (
-            "Waiting: another session pressed Play on these same settings first; this run starts "
-            f"when a training slot frees, and {plural(others + 1, 'session')} will watch it together."
+    if waiting(run, me):
+        return tr_n(
+            "Waiting: another session pressed Play on these same settings first; this run starts when a "
+            "training slot frees, and {n} session will watch it together.",
+            "Waiting: another session pressed Play on these same settings first; this run starts when a "
+            "training slot frees, and {n} sessions will watch it together.",
+            others + 1,
+            n=others + 1,
         )
     if not others:  # alone; a run another session had left paused says where it was taken up
-        return f"You took up at step {joined} a run another session had paused." if joined else ""
-    history = f" You joined at step {joined}: the curves before it are the run's history." if joined else ""
+        return (
+            tr("You took up at step {step} a run another session had paused.", step=joined) if joined else ""
+        )
+    history = ""
+    if joined:
+        history = " " + tr(
+            "You joined at step {step}: the curves before it are the run's history.", step=joined
+        )
     if run.audience.trainer == me:
         return (
-            f":material/groups: {plural(others, 'other session')} on this server "
-            f"{'is' if others == 1 else 'are'} watching this run: same settings, so one run, trained once."
+            ":material/groups: "
+            + tr_n(
+                "{n} other session on this server is watching this run: same settings, so one run, "
+                "trained once.",
+                "{n} other sessions on this server are watching this run: same settings, so one run, "
+                "trained once.",
+                others,
+                n=others,
+            )
             + history
         )
     return (
-        f":material/groups: Shared run: {plural(others + 1, 'session')} with these settings are watching "
-        "it; one of them trains it, and another takes over if it leaves." + history
+        ":material/groups: "
+        + tr_n(
+            "Shared run: {n} session with these settings is watching it; one of them trains it, and "
+            "another takes over if it leaves.",
+            "Shared run: {n} sessions with these settings are watching it; one of them trains it, and "
+            "another takes over if it leaves.",
+            others + 1,
+            n=others + 1,
+        )
+        + history
     )
 
 
@@ -182,7 +277,7 @@ def show(view: View, run: Run, pace: float) -> None:
         words = audience(run, session_id(), held().get("joined", 0))
         if not words:
             note.empty()
-        elif words.startswith("Waiting:"):
+        elif waiting(run, session_id()):
             note.info(words, icon=":material/hourglass_top:")
         else:
             note.caption(words)

@@ -10,6 +10,7 @@ import streamlit as st
 
 from attention.errors import ConfigError
 from attention.figures.train import pattern_figure, phase_curves, role_curves
+from attention.i18n import N_, tr, tr_n
 from attention.model import catalog
 from attention.model.lab import CLEAR_ROLE
 from attention.training import induction
@@ -24,9 +25,9 @@ TASKS = {"induction": (induction.LABEL, induction.GOAL)}
 SETTINGS = ("ind_layers", "ind_steps", "ind_seed")
 RUN = InductionTrainer
 RESULTS = "_ind_results"  # finished runs' figures, for the 2-layer vs 1-layer table (small)
-LAYERS = {2: "2 layers: can form an induction head", 1: "1 layer: the control, cannot"}
+LAYERS = {2: N_("2 layers: can form an induction head"), 1: N_("1 layer: the control, cannot")}
 FORMED = 0.5  # a role score above this: the head does the job (most of its weight where it should be)
-INTRO = (
+INTRO = N_(
     "The book's `GPTModel` (chapter 4: embeddings, blocks of `MultiHeadAttention` and a feed-forward "
     "layer, residual paths) learns sequences of random tokens in which a stretch repeats: "
     "`<s> t17 t3 … | t40 t9 t81 … | t40 t9 t81 …`. The first copy cannot be predicted; the second "
@@ -34,7 +35,7 @@ INTRO = (
     "**two heads in two layers**: a previous-token head, then an induction head that reads it. Watch "
     "the loss fall in one sudden drop — the *phase change* — as the two heads form."
 )
-PROBE = (
+PROBE = N_(
     "The example sequence (never trained on): a start token, 4 random tokens, then 10 tokens "
     "twice. An induction head on the second copy looks one place right of the earlier copy of its "
     "own token: a diagonal stripe below the main one. Blank rows: nothing to copy there yet."
@@ -49,14 +50,17 @@ def defaults(task: str = "induction") -> None:
 
 
 def controls(task: str = "induction") -> InductionConfig:
-    st.markdown(INTRO)
+    st.markdown(tr(INTRO))
     s = st.session_state
     defaults()
     c = st.columns([3, 1, 1])
-    c[0].radio("Model", list(LAYERS), key="ind_layers", format_func=LAYERS.get, horizontal=True)
-    c[1].number_input("steps", 100, MAX_STEPS, step=100, key="ind_steps")
-    seed_help = "The weights' initialisation and the sequences drawn."
-    c[2].number_input("seed", 0, 2**31 - 1, key="ind_seed", help=seed_help)
+    layers = {n: tr(label) for n, label in LAYERS.items()}  # said now: a format_func may run elsewhere
+    c[0].radio(tr("Model"), list(layers), key="ind_layers", format_func=layers.get, horizontal=True)
+    # TRANSLATORS: a setting: how many training steps
+    c[1].number_input(tr("steps"), 100, MAX_STEPS, step=100, key="ind_steps")
+    seed_help = tr("The weights' initialisation and the sequences drawn.")
+    # TRANSLATORS: a setting: the random seed
+    c[2].number_input(tr("seed"), 0, 2**31 - 1, key="ind_seed", help=seed_help)
     return InductionConfig(layers=int(s["ind_layers"]), steps=int(s["ind_steps"]), seed=int(s["ind_seed"]))
 
 
@@ -68,15 +72,27 @@ def _control() -> None:
 
 def extras(config: InductionConfig) -> None:
     if config.layers == 2 and not player.held()["running"]:
-        label = "Run the 1-layer control (same steps, same seed)"
+        label = tr("Run the 1-layer control (same steps, same seed)")
         st.button(label, icon=":material/compare_arrows:", key="ind_control", on_click=_control)
 
 
 def plan(config: InductionConfig, training: float, pauses: float) -> str:
+    said = tr(
+        "Press Play: {steps} steps of {batch} sequences, about {seconds:.0f} s here (at most {limit:.0f} s "
+        "of training).",
+        steps=config.steps,
+        batch=config.batch,
+        seconds=training + pauses,
+        limit=MAX_SECONDS,
+    )
+    if not pauses:
+        return said
     return (
-        f"Press Play: {config.steps} steps of {config.batch} sequences, about {training + pauses:.0f} s "
-        f"here (at most {MAX_SECONDS:.0f} s of training)."
-        + (f" {pauses:.0f} s of them pauses to watch; 'as fast as it goes' skips them." if pauses else "")
+        said
+        + " "
+        + tr(
+            "{pauses:.0f} s of them pauses to watch; '{fast}' skips them.", pauses=pauses, fast=around.fast()
+        )
     )
 
 
@@ -93,26 +109,37 @@ def control_words(snap, best: dict, chance: float) -> str:
     with the repeat (repeat tokens it has seen) and what it cannot (find which one comes next)."""
     il, ih, ind = best["induction"]
     second, first = snap.second_copy, snap.first_copy
-    words = (
+    words = tr(
         "**One layer: no induction head can form.** A head here can match its query against each key's "
         "own token, but no key carries “the token before me” yet — that takes a head in an earlier "
-        f"layer. Best induction score {ind:.2f} (head {il}.{ih}). At step {snap.step}: {second:.1%} right "
-        f"on the second copy, {first:.1%} on the first (chance: {chance:.1%}). "
+        "layer. Best induction score {score:.2f} (head {head}). At step {step}: {second:.1%} right "
+        "on the second copy, {first:.1%} on the first (chance: {chance:.1%}).",
+        score=ind,
+        head=f"{il}.{ih}",
+        step=snap.step,
+        second=second,
+        first=first,
+        chance=chance,
     )
     if second < max(2 * first, first + 0.03):
-        return words + "No better on the second copy than on the first yet: nothing learned from the repeat."
-    if snap.from_context >= 0.5:
-        return words + (
-            f"One layer can still repeat tokens it has seen: {snap.from_context:.0%} of its guesses on the "
+        more = tr("No better on the second copy than on the first yet: nothing learned from the repeat.")
+    elif snap.from_context >= 0.5:
+        more = tr(
+            "One layer can still repeat tokens it has seen: {seen:.0%} of its guesses on the "
             "second copy are tokens already in the sequence, and there the next token always is one of "
             "them (on the first copy it is usually new). What one layer cannot do is tell which of them "
             "comes next — the token after the earlier copy of the current token — so "
-            f"{1 - second:.0%} of its guesses on the second copy are still wrong."
+            "{wrong:.0%} of its guesses on the second copy are still wrong.",
+            seen=snap.from_context,
+            wrong=1 - second,
         )
-    return words + (
-        "It has learned something from the repeat, but without a previous-token head it cannot find the "
-        f"token after the earlier copy of the current one: {1 - second:.0%} of its guesses there are wrong."
-    )
+    else:
+        more = tr(
+            "It has learned something from the repeat, but without a previous-token head it cannot find the "
+            "token after the earlier copy of the current one: {wrong:.0%} of its guesses there are wrong.",
+            wrong=1 - second,
+        )
+    return f"{words} {more}"
 
 
 def _explain(run: InductionTrainer, index: int) -> None:
@@ -123,22 +150,36 @@ def _explain(run: InductionTrainer, index: int) -> None:
         st.info(control_words(snap, best, run.chance))
         return
     (pl, ph, prev), (il, ih, ind) = best["previous"], best["induction"]
-    accuracy = f"{snap.second_copy:.0%} right on the second copy, {snap.first_copy:.0%} on the first"
+    values = {"previous": f"{pl}.{ph}", "induction": f"{il}.{ih}", "layer": il, "prev": prev, "ind": ind}
+    values |= {"second": snap.second_copy, "first": snap.first_copy}
     if prev >= FORMED:
         lines = [
-            f"**Head {pl}.{ph} is a previous-token head** ({prev:.2f} of its weight on the token just "
-            "before): it copies “the token before me” into each position."
+            tr(
+                "**Head {previous} is a previous-token head** ({prev:.2f} of its weight on the token just "
+                "before): it copies “the token before me” into each position.",
+                **values,
+            )
         ]
     else:
-        lines = [f"No previous-token head yet in layer 0 (best: head {pl}.{ph}, {prev:.2f})."]
+        lines = [tr("No previous-token head yet in layer 0 (best: head {previous}, {prev:.2f}).", **values)]
     if ind >= FORMED:
         lines.append(
-            f"**Head {il}.{ih} is an induction head** ({ind:.2f} of its weight on the token that followed "
-            "the earlier copy of the current token): its query “my token” matches the key written by "
-            f"head {pl}.{ph}, and it reads out what came next — {accuracy}."
+            tr(
+                "**Head {induction} is an induction head** ({ind:.2f} of its weight on the token that "
+                "followed the earlier copy of the current token): its query “my token” matches the key "
+                "written by head {previous}, and it reads out what came next — {second:.0%} right on the "
+                "second copy, {first:.0%} on the first.",
+                **values,
+            )
         )
     else:
-        lines.append(f"No induction head yet in layer {il} (best: head {il}.{ih}, {ind:.2f}); {accuracy}.")
+        lines.append(
+            tr(
+                "No induction head yet in layer {layer} (best: head {induction}, {ind:.2f}); {second:.0%} "
+                "right on the second copy, {first:.0%} on the first.",
+                **values,
+            )
+        )
     (st.success if prev >= FORMED and ind >= FORMED else st.info)(" ".join(lines))
 
 
@@ -149,11 +190,13 @@ def draw(slots: dict, run: InductionTrainer, index: int, live: bool) -> None:
     losses, snap, c = list(run.losses), snaps[index], run.config
     suffix = f"_{run.step}" if live else ""
     loss = f"{losses[snap.step - 1]:.3f}" if snap.step else "—"
-    slots["progress"].progress(
-        snap.step / c.steps,
-        text=f"step {snap.step}/{c.steps}{around.behind(run, index)} · loss {loss} · second copy "
-        f"{snap.second_copy:.1%} right · {run.seconds:.1f} s of training",
-    )
+    line = [
+        around.at_step(run, index),
+        tr("loss {loss}", loss=loss),
+        tr("second copy {second:.1%} right", second=snap.second_copy),
+        tr("{seconds:.1f} s of training", seconds=run.seconds),
+    ]
+    slots["progress"].progress(snap.step / c.steps, text=" · ".join(line))
     steps = [s.step for s in snaps]
     marker = None if live else snap.step
     with slots["curves"].container():
@@ -167,14 +210,14 @@ def draw(slots: dict, run: InductionTrainer, index: int, live: bool) -> None:
         _explain(run, index)
     with slots["patterns"].container():
         tokens, last = run.probe_tokens(), c.layers - 1
-        shown = [(0, "previous", "previous-token head")] if c.layers > 1 else []
-        for layer, role, name in [*shown, (last, "induction", "induction head")]:
+        shown = [(0, "previous", tr("previous-token head"))] if c.layers > 1 else []
+        for layer, role, name in [*shown, (last, "induction", tr("induction head"))]:
             cols = 2 if narrow() else None
             figure = pattern_figure(
                 snap.probe[layer], run.ideal(role), tokens, snap.step, layer, name, 400, cols
             )
             chart(figure, key=f"ind_layer{layer}" + suffix)
-        st.caption(PROBE)
+        st.caption(tr(PROBE))
 
 
 def keep(run: InductionTrainer) -> None:
@@ -193,15 +236,15 @@ def keep(run: InductionTrainer) -> None:
         return  # this session kept it already
     best, snap = run.best_heads(), run.snapshots[-1]
     (pl, ph, prev), (il, ih, ind) = best["previous"], best["induction"]
-    row = {
-        "model": LAYERS[run.config.layers].split(":")[0],
+    row = {  # values: after() names the columns, and the model, in the language it draws in
+        "layers": run.config.layers,
         "seed": run.config.seed,
         "steps": run.step,
-        "phase change at step": "—" if run.phase_step is None else str(run.phase_step),
-        "best previous-token head": f"{pl}.{ph}: {prev:.2f}",
-        "best induction head": f"{il}.{ih}: {ind:.2f}",
-        "right on the second copy": f"{snap.second_copy:.1%}",
-        "right on the first copy": f"{snap.first_copy:.1%}",
+        "phase": "—" if run.phase_step is None else str(run.phase_step),
+        "previous": f"{pl}.{ph}: {prev:.2f}",
+        "induction": f"{il}.{ih}: {ind:.2f}",
+        "second": f"{snap.second_copy:.1%}",
+        "first": f"{snap.first_copy:.1%}",
         "seconds": round(run.seconds, 1),
     }
     st.session_state[RESULTS] = [*st.session_state.get(RESULTS, [])[-5:], row]
@@ -224,33 +267,52 @@ def _open_link(run: InductionTrainer) -> None:
     layer, head, score = best["induction"]
     if score >= CLEAR_ROLE:
         at = params | {"view": "head", "layer": str(layer), "head": str(head)}
-        _model_link(at, f"Open this model's best induction head ({layer}.{head}) in Inside a model")
+        _model_link(
+            at, tr("Open this model's best induction head ({head}) in Inside a model", head=f"{layer}.{head}")
+        )
         _model_link(  # the lab: does the copy break without it? (its experiments knock out all of them)
             at | {"view": "lab", "ko": f"{layer}.{head}"},
-            f"Test it: knock out head {layer}.{head} and see whether the copy breaks",
+            tr("Test it: knock out head {head} and see whether the copy breaks", head=f"{layer}.{head}"),
             ":material/science:",
         )
         return
     st.caption(
-        f"No head of this model is an induction head: the best, {layer}.{head}, scores {score:.2f} "
-        f"(a clear role scores {CLEAR_ROLE} or more), so there is none to open or knock out."
+        tr(
+            "No head of this model is an induction head: the best, {head}, scores {score:.2f} (a clear role "
+            "scores {clear} or more), so there is none to open or knock out.",
+            head=f"{layer}.{head}",
+            score=score,
+            clear=CLEAR_ROLE,
+        )
     )
     pl, ph, prev = best["previous"]
     if prev >= CLEAR_ROLE:
         at = params | {"view": "head", "layer": str(pl), "head": str(ph)}
-        _model_link(at, f"Open its previous-token head ({pl}.{ph}, {prev:.2f}) in Inside a model")
-    _model_link(params | {"view": "roles"}, "See what its heads do instead: Head roles in Inside a model")
+        said = tr(
+            "Open its previous-token head ({head}, {score:.2f}) in Inside a model",
+            head=f"{pl}.{ph}",
+            score=prev,
+        )
+        _model_link(at, said)
+    _model_link(params | {"view": "roles"}, tr("See what its heads do instead: Head roles in Inside a model"))
 
 
 def summary(run: InductionTrainer) -> None:
     snap = run.snapshots[-1]
-    phase = "No phase change. "
+    phase = tr("No phase change.")
     if run.phase_step is not None:
-        phase = f"The phase change came at step {run.phase_step} ({run.phase_seconds:.1f} s). "
-    st.success(
-        f"Finished {run.step} steps in {run.seconds:.1f} s. {phase}Second copy "
-        f"{snap.second_copy:.1%} right, first copy {snap.first_copy:.1%} (chance)."
+        phase = tr(
+            "The phase change came at step {step} ({seconds:.1f} s).",
+            step=run.phase_step,
+            seconds=run.phase_seconds,
+        )
+    finished = tr("Finished {steps} steps in {seconds:.1f} s.", steps=run.step, seconds=run.seconds)
+    copies = tr(
+        "Second copy {second:.1%} right, first copy {first:.1%} (chance).",
+        second=snap.second_copy,
+        first=snap.first_copy,
     )
+    st.success(f"{finished} {phase} {copies}")
     _open_link(run)
 
 
@@ -258,5 +320,24 @@ def after() -> None:
     """The finished runs of this session, two layers against one."""
     rows = st.session_state.get(RESULTS)
     if rows:
-        st.markdown("**Runs so far** (this session): two layers against one, the same budget.")
-        st.dataframe(rows, hide_index=True)
+        st.markdown(tr("**Runs so far** (this session): two layers against one, the same budget."))
+        st.dataframe([_row(row) for row in rows], hide_index=True)
+
+
+def _row(row: dict) -> dict:
+    """A finished run's row of the table, its columns and model named in this rerun's language."""
+    n = row["layers"]
+    return {
+        # TRANSLATORS: a column of the runs table: the model (1 or 2 layers)
+        tr("model"): tr_n("{n} layer", "{n} layers", n, n=n),
+        # TRANSLATORS: a column of the runs table: the random seed
+        tr("seed"): row["seed"],
+        # TRANSLATORS: a column of the runs table: how many steps were trained
+        tr("steps"): row["steps"],
+        tr("phase change at step"): row["phase"],
+        tr("best previous-token head"): row["previous"],
+        tr("best induction head"): row["induction"],
+        tr("right on the second copy"): row["second"],
+        tr("right on the first copy"): row["first"],
+        tr("seconds"): row["seconds"],
+    }

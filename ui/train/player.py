@@ -23,6 +23,7 @@ from typing import Protocol
 
 import streamlit as st
 
+from attention.i18n import N_, tr
 from attention.slots import TRAININGS
 from attention.training import shared
 from attention.training.run import Run
@@ -32,21 +33,21 @@ HELD = "_held_train"  # app.py drops it when the learner leaves this page (frees
 NOTE = "_train_note"  # what the held run was doing: survives leaving the page, unlike HELD
 KEPT = "_train_settings"  # the page's settings, kept while the learner is elsewhere
 PACES = {"watch": 0.15, "fast": 0.0}  # seconds between snapshots; either way the thread yields
-PACE_LABELS = {"watch": "watch it (a short pause per snapshot)", "fast": "as fast as it goes"}
+PACE_LABELS = {"watch": N_("watch it (a short pause per snapshot)"), "fast": N_("as fast as it goes")}
 WATCH = 0.5  # seconds between a watcher's looks at a run another session trains
 
 
 class View(Protocol):
     """What a view module gives the player and the page."""
 
-    TASKS: dict[str, tuple[str, str]]  # task key -> (label, the attention pattern that solves it)
+    TASKS: dict[str, tuple[str, str]]  # task key -> (label, the pattern that solves it), both N_
     SETTINGS: tuple[str, ...]  # its widgets' keys, kept while the learner is on another page
     RUN: type[Run]
 
     def defaults(self, task: str) -> None: ...  # the task's own settings into the widgets
     def controls(self, task: str): ...  # its words and knobs -> the run's config
     def extras(self, config) -> None: ...  # buttons beside Play / Pause / Stop
-    def plan(self, config, training: float, pauses: float) -> str: ...  # what Play will do
+    def plan(self, config, training: float, pauses: float) -> str: ...  # what Play will do (tr)
     def layout(self) -> dict: ...  # the placeholders draw() fills
     def draw(self, slots: dict, run, index: int, live: bool) -> None: ...
     def keep(self, run) -> None: ...  # a finished run, before its model is freed
@@ -65,13 +66,19 @@ def pick(views: dict[str, View]) -> tuple[str, float]:
         s["tr_task"] = first = next(iter(views))
         views[first].defaults(first)
         s.update(s.get(KEPT, {}))
-    labels = {key: label for view in views.values() for key, (label, _) in view.TASKS.items()}
+    # the words said now, in this rerun's language: a format_func may be called from another thread
+    labels = {key: tr(label) for view in views.values() for key, (label, _) in view.TASKS.items()}
+    paces = {key: tr(label) for key, label in PACE_LABELS.items()}
     st.selectbox(
-        "Task", list(views), key="tr_task", format_func=labels.get, on_change=lambda: _defaults(views)
+        tr("Task"),
+        list(views),
+        key="tr_task",
+        format_func=labels.get,
+        on_change=lambda: _defaults(views),
     )
     task = s["tr_task"]
-    st.caption("The pattern that solves it: " + views[task].TASKS[task][1] + ".")
-    pace = st.radio("Pace", list(PACES), horizontal=True, key="tr_pace", format_func=PACE_LABELS.get)
+    st.caption(tr("The pattern that solves it: {goal}.", goal=tr(views[task].TASKS[task][1])))
+    pace = st.radio(tr("Pace"), list(PACES), horizontal=True, key="tr_pace", format_func=paces.get)
     settings = ("tr_task", "tr_pace", *dict.fromkeys(k for view in views.values() for k in view.SETTINGS))
     s[KEPT] = {k: s[k] for k in settings if k in s}
     return task, PACES[pace]
@@ -124,8 +131,8 @@ def remember(run: Run | None, running: bool) -> None:
     the model), and coming back says what was thrown away. (Never through held(): a rerun still
     training after the learner left must not make HELD again.)"""
     note = None
-    if run is not None and run.resumable:
-        note = {"name": run.name, "step": run.step, "steps": run.config.steps, "running": running}
+    if run is not None and run.resumable:  # its kind and config: the page names it in its language
+        note = dict(kind=type(run), config=run.config, step=run.step, steps=run.config.steps, running=running)
     st.session_state[NOTE] = note
 
 
@@ -194,7 +201,8 @@ def _stop() -> None:
     h["running"] = False
     run = h["run"]
     if run is not None and _let_go(run):  # others have it: this session leaves it to them
-        h.update(run=None, left={"name": run.name, "step": run.step, "others": run.audience.holding()})
+        left = {"kind": type(run), "config": run.config, "step": run.step, "others": run.audience.holding()}
+        h.update(run=None, left=left)
     _leave_line()
 
 
@@ -203,16 +211,16 @@ def buttons(run: Run | None) -> None:
     running = held()["running"]
     resume = run is not None and run.resumable
     b[0].button(
-        "Resume" if resume else "Play",
+        tr("Resume") if resume else tr("Play"),
         icon=":material/play_arrow:",
         type="primary",
         key="tr_play",
         disabled=running,
         on_click=_play,
     )
-    b[1].button("Pause", icon=":material/pause:", key="tr_pause", disabled=not running, on_click=_pause)
+    b[1].button(tr("Pause"), icon=":material/pause:", key="tr_pause", disabled=not running, on_click=_pause)
     stoppable = run is not None and not run.stopped
-    b[2].button("Stop", icon=":material/stop:", key="tr_stop", disabled=not stoppable, on_click=_stop)
+    b[2].button(tr("Stop"), icon=":material/stop:", key="tr_stop", disabled=not stoppable, on_click=_stop)
 
 
 # --- playing -------------------------------------------------------------------------------------

@@ -13,8 +13,10 @@ import streamlit as st
 from attention.errors import ConfigError
 from attention.figures.model import role_heatmap
 from attention.figures.replay import best_per_layer, recorded_curves
+from attention.i18n import N_, tr
 from attention.model import catalog
 from attention.training import replay
+from attention.training.held_out_text import MEASURED_ON, measured_on
 from attention.training.replay import FORMED, Replay, ReplayConfig
 from ui.chrome import pages
 from ui.train import around
@@ -25,7 +27,7 @@ from ui.widgets import chart, literal
 TASKS = {"shakespeare": (replay.LABEL, replay.GOAL)} if catalog.installed(catalog.SHAKESPEARE) else {}
 SETTINGS = ()
 RUN = Replay
-INTRO = (  # filled from the record: its config, its stage-1 steps, its snapshot interval
+INTRO = N_(  # filled from the record: its config, its stage-1 steps, its snapshot interval
     "The same `GPTModel`, bigger ({n_layers} layers × {n_heads} heads, width {emb_dim}, GPT-2's "
     "vocabulary), trained on 36 of Shakespeare's plays for about an hour on one CPU core — too long for "
     "class, so this replays what its recipe recorded. Its first {task_steps:,} steps (shaded) are the task "
@@ -49,7 +51,7 @@ def controls(task: str = "shakespeare") -> ReplayConfig:
         st.stop()
     record = replay.record(config.folder)
     words = record["config"] | {"task_steps": record.get("task_steps", 0), "every": config.snapshot_every}
-    st.markdown(INTRO.format(**words))
+    st.markdown(tr(INTRO, **words))
     return config
 
 
@@ -58,9 +60,13 @@ def extras(config: ReplayConfig) -> None:
 
 
 def plan(config: ReplayConfig, training: float, pauses: float) -> str:
-    return (
-        f"Press Play: the recorded {config.steps} steps, a snapshot every {config.snapshot_every}, "
-        f"about {pauses:.0f} s to watch ('as fast as it goes': at once). Nothing trains."
+    return tr(
+        "Press Play: the recorded {steps} steps, a snapshot every {every}, about {pauses:.0f} s to watch "
+        "('{fast}': at once). Nothing trains.",
+        steps=config.steps,
+        every=config.snapshot_every,
+        pauses=pauses,
+        fast=around.fast(),
     )
 
 
@@ -72,21 +78,38 @@ def layout() -> dict:
     return slots
 
 
+# each role's words: formed, and not yet
+ROLE_WORDS = {
+    "previous": (
+        N_("**Head {head} is a previous-token head** ({score:.2f} on 8 held-out passages)."),
+        N_("No previous-token head yet (best: {head}, {score:.2f})."),
+    ),
+    "induction": (
+        N_("**Head {head} is an induction head** ({score:.2f} on 8 held-out passages)."),
+        N_("No induction head yet (best: {head}, {score:.2f})."),
+    ),
+}
+
+
+def step_words(run: Replay, index: int) -> str:
+    """The snapshot's step and held-out loss, in words."""
+    snap = run.snapshots[index]
+    return tr(
+        "Step {step}: held-out loss {loss:.2f} nats per token on {windows} windows of the held-out plays "
+        "(a snapshot's estimate).",
+        step=snap.step,
+        loss=snap.held_out_loss,
+        windows=run.record.get("eval_windows", 24),
+    )
+
+
 def words(run: Replay, index: int) -> str:
     """The snapshot in words, from its numbers."""
-    snap, best = run.snapshots[index], run.best(index)
-    lines = [
-        f"Step {snap.step}: held-out loss {snap.held_out_loss:.2f} nats per token on "
-        f"{run.record.get('eval_windows', 24)} windows of the held-out plays (a snapshot's estimate)."
-    ]
-    for role, name in (("previous", "previous-token"), ("induction", "induction")):
+    best = run.best(index)
+    lines = [step_words(run, index)]
+    for role, (formed, not_yet) in ROLE_WORDS.items():
         layer, head, score = best[role]
-        lines.append(
-            f"**Head {layer}.{head} is {'an' if name[0] == 'i' else 'a'} {name} head** ({score:.2f} on "
-            "8 held-out passages)."
-            if score >= FORMED
-            else f"No {name} head yet (best: {layer}.{head}, {score:.2f})."
-        )
+        lines.append(tr(formed if score >= FORMED else not_yet, head=f"{layer}.{head}", score=score))
     if run.done and index in (-1, len(run.snapshots) - 1):  # played to the end, not paused there
         lines.append(measured(run.record))
     return " ".join(lines)
@@ -97,27 +120,37 @@ def measured(record: dict) -> str:
     base = record["baselines"]
     done = record.get("measured")
     if not done:
-        return f"(Unigram {base['unigram']:.2f}, bigram {base['bigram']:.2f} on the held-out plays.)"
+        return tr(
+            "(Unigram {unigram:.2f}, bigram {bigram:.2f} on the held-out plays.)",
+            unigram=base["unigram"],
+            bigram=base["bigram"],
+        )
     loss, start = done["held_out_loss"], done["bands"]["start"]["mean"]
     margin = base["bigram"] - loss
-    return (
-        f"**Finished, measured on {done['on']}:** loss {loss:.2f} nats per token ({start:.2f} with "
-        f"<|endoftext|> first), against {base['bigram']:.2f} for a bigram model (the word before predicts "
-        f"the next) and {base['unigram']:.2f} for word counts. A margin of {margin:.2f} nats over the bigram "
-        f"means the model gives the right next token about {math.exp(margin):.2f}× the bigram's "
+    context = record["config"]["context_length"]  # what it was measured on, in this page's language
+    on = tr(MEASURED_ON, context=context) if done["on"] == measured_on(context) else done["on"]
+    return tr(
+        "**Finished, measured on {on}:** loss {loss:.2f} nats per token ({start:.2f} with "
+        "<|endoftext|> first), against {bigram:.2f} for a bigram model (the word before predicts "
+        "the next) and {unigram:.2f} for word counts. A margin of {margin:.2f} nats over the bigram "
+        "means the model gives the right next token about {times:.2f}× the bigram's "
         "probability, on average: real, but small — a 7-million-parameter model that read 36 plays "
-        "mostly knows which words follow which, plus what its induction head copies."
+        "mostly knows which words follow which, plus what its induction head copies.",
+        on=on,
+        loss=loss,
+        start=start,
+        bigram=base["bigram"],
+        unigram=base["unigram"],
+        margin=margin,
+        times=math.exp(margin),
     )
 
 
 def draw(slots: dict, run: Replay, index: int, live: bool) -> None:
     snap, snaps = run.snapshots[index], run.snapshots
     suffix = f"_{run.step}" if live else ""
-    slots["progress"].progress(
-        snap.step / run.config.steps,
-        text=f"step {snap.step}/{run.config.steps}{around.behind(run, index)} · held-out loss "
-        f"{snap.held_out_loss:.3f} (recorded)",
-    )
+    line = [around.at_step(run, index), tr("held-out loss {loss:.3f} (recorded)", loss=snap.held_out_loss)]
+    slots["progress"].progress(snap.step / run.config.steps, text=" · ".join(line))
     steps, marker = [s.step for s in snaps], None if live else snap.step
     losses = [loss for loss in run.losses if np.isfinite(loss)]
     with slots["curves"].container():
@@ -132,12 +165,13 @@ def draw(slots: dict, run: Replay, index: int, live: bool) -> None:
         (st.success if min(b[2] for b in run.best(index).values()) >= FORMED else st.info)(words(run, index))
     with slots["heads"].container():
         left, right = st.columns(2)
-        for column, role in zip((left, right), ("previous", "induction"), strict=True):
+        captions = (
+            tr("every head's previous score, step {step}", step=snap.step),
+            tr("every head's induction score, step {step}", step=snap.step),
+        )
+        for column, role, caption in zip((left, right), ("previous", "induction"), captions, strict=True):
             with column:
-                heatmap = role_heatmap(
-                    snap.natural[role], role, f"every head's {role} score, step {snap.step}"
-                )
-                chart(heatmap, key=f"rep_{role}" + suffix)
+                chart(role_heatmap(snap.natural[role], role, caption), key=f"rep_{role}" + suffix)
 
 
 def keep(run: Replay) -> None:
@@ -146,16 +180,18 @@ def keep(run: Replay) -> None:
 
 def summary(run: Replay) -> None:
     appears = run.appears()
-    st.success(
-        f"Replayed {run.step} recorded steps. "
-        + (f"An induction head appeared at step {appears}. " if appears else "No induction head formed. ")
-        + words(run, -1).split(". ", 1)[0]
-        + "."
-    )
+    replayed = tr("Replayed {steps} recorded steps.", steps=run.step)
+    if appears:
+        formed = tr("An induction head appeared at step {step}.", step=appears)
+    else:
+        formed = tr("No induction head formed.")
+    st.success(f"{replayed} {formed} {step_words(run, -1)}")
     layer, head, _ = run.best(-1)["induction"]
     st.page_link(
         pages()["model"],
-        label=f"Look inside this model (its induction head {layer}.{head}) in Inside a model",
+        label=tr(
+            "Look inside this model (its induction head {head}) in Inside a model", head=f"{layer}.{head}"
+        ),
         icon=":material/open_in_new:",
         query_params=link_params(
             {"model": "shakespeare", "view": "head", "layer": str(layer), "head": str(head)}

@@ -8,6 +8,7 @@ import streamlit as st
 from attention.devices import available_devices
 from attention.errors import ConfigError
 from attention.figures.train import pattern_figure, training_curves
+from attention.i18n import N_, tr
 from attention.training import tasks
 from attention.training.tiny import MAX_SECONDS, MAX_STEPS, TrainConfig, Trainer
 from ui.train import around
@@ -16,7 +17,7 @@ from ui.widgets import chart, literal, narrow
 TASKS = {key: (task.label, task.goal) for key, task in tasks.TASKS.items()}
 SETTINGS = ("tr_steps", "tr_heads", "tr_d_model", "tr_lr", "tr_seed", "tr_device")
 RUN = Trainer
-INTRO = (
+INTRO = N_(
     "A tiny model — token and position embeddings, the book's `MultiHeadAttention` (causal), a linear "
     "readout, no residual path — learns a task whose right attention pattern is known. With random "
     "weights the heatmaps mean nothing; watch the pattern appear as the loss falls."
@@ -31,24 +32,42 @@ def defaults(task: str) -> None:
 
 
 def controls(task: str) -> TrainConfig:
-    st.markdown(INTRO)
+    st.markdown(tr(INTRO))
     s = st.session_state
     c = st.columns(6)
-    c[0].number_input("steps", 10, MAX_STEPS, step=50, key="tr_steps")
-    c[1].selectbox("heads", [1, 2, 4], key="tr_heads")
-    width_help = "The embedding width, d_in = d_out of the attention module."
-    c[2].selectbox("width (d_model)", [8, 16, 24, 32, 48, 64], key="tr_d_model", help=width_help)
-    c[3].select_slider("learning rate", [0.001, 0.003, 0.01, 0.03], 0.003, key="tr_lr")
-    c[4].number_input("seed", 0, 2**31 - 1, 0, key="tr_seed")
-    c[5].selectbox("device", available_devices(), key="tr_device", help="CPU unless a GPU is here")
+    # TRANSLATORS: a setting: how many training steps
+    c[0].number_input(tr("steps"), 10, MAX_STEPS, step=50, key="tr_steps")
+    # TRANSLATORS: a setting: how many attention heads
+    c[1].selectbox(tr("heads"), [1, 2, 4], key="tr_heads")
+    width_help = tr("The embedding width, d_in = d_out of the attention module.")
+    c[2].selectbox(tr("width (d_model)"), [8, 16, 24, 32, 48, 64], key="tr_d_model", help=width_help)
+    c[3].select_slider(tr("learning rate"), [0.001, 0.003, 0.01, 0.03], 0.003, key="tr_lr")
+    # TRANSLATORS: a setting: the random seed
+    c[4].number_input(tr("seed"), 0, 2**31 - 1, 0, key="tr_seed")
+    device_help = tr("CPU unless a GPU is here")
+    c[5].selectbox(tr("device"), available_devices(), key="tr_device", help=device_help)
     values = {name: s[f"tr_{name}"] for name in ("steps", "heads", "d_model", "seed", "device")}
     try:
         return TrainConfig(task=task, lr=float(s["tr_lr"]), **values)
     except ConfigError as error:
         fallback = TrainConfig.for_task(task, seed=values["seed"])
-        st.warning(
-            f"{error}. Using the task's defaults instead: heads={fallback.heads}, d_model={fallback.d_model}."
-        )
+        defaults = {"default_heads": fallback.heads, "default_d_model": fallback.d_model}
+        if error.field == "heads":  # the only one the widgets can get wrong: a width the heads do not divide
+            said = tr(
+                "d_model={d_model} is not divisible by heads={heads}. Using the task's defaults instead: "
+                "heads={default_heads}, d_model={default_d_model}.",
+                d_model=values["d_model"],
+                heads=values["heads"],
+                **defaults,
+            )
+        else:
+            said = tr(
+                "{error}. Using the task's defaults instead: heads={default_heads}, "
+                "d_model={default_d_model}.",
+                error=literal(str(error)),
+                **defaults,
+            )
+        st.warning(said)
         return fallback
 
 
@@ -57,13 +76,25 @@ def extras(config: TrainConfig) -> None:
 
 
 def plan(config: TrainConfig, training: float, pauses: float) -> str:
-    took = f" About {training + pauses:.0f} s at this pace" + (
-        f" ({pauses:.0f} s of them pauses to watch; 'as fast as it goes' skips them)." if pauses else "."
+    said = tr(
+        "Press Play: {steps} steps of batch {batch}, at most {limit:.0f} s of training.",
+        steps=config.steps,
+        batch=config.batch,
+        limit=MAX_SECONDS,
     )
-    return (
-        f"Press Play: {config.steps} steps of batch {config.batch}, at most {MAX_SECONDS:.0f} s of training."
-        + (took if training + pauses > around.SLOW or pauses else "")
-    )
+    if pauses:
+        took = tr(
+            "About {seconds:.0f} s at this pace ({pauses:.0f} s of them pauses to watch; '{fast}' skips "
+            "them).",
+            seconds=training + pauses,
+            pauses=pauses,
+            fast=around.fast(),
+        )
+    elif training > around.SLOW:
+        took = tr("About {seconds:.0f} s at this pace.", seconds=training)
+    else:
+        return said
+    return f"{said} {took}"
 
 
 def layout() -> dict:
@@ -82,11 +113,13 @@ def draw(slots: dict, run: Trainer, index: int, live: bool) -> None:
     suffix = f"_{run.step}" if live else ""
     accuracy = dict(accuracies).get(snap.step, accuracies[-1][1])
     loss = "—" if not snap.step or snap.loss != snap.loss else f"{snap.loss:.4f}"
-    slots["progress"].progress(
-        snap.step / run.config.steps,
-        text=f"step {snap.step}/{run.config.steps}{around.behind(run, index)} · loss {loss} · "
-        f"accuracy on unseen sequences {accuracy:.1%} · {run.seconds:.1f} s of training",
-    )
+    line = [
+        around.at_step(run, index),
+        tr("loss {loss}", loss=loss),
+        tr("accuracy on unseen sequences {accuracy:.1%}", accuracy=accuracy),
+        tr("{seconds:.1f} s of training", seconds=run.seconds),
+    ]
+    slots["progress"].progress(snap.step / run.config.steps, text=" · ".join(line))
     with slots["curves"].container():
         marker = None if live else snap.step
         chart(training_curves(losses, accuracies, marker), key="tr_curves" + suffix)
@@ -96,12 +129,16 @@ def draw(slots: dict, run: Trainer, index: int, live: bool) -> None:
         )
         chart(figure, key="tr_pattern" + suffix)
         score = run.pattern_score(snap.weights)
-        st.caption(
-            f"Example sequence: {literal(' '.join(run.probe_tokens()))} "
-            "(fixed, never trained on; blank rows: nothing asked there) · "
-            f"accuracy at step {snap.step}: {accuracy:.1%}"
-            + ("" if score is None else f" · best head's weight on the expected keys: {score:.2f}")
-        )
+        words = [
+            tr(
+                "Example sequence: {tokens} (fixed, never trained on; blank rows: nothing asked there)",
+                tokens=literal(" ".join(run.probe_tokens())),
+            ),
+            tr("accuracy at step {step}: {accuracy:.1%}", step=snap.step, accuracy=accuracy),
+        ]
+        if score is not None:
+            words.append(tr("best head's weight on the expected keys: {score:.2f}", score=score))
+        st.caption(" · ".join(words))
 
 
 def keep(run: Trainer) -> None:
@@ -112,11 +149,20 @@ def summary(run: Trainer) -> None:
     accuracy = run.accuracies[-1][1]
     score = run.pattern_score(run.snapshots[-1].weights)
     reached = next((s for s, a in run.accuracies if a >= 0.95), None)
-    words = (
-        f"Finished: accuracy on unseen sequences {accuracy:.1%} after {run.step} steps "
-        f"({run.seconds:.1f} s). "
-        + ("" if reached is None else f"95% reached at step {reached} ({run.seconds_to_95:.2f} s). ")
-        + ("" if score is None else f"The best head puts {score:.2f} of its weight on the expected keys.")
+    words = tr(
+        "Finished: accuracy on unseen sequences {accuracy:.1%} after {steps} steps ({seconds:.1f} s).",
+        accuracy=accuracy,
+        steps=run.step,
+        seconds=run.seconds,
+    )
+    if reached is not None:
+        words += " " + tr(
+            "95% reached at step {step} ({seconds:.2f} s).", step=reached, seconds=run.seconds_to_95
+        )
+    words += " " + (
+        ""
+        if score is None
+        else tr("The best head puts {score:.2f} of its weight on the expected keys.", score=score)
     )
     (st.success if accuracy >= 0.95 else st.info)(words)
 
