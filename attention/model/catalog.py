@@ -76,7 +76,7 @@ def choices(own: Collection[str] = ()) -> dict[str, str]:
     """source -> label, for the picker: the shipped models first (offline), then the hub's, then
     the runs in `own` (a session's own, trained on Watch it learn) still on this server: what one
     visitor trains is not listed for everyone."""
-    # The labels are written at each rerun, in its language; ui.model.views cuts a label at " ("
+    # The labels are written at each rerun, in its language; ui.model.picker cuts a label at " ("
     # for the model's short name, so every translation keeps " (" before its parenthesis.
     out = {SHAKESPEARE: tr("Shakespeare: has read 36 plays (offline)")} if installed(SHAKESPEARE) else {}
     out[BUNDLED] = tr("Copy model: learned to copy random tokens (offline)")
