@@ -54,6 +54,12 @@ class ModelInfo:
         return tr(known.label) if known and self.name == known.label else self.name
 
     @property
+    def trained_on_shown(self) -> str:
+        """What it learned from, as a page shows it: in this rerun's language where the text is one
+        this app's own training wrote (recorded); `trained_on` itself stays as config.json has it."""
+        return recorded(self.trained_on)
+
+    @property
     def start_token(self) -> int:
         return int(self.extra.get("start_token", len(self.symbols) - 1 if self.symbols else 50256))
 
@@ -70,6 +76,64 @@ class ModelInfo:
     @property
     def is_gpt2_small(self) -> bool:
         return self.source == "openai-community/gpt2"
+
+
+# What this app's own training writes into a model's config.json (attention/training: trained_on,
+# measured.on), each a pattern of the words as written and the same words for the catalogs, its
+# numbers and commands put back in by name. English reads the text as written, byte for byte.
+RECORDED = (
+    (
+        re.compile(
+            r"36 of Shakespeare's plays \(Julius Caesar and The Comedy of Errors held out\), after "
+            r"(?P<copy>[\d,]+) steps of the induction task in their commonest tokens "
+            r"\((?P<command>python -m [\w. ]+), (?P<steps>[\d,]+) steps, seed (?P<seed>\d+)\)"
+        ),
+        # TRANSLATORS: what the Shakespeare model learned from; {command} is a shell command
+        N_(
+            "36 of Shakespeare's plays (Julius Caesar and The Comedy of Errors held out), after {copy} steps "
+            "of the induction task in their commonest tokens ({command}, {steps} steps, seed {seed})"
+        ),
+    ),
+    (
+        re.compile(
+            r"synthetic sequences of random GPT-2 tokens in which a stretch repeats; its token embeddings "
+            r"are random and frozen, so it has learned to copy, not language "
+            r"\((?P<command>python -m [\w. ]+), seed (?P<seed>\d+)\)"
+        ),
+        # TRANSLATORS: what the copy model learned from; {command} is a shell command
+        N_(
+            "synthetic sequences of random GPT-2 tokens in which a stretch repeats; its token embeddings are "
+            "random and frozen, so it has learned to copy, not language ({command}, seed {seed})"
+        ),
+    ),
+    (
+        re.compile(r"repeated spans of random tokens \(Watch it learn's induction task\)"),
+        # TRANSLATORS: what a model trained on the Watch it learn page learned from
+        N_("repeated spans of random tokens (Watch it learn's induction task)"),
+    ),
+    (
+        re.compile(
+            r"every whole (?P<context>\d+)-token window of the two held-out plays \(Julius Caesar, The "
+            r"Comedy of Errors\); heads on 8 held-out passages of 64 tokens \(induction: each passage's "
+            r"first 12, 18 or 24 tokens twice\)"
+        ),
+        # TRANSLATORS: what the Shakespeare model's loss and heads were measured on
+        N_(
+            "every whole {context}-token window of the two held-out plays (Julius Caesar, The Comedy of "
+            "Errors); heads on 8 held-out passages of 64 tokens (induction: each passage's first 12, 18 or "
+            "24 tokens twice)"
+        ),
+    ),
+)
+
+
+def recorded(text: str) -> str:
+    """A text this app's training wrote into config.json (what a model learned from, what it was
+    measured on) in this rerun's language; any other text (a folder's own config.json) as it is."""
+    for pattern, words in RECORDED:
+        if found := pattern.fullmatch(text):
+            return tr(words, **found.groupdict())
+    return text
 
 
 def choices(own: Collection[str] = ()) -> dict[str, str]:
