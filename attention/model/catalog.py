@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from attention.errors import ConfigError
+from attention.i18n import N_, tr
 from attention.model import hub
 from attention.model.checkpoint import load_gpt2
 from attention.model.gpt import GPTModel
@@ -46,6 +47,19 @@ class ModelInfo:
     extra: dict = field(default_factory=dict)
 
     @property
+    def shown_name(self) -> str:
+        """The name as a page shows it: a hub model's label in this rerun's language ("distilgpt2
+        (6 layers)"); any other name as it is (`name`, language-free, is what a cache keeps)."""
+        known = HUB_MODELS.get(self.source)
+        return tr(known.label) if known and self.name == known.label else self.name
+
+    @property
+    def trained_on_shown(self) -> str:
+        """What it learned from, as a page shows it: in this rerun's language where the text is one
+        this app's own training wrote (recorded); `trained_on` itself stays as config.json has it."""
+        return recorded(self.trained_on)
+
+    @property
     def start_token(self) -> int:
         return int(self.extra.get("start_token", len(self.symbols) - 1 if self.symbols else 50256))
 
@@ -64,27 +78,91 @@ class ModelInfo:
         return self.source == "openai-community/gpt2"
 
 
+# What this app's own training writes into a model's config.json (attention/training: trained_on,
+# measured.on), each a pattern of the words as written and the same words for the catalogs, its
+# numbers and commands put back in by name. English reads the text as written, byte for byte.
+RECORDED = (
+    (
+        re.compile(
+            r"36 of Shakespeare's plays \(Julius Caesar and The Comedy of Errors held out\), after "
+            r"(?P<copy>[\d,]+) steps of the induction task in their commonest tokens "
+            r"\((?P<command>python -m [\w. ]+), (?P<steps>[\d,]+) steps, seed (?P<seed>\d+)\)"
+        ),
+        # TRANSLATORS: what the Shakespeare model learned from; {command} is a shell command
+        N_(
+            "36 of Shakespeare's plays (Julius Caesar and The Comedy of Errors held out), after {copy} steps "
+            "of the induction task in their commonest tokens ({command}, {steps} steps, seed {seed})"
+        ),
+    ),
+    (
+        re.compile(
+            r"synthetic sequences of random GPT-2 tokens in which a stretch repeats; its token embeddings "
+            r"are random and frozen, so it has learned to copy, not language "
+            r"\((?P<command>python -m [\w. ]+), seed (?P<seed>\d+)\)"
+        ),
+        # TRANSLATORS: what the copy model learned from; {command} is a shell command
+        N_(
+            "synthetic sequences of random GPT-2 tokens in which a stretch repeats; its token embeddings are "
+            "random and frozen, so it has learned to copy, not language ({command}, seed {seed})"
+        ),
+    ),
+    (
+        re.compile(r"repeated spans of random tokens \(Watch it learn's induction task\)"),
+        # TRANSLATORS: what a model trained on the Watch it learn page learned from
+        N_("repeated spans of random tokens (Watch it learn's induction task)"),
+    ),
+    (
+        re.compile(
+            r"every whole (?P<context>\d+)-token window of the two held-out plays \(Julius Caesar, The "
+            r"Comedy of Errors\); heads on 8 held-out passages of 64 tokens \(induction: each passage's "
+            r"first 12, 18 or 24 tokens twice\)"
+        ),
+        # TRANSLATORS: what the Shakespeare model's loss and heads were measured on
+        N_(
+            "every whole {context}-token window of the two held-out plays (Julius Caesar, The Comedy of "
+            "Errors); heads on 8 held-out passages of 64 tokens (induction: each passage's first 12, 18 or "
+            "24 tokens twice)"
+        ),
+    ),
+)
+
+
+def recorded(text: str) -> str:
+    """A text this app's training wrote into config.json (what a model learned from, what it was
+    measured on) in this rerun's language; any other text (a folder's own config.json) as it is."""
+    for pattern, words in RECORDED:
+        if found := pattern.fullmatch(text):
+            return tr(words, **found.groupdict())
+    return text
+
+
 def choices(own: Collection[str] = ()) -> dict[str, str]:
     """source -> label, for the picker: the shipped models first (offline), then the hub's, then
     the runs in `own` (a session's own, trained on Watch it learn) still on this server: what one
     visitor trains is not listed for everyone."""
-    out = {SHAKESPEARE: "Shakespeare: has read 36 plays (offline)"} if installed(SHAKESPEARE) else {}
-    out[BUNDLED] = "Copy model: learned to copy random tokens (offline)"
-    out |= {repo: f"{m.label} from the hub ({m.megabytes:,} MB download)" for repo, m in HUB_MODELS.items()}
+    # The labels are written at each rerun, in its language; ui.model.picker cuts a label at " ("
+    # for the model's short name, so every translation keeps " (" before its parenthesis.
+    out = {SHAKESPEARE: tr("Shakespeare: has read 36 plays (offline)")} if installed(SHAKESPEARE) else {}
+    out[BUNDLED] = tr("Copy model: learned to copy random tokens (offline)")
+    for repo, m in HUB_MODELS.items():
+        out[repo] = tr("{model} from the hub ({mb:,} MB download)", model=tr(m.label), mb=m.megabytes)
     if path := current().model_path:
-        out[path] = f"Local: {Path(path).name}"  # the administrator's folder, by name only
+        # TRANSLATORS: a model in a folder on the server; {name} is the folder's name
+        out[path] = tr("Local: {name}", name=Path(path).name)  # the administrator's folder, by name only
     for folder, name in runs():
         if f"run:{folder.name}" in own:
-            out[f"run:{folder.name}"] = f"Your run: {name}{_saved_at(folder)}"
+            out[f"run:{folder.name}"] = _your_run(folder, name)
     return out
 
 
-def _saved_at(folder: Path) -> str:
-    """ ", saved 14:02:31": two runs of the same settings told apart."""
+def _your_run(folder: Path, name: str) -> str:
+    """ "Your run: <name>, saved 14:02:31": two runs of the same settings told apart by the time."""
     try:
-        return f", saved {time.strftime('%H:%M:%S', time.localtime(folder.stat().st_mtime))}"
+        saved = time.strftime("%H:%M:%S", time.localtime(folder.stat().st_mtime))
     except OSError:  # deleted just now (new_run)
-        return ""
+        return tr("Your run: {name}", name=name)
+    # TRANSLATORS: a model trained on the Watch it learn page; {time} is when it was saved (14:02:31)
+    return tr("Your run: {name}, saved {time}", name=name, time=saved)
 
 
 def installed(source: str) -> bool:
@@ -97,7 +175,7 @@ def default() -> str:
     return SHAKESPEARE if installed(SHAKESPEARE) else BUNDLED
 
 
-LISTED_ONLY = (
+LISTED_ONLY = N_(
     "This server opens only the models in its Model list (on your own machine, a server run with "
     "--server.address localhost opens any folder or hub repo)."
 )
@@ -113,10 +191,10 @@ def check_source(source: str) -> None:
     """ConfigError for a model this server does not open for visitors: one message, whatever the
     source is (nothing on the server is looked at before this, so nothing about it is told)."""
     if listed_only() and source not in choices() and not RUN.fullmatch(source):
-        raise ConfigError(LISTED_ONLY, "source")  # a run's link (12 hex digits, unguessed) opens
+        raise ConfigError(tr(LISTED_ONLY), "source")  # a run's link (12 hex digits, unguessed) opens
 
 
-NOT_PRIVATE = (
+NOT_PRIVATE = N_(
     "This server cannot keep trained models: their folder is not its account's alone (another account "
     "owns it, or others may read or write it). Its administrator can set ATTENTION_RUNS_DIR."
 )
@@ -136,7 +214,7 @@ def private_runs() -> Path:
         or (mine is not None and found.st_uid != mine)
         or found.st_mode & 0o077
     ):
-        raise ConfigError(NOT_PRIVATE, "runs")
+        raise ConfigError(tr(NOT_PRIVATE), "runs")
     return RUNS
 
 
@@ -184,10 +262,20 @@ def resolve(source: str) -> Path | str:
     if run and (own := _own_runs()) and (own / run.group(1) / "config.json").is_file():
         return own / run.group(1)
     if source.startswith("run:"):  # no server path in the message
-        raise ConfigError(
-            f"{source[:40]!r} names no run trained here (this server keeps its last {KEEP_RUNS}).", "model"
-        )
+        raise no_run(source[:40])
     return source
+
+
+def no_run(source: str) -> ConfigError:
+    """A run's source that names no folder this server keeps (none: it was never here, or deleted)."""
+    return ConfigError(
+        tr(
+            "{source} names no run trained here (this server keeps its last {n}).",
+            source=repr(source),
+            n=KEEP_RUNS,
+        ),
+        "model",
+    )
 
 
 def info(source: str, folder: Path | None) -> ModelInfo:
@@ -227,8 +315,6 @@ def load(source: str, progress: Callable[[int, int], None] | None = None) -> tup
         model = load_gpt2(folder or resolve(source))
     except ConfigError:
         if RUN.fullmatch(source):  # deleted as it was opened (new_run): no server path in the words
-            raise ConfigError(
-                f"{source!r} names no run trained here (this server keeps its last {KEEP_RUNS}).", "model"
-            ) from None
+            raise no_run(source) from None
         raise
     return model, info(source, folder)

@@ -17,6 +17,7 @@ from types import SimpleNamespace
 import torch
 
 from attention.errors import ConfigError, check_whole_numbers
+from attention.i18n import tr
 from attention.model.gpt import GPTModel
 from attention.settings import current
 
@@ -56,21 +57,33 @@ def config_from_hf(hf: dict) -> dict:
     hf = hf if isinstance(hf, dict) else {}
     sizes = {"n_positions": hf.get("n_ctx", 1024)} | {k: hf[k] for k in HF_NAMES.values() if k in hf}
     if missing := [k for k in HF_NAMES.values() if k not in sizes]:
-        raise ConfigError(f"This is not a GPT-2 config.json: it has no {', '.join(missing)}.", "source")
+        raise ConfigError(
+            tr("This is not a GPT-2 config.json: it has no {keys}.", keys=", ".join(missing)), "source"
+        )
     try:
         check_whole_numbers(SimpleNamespace(**sizes), {k: (1, 2**40) for k in HF_NAMES.values()})
     except ConfigError as error:
-        raise ConfigError(f"This is not a GPT-2 config.json: {error}.", "source") from error
+        raise ConfigError(tr("This is not a GPT-2 config.json: {why}.", why=error), "source") from error
     if sizes["n_embd"] % sizes["n_head"]:
         raise ConfigError(
-            f"config.json: n_embd={sizes['n_embd']} is not a multiple of n_head={sizes['n_head']}.", "source"
+            tr(
+                "config.json: n_embd={n_embd} is not a multiple of n_head={n_head}.",
+                n_embd=sizes["n_embd"],
+                n_head=sizes["n_head"],
+            ),
+            "source",
         )
     cfg = {key: sizes[name] for key, name in HF_NAMES.items()} | {"drop_rate": 0.0, "qkv_bias": True}
     if (mb := model_bytes(cfg) / 2**20) > MAX_MODEL_MB:
         raise ConfigError(
-            f"This model needs {mb:,.0f} MB of memory (float32, as the book's GPTModel builds it); this "
-            f"server opens models up to {MAX_MODEL_MB:,} MB (GPT-2 medium needs 1,646 MB). "
-            "ATTENTION_MAX_MODEL_MB raises the limit.",
+            tr(
+                "This model needs {mb:,.0f} MB of memory (float32, as the book's GPTModel builds it); this "
+                "server opens models up to {most:,} MB (GPT-2 medium needs {medium:,} MB). "
+                "ATTENTION_MAX_MODEL_MB raises the limit.",
+                mb=mb,
+                most=MAX_MODEL_MB,
+                medium=1646,
+            ),
             "source",
         )
     return cfg
@@ -82,7 +95,9 @@ def read_config(path: str | Path) -> dict:
     try:
         hf = json.loads(Path(path).read_text())
     except (ValueError, OSError) as error:
-        raise ConfigError(f"{path} is not a readable config.json ({error}).", "source") from error
+        raise ConfigError(
+            tr("{path} is not a readable config.json ({why}).", path=path, why=error), "source"
+        ) from error
     return config_from_hf(hf)
 
 
@@ -124,13 +139,20 @@ def load_state(model: GPTModel, weights: Mapping[str, torch.Tensor]) -> GPTModel
     def put(param: torch.Tensor, value: torch.Tensor, name: str) -> None:
         if param.shape != value.shape:
             raise ConfigError(
-                f"{name}: the checkpoint has shape {tuple(value.shape)}, the model {tuple(param.shape)}"
+                tr(
+                    "{name}: the checkpoint has shape {found}, the model {wanted}",
+                    name=name,
+                    found=tuple(value.shape),
+                    wanted=tuple(param.shape),
+                )
             )
         param.copy_(value)
 
     def need(key: str) -> torch.Tensor:
         if key not in keys:
-            raise ConfigError(f"The checkpoint has no {key!r}: not a GPT-2 checkpoint?", "source")
+            raise ConfigError(
+                tr("The checkpoint has no {key}: not a GPT-2 checkpoint?", key=repr(key)), "source"
+            )
         return weights[keys[key]].float()
 
     put(model.tok_emb.weight, need("wte.weight"), "wte")
@@ -251,14 +273,18 @@ def load_gpt2(source: str | Path) -> GPTModel:
     path = Path(source)
     if not path.exists():
         raise ConfigError(
-            f"{str(source)[:200]!r} does not exist: give a folder or a .safetensors file.", "source"
+            tr("{path} does not exist: give a folder or a .safetensors file.", path=repr(str(source)[:200])),
+            "source",
         )
     weights_file = path if path.is_file() else path / "model.safetensors"
     config_file = (path.parent if path.is_file() else path) / "config.json"
     if weights_file.suffix != ".safetensors" or not weights_file.exists() or not config_file.exists():
         raise ConfigError(
-            f"{str(path)[:200]!r} is not a GPT-2 checkpoint: it needs config.json and model.safetensors "
-            "(weights saved with safe_serialization; .bin pickles are not opened).",
+            tr(
+                "{path} is not a GPT-2 checkpoint: it needs config.json and model.safetensors (weights saved "
+                "with safe_serialization; .bin pickles are not opened).",
+                path=repr(str(path)[:200]),
+            ),
             "source",
         )
     return load_state(GPTModel(read_config(config_file)), _Tensors(str(weights_file))).eval()

@@ -19,6 +19,7 @@ import torch.nn as nn
 from attention.chapter3.modules import MultiHeadAttention
 from attention.chapter3.trace import PER_HEAD, AttentionTrace
 from attention.errors import ConfigError
+from attention.i18n import tr
 
 CONFIG_KEYS = ("vocab_size", "context_length", "emb_dim", "n_heads", "n_layers", "drop_rate", "qkv_bias")
 
@@ -138,7 +139,9 @@ class GPTModel(nn.Module):
         super().__init__()
         missing = [k for k in CONFIG_KEYS if k not in cfg]
         if missing:
-            raise ConfigError(f"A GPTModel config needs {', '.join(missing)}", "config")
+            raise ConfigError(
+                f"A GPTModel config needs {', '.join(missing)}", "config"
+            )  # code's own slip: English
         self.cfg = dict(cfg)
         self.tok_emb = nn.Embedding(cfg["vocab_size"], cfg["emb_dim"])
         self.pos_emb = nn.Embedding(cfg["context_length"], cfg["emb_dim"])
@@ -193,7 +196,11 @@ class GPTModel(nn.Module):
         """
         if in_idx.shape[1] > self.cfg["context_length"]:
             raise ConfigError(
-                f"{in_idx.shape[1]} tokens is over the model's context length, {self.cfg['context_length']}.",
+                tr(
+                    "{n} tokens is over the model's context length, {most}.",
+                    n=in_idx.shape[1],
+                    most=self.cfg["context_length"],
+                ),
                 "tokens",
             )
         positions = torch.arange(in_idx.shape[1], device=in_idx.device)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from attention.errors import ConfigError
+from attention.i18n import N_, tr
 from attention.model.checkpoint import model_bytes, read_config
 from attention.settings import current
 
@@ -30,7 +31,7 @@ TIMEOUT = current().hub_timeout  # seconds to wait for the hub to answer
 @dataclass(frozen=True)
 class HubModel:
     repo: str
-    label: str
+    label: str  # in English (N_): catalog shows it through tr
     parameters: str
     megabytes: int  # model.safetensors
     memory: str  # resident, as the book's GPTModel in float32
@@ -39,9 +40,12 @@ class HubModel:
 HUB_MODELS = {
     m.repo: m
     for m in (
-        HubModel("openai-community/gpt2", "GPT-2 small", "124 M", 548, "~0.6 GB"),
-        HubModel("distilbert/distilgpt2", "distilgpt2 (6 layers)", "82 M", 353, "~0.4 GB"),
-        HubModel("openai-community/gpt2-medium", "GPT-2 medium", "355 M", 1520, "~1.6 GB"),
+        # TRANSLATORS: a model's name, kept as OpenAI wrote it in most languages
+        HubModel("openai-community/gpt2", N_("GPT-2 small"), "124 M", 548, "~0.6 GB"),
+        # TRANSLATORS: a model's name: keep "distilgpt2", translate the words in parentheses
+        HubModel("distilbert/distilgpt2", N_("distilgpt2 (6 layers)"), "82 M", 353, "~0.4 GB"),
+        # TRANSLATORS: a model's name, kept as OpenAI wrote it in most languages
+        HubModel("openai-community/gpt2-medium", N_("GPT-2 medium"), "355 M", 1520, "~1.6 GB"),
     )
 }
 _REPO = re.compile(r"^[A-Za-z0-9][\w.-]{0,95}/[\w.-]{1,95}$")
@@ -103,8 +107,13 @@ def make_room(repo: str, size: int) -> None:
     budget = current().hub_budget_mb * 2**20
     if size > budget:
         raise ConfigError(
-            f"{repo} would not fit: its weights take {size / 2**20:,.1f} MB and this server keeps hub "
-            f"models within {budget / 2**20:,.0f} MB (ATTENTION_HUB_BUDGET_MB); it is not downloaded.",
+            tr(
+                "{repo} would not fit: its weights take {mb:,.1f} MB and this server keeps hub models within "
+                "{budget:,.0f} MB (ATTENTION_HUB_BUDGET_MB); it is not downloaded.",
+                repo=repo,
+                mb=size / 2**20,
+                budget=budget / 2**20,
+            ),
             "source",
         )
     from filelock import FileLock
@@ -118,13 +127,26 @@ def make_room(repo: str, size: int) -> None:
 
 
 def unavailable(repo: str, why: str) -> ConfigError:
+    """Why `repo` cannot be downloaded (`why`, in the rerun's language) and how to place it by hand."""
     known = HUB_MODELS.get(repo)
-    size = f" ({known.megabytes:,} MB)" if known else ""
+    values = {"repo": repo, "why": why, "url": f"https://huggingface.co/{repo}"}
     return ConfigError(
-        f"Could not download {repo}: {why}. It needs config.json and model.safetensors{size} from "
-        f"https://huggingface.co/{repo}. Without a network here: download those two files elsewhere, put "
-        "them in one folder on this machine, and enter its path as the model (or set ATTENTION_MODEL_PATH); "
-        "or copy a Hugging Face cache (~/.cache/huggingface/hub) that has them.",
+        tr(
+            "Could not download {repo}: {why}. It needs config.json and model.safetensors ({mb:,} MB) from "
+            "{url}. Without a network here: download those two files elsewhere, put them in one folder on "
+            "this machine, and enter its path as the model (or set ATTENTION_MODEL_PATH); or copy a Hugging "
+            "Face cache (~/.cache/huggingface/hub) that has them.",
+            mb=known.megabytes,
+            **values,
+        )
+        if known
+        else tr(
+            "Could not download {repo}: {why}. It needs config.json and model.safetensors from {url}. "
+            "Without a network here: download those two files elsewhere, put them in one folder on this "
+            "machine, and enter its path as the model (or set ATTENTION_MODEL_PATH); or copy a Hugging Face "
+            "cache (~/.cache/huggingface/hub) that has them.",
+            **values,
+        ),
         "source",
     )
 
@@ -137,15 +159,18 @@ def reachable(repo: str, timeout: float = TIMEOUT) -> None:
 
     endpoint = current().hub_endpoint
     if current().hub_offline:
-        raise unavailable(repo, "HF_HUB_OFFLINE is set")
+        # TRANSLATORS: why a download failed, in "Could not download {repo}: {why}."
+        raise unavailable(repo, tr("HF_HUB_OFFLINE is set"))
     request = urllib.request.Request(f"{endpoint}/{repo}/resolve/main/config.json", method="HEAD")
     try:
         urllib.request.urlopen(request, timeout=timeout).close()
     except urllib.error.HTTPError as error:
         if error.code in (401, 403, 404):
-            raise unavailable(repo, f"the hub has no such public model (HTTP {error.code})") from error
+            why = tr("the hub has no such public model (HTTP {code})", code=error.code)
+            raise unavailable(repo, why) from error
     except (OSError, ValueError) as error:  # refused, DNS, timeout
-        raise unavailable(repo, f"no network connection to the hub ({type(error).__name__})") from error
+        why = tr("no network connection to the hub ({error})", error=type(error).__name__)
+        raise unavailable(repo, why) from error
 
 
 def download(repo: str, progress: Callable[[int, int], None] | None = None, timeout: float = TIMEOUT) -> Path:
@@ -178,8 +203,13 @@ def download(repo: str, progress: Callable[[int, int], None] | None = None, time
         size = get_hf_file_metadata(hf_hub_url(repo, FILES[1], endpoint=endpoint), timeout=timeout).size or 0
         if size > limit:
             raise ConfigError(
-                f"{repo}'s model.safetensors is {size / 2**20:,.0f} MB, more than its config.json's model "
-                f"can weigh in float32 ({limit / 2**20:,.0f} MB); it is not downloaded.",
+                tr(
+                    "{repo}'s model.safetensors is {mb:,.0f} MB, more than its config.json's model can weigh "
+                    "in float32 ({most:,.0f} MB); it is not downloaded.",
+                    repo=repo,
+                    mb=size / 2**20,
+                    most=limit / 2**20,
+                ),
                 "source",
             )
         if not weights_before or repo in _ledger():  # a repo another tool put here is not ours
@@ -190,9 +220,10 @@ def download(repo: str, progress: Callable[[int, int], None] | None = None, time
     except ConfigError:
         raise
     except LocalEntryNotFoundError as error:  # no connection, and not in the cache
-        raise unavailable(repo, "no network connection to the hub") from error
+        raise unavailable(repo, tr("no network connection to the hub")) from error
     except HfHubHTTPError as error:
-        raise unavailable(repo, f"the hub answered {getattr(error.response, 'status_code', '?')}") from error
+        why = tr("the hub answered {status}", status=getattr(error.response, "status_code", "?"))
+        raise unavailable(repo, why) from error
     except (OSError, ValueError) as error:  # timeouts, DNS, proxies: a message, not a traceback
         raise unavailable(repo, type(error).__name__) from error
     return Path(weights).parent

@@ -43,6 +43,7 @@ import torch
 import torch.nn.functional as F
 
 from attention.errors import ConfigError
+from attention.i18n import tr
 from attention.model.gpt import Edit, GPTModel, ModelTrace
 
 MODES = ("zero", "mean")
@@ -57,10 +58,12 @@ def parse_heads(text: str) -> tuple[Head, ...]:
     for part in (p.strip() for p in text.split(",") if p.strip()):
         layer, dot, head = part.partition(".")
         if not (dot and layer.isdigit() and head.isdigit()):
-            raise ConfigError(f"{part[:20]!r} is not a head; name heads layer.head, e.g. 1.3", "heads")
+            raise ConfigError(
+                tr("{part} is not a head; name heads layer.head, e.g. 1.3", part=repr(part[:20])), "heads"
+            )
         heads.append((int(layer), int(head)))
     if not heads:
-        raise ConfigError("No head given; name heads layer.head, e.g. 1.1,1.3", "heads")
+        raise ConfigError(tr("No head given; name heads layer.head, e.g. 1.1,1.3"), "heads")
     return tuple(heads)
 
 
@@ -72,7 +75,8 @@ def _clean_heads(heads) -> tuple[Head, ...]:
             isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 0 for v in pair
         ):
             raise ConfigError(
-                f"{head!r} is not a head; a head is (layer, head), both whole numbers ≥ 0", "heads"
+                tr("{head} is not a head; a head is (layer, head), both whole numbers ≥ 0", head=repr(head)),
+                "heads",
             )
         out.append((int(pair[0]), int(pair[1])))
     return tuple(sorted(set(out)))
@@ -80,7 +84,10 @@ def _clean_heads(heads) -> tuple[Head, ...]:
 
 def check_mode(mode: str) -> None:
     if mode not in MODES:
-        raise ConfigError(f"mode={mode!r} is not an ablation; use one of {', '.join(MODES)}", "mode")
+        raise ConfigError(
+            tr("mode={mode} is not an ablation; use one of {modes}", mode=repr(mode), modes=", ".join(MODES)),
+            "mode",
+        )
 
 
 @dataclass(frozen=True)
@@ -156,16 +163,25 @@ def check_ids(model: GPTModel, ids: torch.Tensor, least: int = 1) -> torch.Tenso
     ids = torch.as_tensor(ids, dtype=torch.long)
     ids = ids[None] if ids.dim() == 1 else ids  # (B, T)
     if ids.dim() != 2 or ids.numel() == 0:
-        raise ConfigError("The input is empty; give at least one token.", "text")
+        raise ConfigError(tr("The input is empty; give at least one token."), "text")
     if ids.shape[1] < least:
-        raise ConfigError(f"The input has {ids.shape[1]} token(s); this needs at least {least}.", "text")
+        raise ConfigError(
+            tr("The input has {n} token(s); this needs at least {least}.", n=ids.shape[1], least=least),
+            "text",
+        )
     if ids.shape[1] > model.cfg["context_length"]:
         raise ConfigError(
-            f"The input has {ids.shape[1]} tokens; the model reads at most {model.cfg['context_length']}.",
+            tr(
+                "The input has {n} tokens; the model reads at most {most}.",
+                n=ids.shape[1],
+                most=model.cfg["context_length"],
+            ),
             "tokens",
         )
     if ids.min() < 0 or ids.max() >= model.cfg["vocab_size"]:
-        raise ConfigError(f"A token id is outside the vocabulary (0..{model.cfg['vocab_size'] - 1}).", "text")
+        raise ConfigError(
+            tr("A token id is outside the vocabulary (0..{last}).", last=model.cfg["vocab_size"] - 1), "text"
+        )
     return ids.to(next(model.parameters()).device)
 
 
@@ -173,8 +189,15 @@ def check_heads(model: GPTModel, heads: Sequence[Head]) -> None:
     for layer, head in heads:
         if layer >= model.layers or head >= model.heads:
             raise ConfigError(
-                f"Head {layer}.{head} does not exist: the model has {model.layers} layers "
-                f"(0-{model.layers - 1}) x {model.heads} heads (0-{model.heads - 1}).",
+                tr(
+                    "Head {head} does not exist: the model has {layers} layers (0-{last_layer}) x {heads} "
+                    "heads (0-{last_head}).",
+                    head=f"{layer}.{head}",
+                    layers=model.layers,
+                    last_layer=model.layers - 1,
+                    heads=model.heads,
+                    last_head=model.heads - 1,
+                ),
                 "heads",
             )
 
@@ -182,8 +205,12 @@ def check_heads(model: GPTModel, heads: Sequence[Head]) -> None:
 def check_same_length(clean: int, corrupted: int) -> None:
     if clean != corrupted:
         raise ConfigError(
-            f"Patching needs a clean and a corrupted input of the same length: {clean} and {corrupted} "
-            "tokens.",
+            tr(
+                "Patching needs a clean and a corrupted input of the same length: {clean} and {corrupted} "
+                "tokens.",
+                clean=clean,
+                corrupted=corrupted,
+            ),
             "corrupted",
         )
 
@@ -192,12 +219,20 @@ def check_positions(metric: Metric, length: int, vocab: int) -> torch.Tensor:
     """The metric's positions (P,) as a tensor: every t ≥ 1 when it names none."""
     if metric.answers is not None:
         if len(metric.answers) != 2 or any(not 0 <= int(a) < vocab for a in metric.answers):
-            raise ConfigError(f"answers={metric.answers!r}: give two token ids in 0..{vocab - 1}.", "answers")
+            raise ConfigError(
+                tr(
+                    "answers={answers}: give two token ids in 0..{last}.",
+                    answers=repr(metric.answers),
+                    last=vocab - 1,
+                ),
+                "answers",
+            )
         return torch.tensor([length - 1])
     positions = sorted(set(metric.positions)) or list(range(1, length))
     if not positions or positions[0] < 1 or positions[-1] >= length:
         raise ConfigError(
-            f"Loss positions must lie in 1..{length - 1} (position 0 has nothing before it).", "positions"
+            tr("Loss positions must lie in 1..{last} (position 0 has nothing before it).", last=length - 1),
+            "positions",
         )
     return torch.tensor(positions)
 
@@ -268,8 +303,11 @@ def recovery(patched: float, clean: float, corrupted: float) -> float:
     """(patched − corrupted) / (clean − corrupted); ConfigError when clean and corrupted agree."""
     if abs(clean - corrupted) < 1e-6:
         raise ConfigError(
-            f"The clean and the corrupted input score the same ({clean:.4g}): there is nothing to recover; "
-            "pick a corrupted input (or answers) that changes the prediction.",
+            tr(
+                "The clean and the corrupted input score the same ({score:.4g}): there is nothing to "
+                "recover; pick a corrupted input (or answers) that changes the prediction.",
+                score=clean,
+            ),
             "corrupted",
         )
     return (patched - corrupted) / (clean - corrupted)

@@ -18,6 +18,7 @@ import numpy as np
 import torch
 
 from attention.errors import ConfigError
+from attention.i18n import N_, tr, tr_n
 from attention.model import roles, sentence
 from attention.model.catalog import ModelInfo
 from attention.model.gpt import GPTModel
@@ -27,12 +28,17 @@ from attention.model.interventions import Ablation, Head, HeadMap, check_heads, 
 # a score is the share of a head's attention on the keys its role expects; under 0.3 most goes elsewhere.
 CLEAR_ROLE = 0.3
 MOST_HEADS = 8  # an experiment knocks out at most this many heads (the clearest)
-EXPERIMENTS = {
-    "induction": "Knock out the induction heads",
-    "previous": "Knock out the previous-token heads",
-    "layer0": "Knock out every head of layer 0",
+EXPERIMENTS = {  # name -> its button, in English (N_: experiment_label translates it)
+    "induction": N_("Knock out the induction heads"),
+    "previous": N_("Knock out the previous-token heads"),
+    "layer0": N_("Knock out every head of layer 0"),
 }
 SMALL_CHANGE = 0.2  # nats: a change in loss below this is "hardly any"
+
+
+def experiment_label(name: str) -> str:
+    """An experiment's button, in this rerun's language."""
+    return tr(EXPERIMENTS[name])
 
 
 def head_name(head: Head) -> str:
@@ -47,7 +53,14 @@ def experiment_heads(name: str, scores: dict[str, np.ndarray]) -> tuple[Head, ..
     if name == "layer0":
         return tuple((0, h) for h in range(heads))
     if name not in EXPERIMENTS:
-        raise ConfigError(f"{name!r} is not an experiment; use one of {', '.join(EXPERIMENTS)}", "experiment")
+        raise ConfigError(
+            tr(
+                "{name} is not an experiment; use one of {names}",
+                name=repr(name),
+                names=", ".join(EXPERIMENTS),
+            ),
+            "experiment",
+        )
     induction = scores["induction"]
     below = int(np.unravel_index(np.nanargmax(induction), induction.shape)[0])  # the best one's layer
     role, grid = name, scores[name]
@@ -56,8 +69,12 @@ def experiment_heads(name: str, scores: dict[str, np.ndarray]) -> tuple[Head, ..
     clear = [(float(grid[h]), h) for h in np.ndindex(grid.shape) if grid[h] >= CLEAR_ROLE]
     if not clear:
         raise ConfigError(
-            f"No head of this model has a clear {role} role (a score of {CLEAR_ROLE} or more on the "
-            "probe sequences), so there is nothing to knock out for this experiment.",
+            tr(
+                "No head of this model has a clear {role} role (a score of {least} or more on the probe "
+                "sequences), so there is nothing to knock out for this experiment.",
+                role=roles.role_name(role),
+                least=CLEAR_ROLE,
+            ),
             "experiment",
         )
     return tuple(sorted((int(h[0]), int(h[1])) for _, h in sorted(clear, reverse=True)[:MOST_HEADS]))
@@ -106,8 +123,10 @@ def corrupted_twin(info: ModelInfo, ids: Sequence[int], seed: int = 0) -> list[i
     positions = first_copy(ids)
     if not positions:
         raise ConfigError(
-            "Nothing in this sentence repeats, so there is no first copy to change: type a sentence "
-            "with a repeated phrase, or type the corrupted sentence yourself.",
+            tr(
+                "Nothing in this sentence repeats, so there is no first copy to change: type a sentence "
+                "with a repeated phrase, or type the corrupted sentence yourself."
+            ),
             "corrupted",
         )
     vocab = range(len(info.symbols)) if info.symbols else info.probe_vocab
@@ -143,10 +162,11 @@ def knockout(
     ablation = Ablation(tuple(heads), mode)
     check_heads(model, ablation.heads)
     if not ablation.heads:
-        raise ConfigError("Pick at least one head to knock out.", "heads")
+        raise ConfigError(tr("Pick at least one head to knock out."), "heads")
     if len(ids) < 2:
         raise ConfigError(
-            "A knockout needs at least 2 tokens: the loss is on predicting the next one.", "text"
+            tr("A knockout needs at least {least} tokens: the loss is on predicting the next one.", least=2),
+            "text",
         )
     device = next(model.parameters()).device
     x = torch.tensor([list(ids)], device=device)
@@ -167,9 +187,17 @@ def knockout(
 # --- plain words, from the numbers -------------------------------------------------------------
 
 
+def listed(items: Sequence[str]) -> str:
+    """ "a", "a and b", "a, b and c", in this rerun's language."""
+    items = list(items)
+    if len(items) < 2:
+        return "".join(items)
+    # TRANSLATORS: the end of a list: {items} is "1.0, 1.1" (joined with ", "), {last} is "1.2"
+    return tr("{items} and {last}", items=", ".join(items[:-1]), last=items[-1])
+
+
 def _names(heads: Sequence[Head]) -> str:
-    names = [head_name(h) for h in heads]
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return listed([head_name(h) for h in heads])
 
 
 def stretches(positions: Sequence[int]) -> list[tuple[int, int]]:
@@ -184,39 +212,71 @@ def stretches(positions: Sequence[int]) -> list[tuple[int, int]]:
 
 
 def _span(positions: Sequence[int]) -> str:
-    parts = [f"{a}" if a == b else f"{a}–{b}" for a, b in stretches(positions)]
-    joined = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-    return ("positions " if len(positions) > 1 else "position ") + joined
+    joined = listed([f"{a}" if a == b else f"{a}–{b}" for a, b in stretches(positions)])
+    # TRANSLATORS: {positions} is a list of token positions, e.g. "3" or "10–20 and 31"
+    return tr_n("position {positions}", "positions {positions}", len(positions), positions=joined)
 
 
 def say_knockout(k: Knockout) -> list[str]:
     """What a knockout did, a sentence each: the loss where it counts, the prediction, the patterns."""
     where = k.repeats or tuple(range(1, len(k.ids)))
     before, after = (float(np.nanmean(k.loss[w][list(where)])) for w in ("before", "after"))
-    what = "the repeated tokens" if k.repeats else "every token"
     change = after - before
-    heads = f"head{'s' if len(k.heads) > 1 else ''} {_names(k.heads)}"
-    how = (
-        "zeroed"
-        if k.mode == "zero"
-        else f"replaced by {'their' if len(k.heads) > 1 else 'its'} mean over this sentence"
-    )
-    words = [
-        f"With {heads} {how}, the loss on {what} ({_span(where)}) went from {before:.2f} to {after:.2f} "
-        f"nats ({change:+.2f}): "
-        + (
-            "hardly any change, so these heads do little for this prediction."
+    values = {
+        "heads": _names(k.heads),
+        # TRANSLATORS: what the loss is measured on, in "the loss on {what} (positions 10–20)"
+        "what": tr("the repeated tokens") if k.repeats else tr("every token"),
+        "where": _span(where),
+        "before": before,
+        "after": after,
+        "change": change,
+        "verdict": (
+            tr("hardly any change, so these heads do little for this prediction.")
             if abs(change) < SMALL_CHANGE
-            else f"the right next token's typical probability (e^−loss) is now {np.exp(-after):.2g}, "
-            f"against {np.exp(-before):.2g} before."
+            else tr(
+                "the right next token's typical probability (e^−loss) is now {now:.2g}, against "
+                "{then:.2g} before.",
+                now=np.exp(-after),
+                then=np.exp(-before),
+            )
+        ),
+    }
+    if k.mode == "zero":
+        first = tr_n(
+            "With head {heads} zeroed, the loss on {what} ({where}) went from {before:.2f} to {after:.2f} "
+            "nats ({change:+.2f}): {verdict}",
+            "With heads {heads} zeroed, the loss on {what} ({where}) went from {before:.2f} to "
+            "{after:.2f} nats ({change:+.2f}): {verdict}",
+            len(k.heads),
+            **values,
         )
-    ]
+    else:
+        first = tr_n(
+            "With head {heads} replaced by its mean over this sentence, the loss on {what} ({where}) went "
+            "from {before:.2f} to {after:.2f} nats ({change:+.2f}): {verdict}",
+            "With heads {heads} replaced by their mean over this sentence, the loss on {what} ({where}) "
+            "went from {before:.2f} to {after:.2f} nats ({change:+.2f}): {verdict}",
+            len(k.heads),
+            **values,
+        )
+    words = [first]
     (b_id, b_text, b_p), (a_id, a_text, a_p) = k.next["before"][0], k.next["after"][0]
     words.append(
-        f"After the last token the top guess stays “{b_text}” ({b_p:.0%} → {a_p:.0%})."
+        tr(
+            "After the last token the top guess stays “{token}” ({before:.0%} → {after:.0%}).",
+            token=b_text,
+            before=b_p,
+            after=a_p,
+        )
         if a_id == b_id
-        else f"After the last token the top guess changed from “{b_text}” ({b_p:.0%}) "
-        f"to “{a_text}” ({a_p:.0%})."
+        else tr(
+            "After the last token the top guess changed from “{token}” ({before:.0%}) to “{new}” "
+            "({after:.0%}).",
+            token=b_text,
+            before=b_p,
+            new=a_text,
+            after=a_p,
+        )
     )
     moved = [
         (abs(k.scores["after"][role][h] - k.scores["before"][role][h]), role, h)
@@ -227,13 +287,23 @@ def say_knockout(k: Knockout) -> list[str]:
     if moved and (top := max(moved))[0] >= 0.1:
         _, role, h = top
         b, a = k.scores["before"][role][h], k.scores["after"][role][h]
+        pattern = {"head": head_name(h), "role": roles.role_name(role), "before": b, "after": a}
         words.append(
-            f"Head {head_name(h)}'s {role} pattern on this sentence {'fell' if a < b else 'rose'} from "
-            f"{b:.2f} to {a:.2f}: it reads what the knocked-out heads wrote (only later layers can change)."
+            tr(
+                "Head {head}'s {role} pattern on this sentence fell from {before:.2f} to {after:.2f}: it "
+                "reads what the knocked-out heads wrote (only later layers can change).",
+                **pattern,
+            )
+            if a < b
+            else tr(
+                "Head {head}'s {role} pattern on this sentence rose from {before:.2f} to {after:.2f}: it "
+                "reads what the knocked-out heads wrote (only later layers can change).",
+                **pattern,
+            )
         )
     else:
         words.append(
-            "No other head's pattern changed by 0.1 or more (only heads in later layers can change)."
+            tr("No other head's pattern changed by 0.1 or more (only heads in later layers can change).")
         )
     return words
 
@@ -242,27 +312,55 @@ def say_map(grid: HeadMap, kind: str) -> list[str]:
     """What a map shows: the heads that matter most, and how many hardly do."""
     values = grid.values
     order = sorted(np.ndindex(values.shape), key=lambda h: -abs(values[h]))
-    estimate = (
-        " (estimated by attribution: check a head with a knockout)" if grid.method == "attribution" else ""
-    )
+    estimated = grid.method == "attribution"
     if kind == "ablation":
-        top = [f"{head_name(h)} ({values[h]:+.2f} nats)" for h in order[:3]]
+        # TRANSLATORS: one head and how much knocking it out changes the loss: "1.3 (+0.52 nats)"
+        top = ", ".join(
+            tr("{head} ({change:+.2f} nats)", head=head_name(h), change=values[h]) for h in order[:3]
+        )
         small = int((np.abs(values) < SMALL_CHANGE).sum())
         return [
-            f"Knocked out alone, the heads that change the loss most{estimate}: {', '.join(top)}.",
-            f"{small} of {values.size} heads change it by less than {SMALL_CHANGE} nats: "
-            "the prediction does not need them on this sentence.",
+            tr(
+                "Knocked out alone, the heads that change the loss most (estimated by attribution: check a "
+                "head with a knockout): {heads}.",
+                heads=top,
+            )
+            if estimated
+            else tr("Knocked out alone, the heads that change the loss most: {heads}.", heads=top),
+            tr(
+                "{small} of {total} heads change it by less than {least} nats: the prediction does not need "
+                "them on this sentence.",
+                small=small,
+                total=values.size,
+                least=SMALL_CHANGE,
+            ),
         ]
-    top = [f"{head_name(h)} ({values[h]:.0%})" for h in order[:3]]
+    top = ", ".join(f"{head_name(h)} ({values[h]:.0%})" for h in order[:3])
     return [
-        f"Patched alone from the clean sentence into the corrupted one, the heads that bring back most of "
-        f"the clean prediction{estimate}: {', '.join(top)}.",
-        (
-            f"The loss on those tokens is {grid.clean:.2f} nats on the clean sentence and {grid.base:.2f} on "
-            "the corrupted one"
-            if grid.metric.name == "loss"
-            else f"The logit difference is {grid.clean:.2f} clean and {grid.base:.2f} corrupted"
+        tr(
+            "Patched alone from the clean sentence into the corrupted one, the heads that bring back most "
+            "of the clean prediction (estimated by attribution: check a head with a knockout): {heads}.",
+            heads=top,
         )
-        + "; 100% means a head alone brings the clean value back, 0% that it changes nothing; heads that "
-        "are needed together each bring back only part.",
+        if estimated
+        else tr(
+            "Patched alone from the clean sentence into the corrupted one, the heads that bring back most "
+            "of the clean prediction: {heads}.",
+            heads=top,
+        ),
+        tr(
+            "The loss on those tokens is {clean:.2f} nats on the clean sentence and {base:.2f} on the "
+            "corrupted one; 100% means a head alone brings the clean value back, 0% that it changes "
+            "nothing; heads that are needed together each bring back only part.",
+            clean=grid.clean,
+            base=grid.base,
+        )
+        if grid.metric.name == "loss"
+        else tr(
+            "The logit difference is {clean:.2f} clean and {base:.2f} corrupted; 100% means a head alone "
+            "brings the clean value back, 0% that it changes nothing; heads that are needed together "
+            "each bring back only part.",
+            clean=grid.clean,
+            base=grid.base,
+        ),
     ]

@@ -27,12 +27,40 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from attention.i18n import N_, tr
+
+# role -> what it measures, in English (N_: translated where shown, by describe())
 ROLES = {
-    "previous": "previous token: weight on position t − 1",
-    "first": "first token (attention sink): weight on position 0",
-    "duplicate": "duplicate token: weight on earlier copies of the same token",
-    "induction": "induction: weight on the token after the earlier copy",
+    "previous": N_("previous token: weight on position t − 1"),
+    "first": N_("first token (attention sink): weight on position 0"),
+    "duplicate": N_("duplicate token: weight on earlier copies of the same token"),
+    "induction": N_("induction: weight on the token after the earlier copy"),
 }
+# role -> its short name as a page writes it ("the best induction head"); the keys stay the ids
+NAMES = {
+    # TRANSLATORS: a head role's short name, as in "the best previous head": the head
+    # looks at the token before
+    "previous": N_("previous"),
+    # TRANSLATORS: a head role's short name, as in "the best first head": the head looks at position 0
+    "first": N_("first"),
+    # TRANSLATORS: a head role's short name, as in "the best duplicate head": the head
+    # looks at earlier copies of its own token
+    "duplicate": N_("duplicate"),
+    # TRANSLATORS: a head role's short name, as in "the best induction head" (Olsson et al. 2022)
+    "induction": N_("induction"),
+}
+
+
+def role_name(role: str) -> str:
+    """A role's short name in this rerun's language ("previous" in English, as its id)."""
+    return tr(NAMES[role]) if role in NAMES else role
+
+
+def describe(role: str) -> str:
+    """What a role measures, in this rerun's language (ROLES' words)."""
+    return tr(ROLES[role]) if role in ROLES else role
+
+
 LENGTHS = (5, 8, 11, 14)  # span lengths L of the probes
 PREFIXES = (0, 3, 7)  # random tokens between the start token and the first copy
 # Published roles of GPT-2 small's heads, to set beside what the page measures (layer.head):

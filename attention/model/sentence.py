@@ -11,6 +11,7 @@ import numpy as np
 import torch
 
 from attention.errors import ConfigError
+from attention.i18n import tr
 from attention.model import catalog, tokenizer
 from attention.model.catalog import ModelInfo
 from attention.model.gpt import GPTModel, ModelTrace
@@ -72,15 +73,20 @@ def encode(
     """A sentence (and token ids appended after it) -> token ids and their display texts;
     ConfigError for what cannot be used."""
     if not text.strip():
-        raise ConfigError("The text is empty; type a sentence.", "text")
+        raise ConfigError(tr("The text is empty; type a sentence."), "text")
     if model_info.symbols:
         index = {s: i for i, s in enumerate(model_info.symbols)}
         words = text.split()
         unknown = list(dict.fromkeys(w for w in words if w not in index))  # as typed, each once
         if unknown:
             raise ConfigError(
-                f"This model knows {len(index)} tokens: {' '.join(model_info.symbols[:40])}; "
-                f"{' '.join(unknown[:8])[:80]!r} is not one of them. Type known tokens with spaces between.",
+                tr(
+                    "This model knows {n} tokens: {tokens}; {typed} is not one of them. Type known tokens "
+                    "with spaces between.",
+                    n=len(index),
+                    tokens=" ".join(model_info.symbols[:40]),
+                    typed=repr(" ".join(unknown[:8])[:80]),
+                ),
                 "text",
             )
         ids, shown = [index[w] for w in words], tuple(words)
@@ -88,18 +94,19 @@ def encode(
         ids = tokenizer.encode(text)
         shown = tuple(tokenizer.shown(i) for i in ids)
     if any(not 0 <= i < len(model_info.symbols or range(50257)) for i in appended):
-        raise ConfigError("An appended token id is not in the model's vocabulary; appended nothing.", "next")
+        raise ConfigError(
+            tr("An appended token id is not in the model's vocabulary; appended nothing."), "next"
+        )
     ids = [*ids, *appended]
     # GPT-2's labels read the sentence as a whole: a piece of a character says which ("한 1/2")
-    shown = (
-        shown + tuple(model_info.symbols[i] for i in appended)
-        if model_info.symbols
-        else tokenizer.labels(ids)
-    )
+    shown = shown + shown_tokens(model_info, appended) if model_info.symbols else tokenizer.labels(ids)
     limit = min(MAX_TOKENS, context_length)
     if len(ids) > limit:
         raise ConfigError(
-            f"The text has {len(ids)} tokens; this page shows at most {limit}. Shorten it.", "tokens"
+            tr(
+                "The text has {n} tokens; this page shows at most {most}. Shorten it.", n=len(ids), most=limit
+            ),
+            "tokens",
         )
     return ids, shown
 
