@@ -3,6 +3,8 @@ model that cannot be opened said so, the sentence box and the sentence as the mo
 
 from __future__ import annotations
 
+import re
+
 import streamlit as st
 
 from attention.errors import ConfigError
@@ -33,7 +35,7 @@ def meaning(info: ModelInfo) -> str:
     if trained_on:
         return tr(
             "This model learned from {trained_on}: its heads show what that taught it, nothing more.",
-            trained_on=literal(info.trained_on),
+            trained_on=literal(info.trained_on_shown),
         )
     return tr("What this model was trained on is not recorded: read its patterns with care.")
 
@@ -58,7 +60,7 @@ CANNOT_OPEN = {
 
 def _cannot_open(label: str, error: ConfigError, name: str, whose: str) -> None:
     """For a student: what happened and what is shown instead; the details folded away."""
-    why = str(error).split(". ")[0].rstrip(".")
+    why = re.split(r"\. |。", str(error))[0].rstrip(".。")  # its first sentence (Japanese ends in 。)
     st.error(literal(tr(CANNOT_OPEN[whose], label=label[:100], why=why[:300], name=name)))
     with st.expander(tr("Details for the administrator")):
         st.text(str(error))
@@ -142,14 +144,14 @@ def model_caption(model: GPTModel, info: ModelInfo) -> None:
         tr(
             "**{name}**: {layers} layers × {heads} heads, d = {d}, {millions:.1f} M parameters, "
             "context {context} tokens.",
-            name=literal(info.name),
+            name=literal(info.shown_name),
             layers=cfg["n_layers"],
             heads=cfg["n_heads"],
             d=cfg["emb_dim"],
             millions=sum(p.numel() for p in model.parameters()) / 1e6,
             context=cfg["context_length"],
         ),
-        help=tr("Trained on {what}.", what=literal(info.trained_on)) if info.trained_on else None,
+        help=tr("Trained on {what}.", what=literal(info.trained_on_shown)) if info.trained_on else None,
     )
     st.caption(meaning(info))
 

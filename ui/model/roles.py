@@ -10,7 +10,7 @@ import streamlit as st
 
 from attention.figures import model as figures
 from attention.i18n import N_, tr, tr_n
-from attention.model import sentence
+from attention.model import catalog, sentence
 from attention.model.catalog import ModelInfo
 from attention.model.gpt import GPTModel
 from attention.model.lab import CLEAR_ROLE
@@ -90,7 +90,7 @@ def recorded_heads(info: ModelInfo) -> str:
             "Its recipe measured its heads on other text — {on}: previous-token head {previous} at "
             "{p:.2f}, induction head {induction} at {i:.2f} (Watch it learn's replay ends on the same "
             "numbers).",
-            on=literal(str(done["on"])),
+            on=literal(catalog.recorded(str(done["on"]))),
             previous=literal(str(previous)),
             p=float(p),
             induction=literal(str(induction)),
