@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 
 from google.protobuf.json_format import MessageToDict
 
+from attention.chapter3.embeddings import presets
+from attention.chapter3.trace import STEPS
 from attention.i18n.sentences import JOURNEY
 from attention.model.sentence import SENTENCE, SHAKESPEARE_SENTENCE
 
@@ -20,13 +23,17 @@ BOOK_SENTENCES = (
     *JOURNEY.values(),
     "Life is short, eat dessert first",
     "Hello shiny sun",
+    "Build a Large Language Model (From Scratch)",  # the book's title
+    *(example["text"] for example in presets()),
     SENTENCE,  # Inside a model's opening sentences: the models read English (and Shakespeare)
     SHAKESPEARE_SENTENCE,
 )
 _LATEX = re.compile(r"\\(frac|mathrm|text|qquad|quad|sum|top|tilde|sqrt|alpha|omega|cdot|left|right|infty)\b")
 _CODE = re.compile(
-    r"<code[^>]*>.*?</code>|:[a-z]+\[|\b\w+_\w+\b|`[^`]*`|\$\$?[^$]*\$\$?|<[^>]+>|:material/\w+:|\{[^}]*\}|%\{[^}]*\}|https?://\S+|\]\([^)]*\)"
+    r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\b|<code[^>]*>.*?</code>|:[a-z]+\[|\b\w+_\w+\b|`[^`]*`|\$\$?[^$]*\$\$?|<[^>]+>|:material/\w+:|\{[^}]*\}|%\{[^}]*\}|https?://\S+|\]\([^)]*\)"
 )
+# the trace's tensors by their code names ("scores = queries @ keysᵀ" is a formula, not prose)
+CODE_WORDS = {*STEPS, "queries", "keys", "values", "context", "output", "keysᵀ", "x"}
 _WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 _CODE_NAME = re.compile(r"^[A-Za-z]+(?:_[A-Za-z0-9]+)+$|^[a-z]+[A-Z]\w*$|^[A-Z]\w*[a-z][A-Z]\w*$")
 
@@ -89,7 +96,9 @@ def units(text: str) -> list[str]:
         part = _CODE.sub(" ", part)
         for sentence in BOOK_SENTENCES:
             part = part.replace(sentence, " ")
-        words = [w for w in _WORD.findall(part) if len(w) > 1 and not _CODE_NAME.match(w)]
+        words = [
+            w for w in _WORD.findall(part) if len(w) > 1 and not _CODE_NAME.match(w) and w not in CODE_WORDS
+        ]
         if len(words) >= 3:
             out.append(" ".join(words))
     return out
@@ -99,11 +108,14 @@ def prose(at) -> list[str]:
     return sorted({u for s in page_strings(at) for u in units(s)})
 
 
-def english(unit: str) -> bool:
-    """Mostly Latin letters: an English unit on a uk, ja or ko page (their scripts are not Latin)."""
-    letters = [c for c in unit if c.isalpha()]
-    latin = sum(c.isascii() for c in letters)
-    return latin > len(letters) / 2
+SCRIPTS = {"uk": ("CYRILLIC",), "ja": ("HIRAGANA", "KATAKANA", "CJK"), "ko": ("HANGUL",)}
+
+
+def english(unit: str, lang: str) -> bool:
+    """Not a letter of the page's script: an English unit on a uk, ja or ko page. (Japanese keeps
+    "Attention" and code names in Latin letters inside its sentences: a unit with any kana or kanji
+    is Japanese.)"""
+    return not any(c.isalpha() and unicodedata.name(c, "").startswith(SCRIPTS[lang]) for c in unit)
 
 
 def outside_marks(text: str) -> str:
