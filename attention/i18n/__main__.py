@@ -76,7 +76,8 @@ def add(code: str) -> None:
 
 
 def merge(code: str, sources: list[str]) -> int:
-    """Fill `code`'s catalog from other .po files; returns how many messages were filled."""
+    """Fill `code`'s catalog from other .po files, for its messages that have no translation yet
+    (a translation already there is a translator's: kept); returns how many were filled."""
     with po_path(code).open("rb") as f:
         catalog = read_po(f)
     filled = 0
@@ -86,6 +87,9 @@ def merge(code: str, sources: list[str]) -> int:
                 texts = message.string if isinstance(message.string, tuple) else (message.string,)
                 target = catalog.get(message.id) if message.id else None
                 if target is None or message.fuzzy or not all(texts):
+                    continue
+                done = target.string if isinstance(target.string, tuple) else (target.string,)
+                if all(done) and "fuzzy" not in target.flags:
                     continue
                 target.string, filled = message.string, filled + 1
                 target.flags.discard("fuzzy")
