@@ -5,14 +5,17 @@ import streamlit as st
 from attention.i18n import tr
 from ui import language, url
 from ui.chrome import APP_CSS, PROJECTOR_CSS, pages, per_process, per_rerun
+from ui.classroom import membership
 from ui.widgets import narrow
 
 st.set_page_config(page_title="Attention Explorer", page_icon=":material/grid_on:", layout="wide")
 refused = language.choose()  # this session's language, before any words are written
+class_message = membership.from_link()  # ?class=CODE joins a class (&teacher=SECRET as its teacher)
 PAGES = list(pages().values())
 # Our own links in the sidebar below (config.toml turns Streamlit's automatic menu off, which
 # would list the files in pages/ for a moment before st.navigation takes over).
 page = st.navigation(PAGES, position="hidden")
+st.session_state["_page_path"] = page.url_path  # what a teacher's Send view sends
 
 
 per_process()  # torch threads, event-loop wake-ups, the address it serves on: once per server process
@@ -51,6 +54,10 @@ with st.sidebar:
         help=tr("For the back row of a lecture hall."),
     )
     language.picker()
+    membership.sidebar()
+    membership.follow(pages())  # a student who follows: the page the teacher sends
+if class_message:
+    st.warning(class_message, icon=":material/groups:")
 if refused:
     st.warning(refused, icon=":material/translate:")
 st.html(APP_CSS + (PROJECTOR_CSS if st.session_state["projector"] else ""))

@@ -156,7 +156,7 @@ def test_no_module_of_attention_is_over_400_lines():
     assert long == {}
 
 
-UI_ROOMS = {"explorer", "learn", "model", "train"}  # a page with several modules has a room
+UI_ROOMS = {"classroom", "explorer", "learn", "model", "train"}  # a page with several modules has a room
 UI_SHARED = {"cache", "chrome", "internals", "language", "router", "slots", "url", "wakeups", "widgets"}
 UI_ONE_MODULE_PAGES = {"compare", "languages", "modern", "scaling"}
 

@@ -70,6 +70,7 @@ PAGES = (
     ("pages/scaling.py", N_("Scaling"), ":material/trending_up:"),
     ("pages/train.py", N_("Watch it learn"), ":material/model_training:"),
     ("pages/model.py", N_("Inside a model"), ":material/neurology:"),
+    ("pages/classroom.py", N_("Class mode"), ":material/groups:"),
 )
 
 

@@ -19,7 +19,8 @@ from attention.lessons import modern as lesson
 from attention.lessons.chapter3 import first_tokens
 from ui.cache import cached_trace
 from ui.chrome import pages
-from ui.widgets import chart, chart_width, narrow, predict, reset_predictions
+from ui.classroom.questions import predict
+from ui.widgets import chart, chart_width, narrow, reset_predictions
 
 MAX_TOKENS = 16  # heatmaps with every number readable
 # 8 query heads of width 4 (RoPE needs an even width), 2 key/value heads: Llama 3's shape, small

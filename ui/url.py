@@ -16,7 +16,8 @@ import streamlit as st
 
 from ui import language
 
-APP_PARAMS = ("projector", language.KEY)  # written for every page, read by app.py
+CLASS_KEY = "_class_code"  # the session's class (ui/classroom/membership.py), as its links carry it
+APP_PARAMS = ("projector", language.KEY, "class")  # written for every page, read by app.py
 OWN = {"": "explorer", "learn": "learn", "model": "model"}  # url_path -> name: pages with their view here
 
 
@@ -34,7 +35,9 @@ def write(params: dict[str, str]) -> None:
 
 def link_params(params: dict[str, str]) -> dict[str, str]:
     """Query parameters for a link to a page whose view is `params` (in this session's language)."""
-    return params | ({"projector": "1"} if st.session_state.get("projector") else {}) | language.in_links()
+    s = st.session_state
+    in_class = {"class": s[CLASS_KEY]} if s.get(CLASS_KEY) else {}
+    return params | ({"projector": "1"} if s.get("projector") else {}) | language.in_links() | in_class
 
 
 def link_query(params: dict[str, str]) -> str:

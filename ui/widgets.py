@@ -77,36 +77,6 @@ def chart(fig, key: str, ready: bool = False) -> None:
     )
 
 
-def self_check(key: str, question: str, options: list[str], answer: str, why: str) -> str | None:
-    """A prediction before the reveal: immediate feedback once the learner picks an option."""
-    if len(set(options)) != len(options):
-        raise ValueError(f"{key}: options must differ: {options}")  # "6 | 6 | 3" asks nothing
-    picked = st.radio(
-        tr("Predict: {question}", question=question), options, index=None, key=key, format_func=literal
-    )
-    if picked is not None:
-        if picked == answer:
-            st.success(tr("Right: {answer}. {why}", answer=literal(answer), why=why))
-        else:
-            st.error(tr("Not quite: the answer is {answer}. {why}", answer=literal(answer), why=why))
-    return picked
-
-
-def predict(key: str, question: str, options: list[str], answer: str, why: str, everything: bool) -> bool:
-    """Ask before showing: True (draw what answers it) once the learner has picked an option or
-    asked to see it, or when `everything` is on show."""
-    picked = self_check(key, question, options, answer, why)
-    if picked is not None or everything or st.session_state.get(f"{key}_seen"):
-        return True
-    st.button(
-        tr("Show me without predicting"),
-        key=f"{key}_show",
-        type="secondary",
-        on_click=lambda: st.session_state.update({f"{key}_seen": True}),
-    )
-    return False
-
-
 def reset_predictions(prefix: str) -> None:
     """In a callback, before the checks are drawn: every self-check whose key starts with `prefix`
     asked afresh. A radio's answer is set to None, not deleted: a deleted key leaves the browser

@@ -8,9 +8,9 @@ import streamlit as st
 from attention.figures.layout import SEQUENTIAL
 from attention.i18n import tr, tr_n
 from attention.lessons import chapter3 as lesson
+from ui.classroom.questions import predict
 from ui.learn.controls import PS, Lesson
 from ui.learn.steps import matrix, two_matrices
-from ui.widgets import predict
 
 
 def causal_mask(page: Lesson) -> None:

@@ -14,8 +14,9 @@ from attention.figures.layout import token_labels
 from attention.i18n import tr, tr_n
 from attention.lessons import chapter3 as lesson
 from ui.cache import cached_trace
+from ui.classroom.questions import predict
 from ui.learn.controls import D_OUTS, HEADS, Lesson
-from ui.widgets import chart, literal, predict
+from ui.widgets import chart, literal
 
 WIDE = 900  # px a full-width matrix is drawn at
 HALF = WIDE // 2

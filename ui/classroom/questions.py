@@ -1,0 +1,181 @@
+"""The predict-first questions (Learn, Modern, What your language costs), alone or as a class.
+
+Alone: pick an option and see at once whether it was right. In a class, a student's pick is
+recorded for the class (its option's position: the same in every language) and held: the page
+says "answer recorded" and shows nothing of the answer until the teacher reveals it, and "show me
+without predicting" waits for the reveal too. The teacher's page shows, under the question, Ask
+the class; then a live histogram of the answers and how many of those joined have answered
+(refreshed every second, without rerunning the page), Reveal, and Ask again (a second vote,
+the first kept beside it)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from attention.classroom import ClassError, Tally
+from attention.figures.classroom import answer_bars
+from attention.i18n import tr
+from ui.classroom.membership import Member, member, store
+from ui.widgets import chart, literal
+
+POLL = 1.0  # seconds: the teacher's histogram, and a waiting student's look for the reveal
+
+
+def self_check(key: str, question: str, options: list[str], answer: str, why: str) -> str | None:
+    """A prediction before the reveal: feedback once the learner picks an option; in a class,
+    the pick is recorded and the answer waits for the teacher's reveal."""
+    if len(set(options)) != len(options):
+        raise ValueError(f"{key}: options must differ: {options}")  # "6 | 6 | 3" asks nothing
+    m = member()
+    student = m is not None and not m.teacher
+    picked = st.radio(
+        tr("Predict: {question}", question=question),
+        options,
+        index=None,
+        key=key,
+        format_func=literal,
+        **({"on_change": _record, "args": (key, options)} if student else {}),
+    )
+    if m is None:
+        if picked is not None:
+            _feedback(picked, answer, why)
+        return picked
+    if m.teacher:
+        teacher_panel(key, options, answer)
+    if _revealed(m, key):
+        _feedback(picked, answer, why)
+    elif student and picked is not None:
+        st.info(
+            tr("Answer recorded. Your teacher reveals the answer to the whole class."),
+            icon=":material/how_to_vote:",
+        )
+    return picked
+
+
+def _feedback(picked: str | None, answer: str, why: str) -> None:
+    if picked == answer:
+        st.success(tr("Right: {answer}. {why}", answer=literal(answer), why=why))
+    elif picked is not None:
+        st.error(tr("Not quite: the answer is {answer}. {why}", answer=literal(answer), why=why))
+    else:  # revealed to a class member who did not answer
+        st.info(tr("The answer: {answer}. {why}", answer=literal(answer), why=why))
+
+
+def predict(key: str, question: str, options: list[str], answer: str, why: str, everything: bool) -> bool:
+    """Ask before showing: True (draw what answers it) once the learner has picked an option or
+    asked to see it, or when `everything` is on show; in a class, once the teacher has revealed."""
+    picked = self_check(key, question, options, answer, why)
+    m = member()
+    if m is not None:
+        if _revealed(m, key):
+            return True
+        if not m.teacher:
+            _wait_for_reveal(key)
+        return False
+    if picked is not None or everything or st.session_state.get(f"{key}_seen"):
+        return True
+    st.button(
+        tr("Show me without predicting"),
+        key=f"{key}_show",
+        type="secondary",
+        on_click=lambda: st.session_state.update({f"{key}_seen": True}),
+    )
+    return False
+
+
+def _revealed(m: Member, key: str) -> bool:
+    try:
+        return store().revealed(m.code, key)
+    except ClassError:
+        return True  # the class has ended: the page is the student's own again
+
+
+def _record(key: str, options: list[str]) -> None:
+    """A student's pick, recorded for the class (a new pick replaces it in this round)."""
+    m, picked = member(), st.session_state.get(key)
+    if m is None or picked is None:
+        return
+    try:
+        store().answer(m.code, m.student, key, str(options.index(picked)))
+    except ClassError as error:
+        st.session_state["_class_message"] = str(error)
+
+
+@st.fragment(run_every=POLL)
+def _wait_for_reveal(key: str) -> None:
+    """A student's look, every second, for the teacher's reveal: then the whole page reruns."""
+    m = member()
+    if m is None or _revealed(m, key):
+        st.rerun(scope="app")
+    st.caption(tr("Waiting for your teacher to reveal the answer…"))
+
+
+@st.fragment(run_every=POLL)
+def teacher_panel(key: str, options: list[str], answer: str) -> None:
+    """The teacher's view of one question: Ask the class, then the live histogram, Reveal and
+    Ask again. Only the teacher's secret opens the counts before the reveal."""
+    m = member()
+    if m is None or not m.teacher:
+        return
+    try:
+        tally = store().tally(m.code, key, m.secret)
+        current = store().current_question(m.code)
+    except ClassError as error:
+        st.warning(literal(str(error)))
+        return
+    with st.container(border=True):
+        if current != key and not tally.rounds:
+            st.button(tr("Ask the class"), key=f"{key}_ask", on_click=_ask, args=(key,), type="primary")
+            return
+        _histogram(key, tally, options, answer)
+        left, right = st.columns(2)
+        revealed = bool(tally.current and tally.current.revealed)
+        left.button(
+            tr("Reveal"),
+            key=f"{key}_reveal",
+            on_click=_reveal,
+            args=(key,),
+            disabled=revealed,
+            type="primary",
+        )
+        right.button(tr("Ask again"), key=f"{key}_again", on_click=_again, args=(key,), disabled=not revealed)
+
+
+def _histogram(key: str, tally: Tally, options: list[str], answer: str) -> None:
+    current = tally.current
+    answered = current.answered if current else 0
+    st.markdown(
+        tr(
+            "**{answered} of {joined}** students have answered (vote {round}).",
+            answered=answered,
+            joined=tally.joined,
+            round=current.number if current else 1,
+        )
+    )
+    rounds = tally.rounds[-2:] or (None,)  # the vote before discussion beside the one after
+    counts = [[r.counts.get(str(i), 0) if r else 0 for i in range(len(options))] for r in rounds]
+    names = [tr("vote {round}", round=r.number if r else 1) for r in rounds]
+    revealed = bool(current and current.revealed)
+    right = options.index(answer) if revealed and answer in options else None
+    chart(answer_bars(options, counts, names, right), key=f"{key}_bars")
+
+
+def _teacher_call(action, key: str) -> None:
+    m = member()
+    try:
+        action(m.code, m.secret, key)
+    except ClassError as error:
+        st.session_state["_class_message"] = str(error)
+
+
+def _ask(key: str) -> None:
+    _teacher_call(store().ask, key)
+
+
+def _reveal(key: str) -> None:
+    _teacher_call(store().reveal, key)
+
+
+def _again(key: str) -> None:
+    _teacher_call(store().ask_again, key)
+    st.session_state.pop(key, None)
