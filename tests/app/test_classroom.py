@@ -100,9 +100,13 @@ def test_a_wrong_teacher_secret_is_refused(store):
 def test_a_hostile_nickname_is_inert(store):
     code, secret = store.new_class()
     at = class_page(**{"class": code})
-    form_input = [t for t in at.text_input if t.label.startswith("Nickname")][0]
-    at = form_input.set_value("<img src=x onerror=alert(1)>**bold**").run()
-    at = at.button[[b.label for b in at.button].index("Save")].click().run() if False else at
+    hostile = "<img src=x onerror=alert(1)>**bold**\u202e" + "x" * 100
+    [box] = [t for t in at.text_input if "Nickname" in t.label]
+    [save] = [b for b in at.button if "class_nickname" in str(b.key)]
+    box.set_value(hostile)
+    at = save.click().run()  # the form sends both
     assert not at.exception
-    rows = store.export(code, secret, nicknames=True)
-    assert all("<img" not in r.nickname for r in rows)  # nothing recorded yet, and nothing shown as HTML
+    store.answer(code, at.session_state[membership.KEY].student, "q", "0")
+    [row] = [r for r in store.export(code, secret, nicknames=True) if r.nickname]
+    assert len(row.nickname) <= 30 and "\u202e" not in row.nickname  # cut, control characters gone
+    assert all("<img" not in m.value for m in at.markdown)  # never drawn as HTML

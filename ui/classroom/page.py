@@ -12,7 +12,8 @@ import streamlit as st
 from attention.classroom import ClassError, to_csv
 from attention.classroom.rules import NICKNAME_CHARS as NICKNAME
 from attention.i18n import language, tr
-from ui.classroom.membership import Member, enter, leave, member, store
+from ui.classroom import membership
+from ui.classroom.membership import Member, enter, leave, member
 from ui.widgets import literal
 
 JOINED_POLL = 2.0  # seconds between the teacher's looks at how many have joined
@@ -74,12 +75,12 @@ def outside() -> None:
             tr(
                 "For the teacher: you get a code for the class and a teacher's link that only you hold. "
                 "A class lasts {hours:g} hours.",
-                hours=store().limits.hours,
+                hours=membership.store().limits.hours,
             )
         )
         if st.button(tr("Start a class"), type="primary", key="class_start"):
             try:
-                code, secret = store().new_class()
+                code, secret = membership.store().new_class()
                 enter(code, secret)
                 st.rerun()
             except ClassError as error:
@@ -106,7 +107,7 @@ def teacher_board(m: Member) -> None:
     export(m)
     if st.button(tr("Close the class"), key="class_close"):
         try:
-            store().close(m.code, m.secret)
+            membership.store().close(m.code, m.secret)
         except ClassError as error:
             st.warning(literal(str(error)))
         leave()
@@ -119,7 +120,7 @@ def joined() -> None:
     if m is None:
         return
     try:
-        n = store().joined(m.code)
+        n = membership.store().joined(m.code)
     except ClassError as error:
         st.warning(literal(str(error)))
         return
@@ -131,7 +132,7 @@ def export(m: Member) -> None:
         st.markdown(tr("**The class's answers**: every question, its counts per option and vote."))
         names = st.checkbox(tr("Include nicknames"), key="class_nicknames")
         try:
-            rows = store().export(m.code, m.secret, nicknames=names)
+            rows = membership.store().export(m.code, m.secret, nicknames=names)
         except ClassError as error:
             st.warning(literal(str(error)))
             return
@@ -159,7 +160,7 @@ def student_card(m: Member) -> None:
         nickname = st.text_input(tr("Nickname (optional)"), value=m.nickname, max_chars=NICKNAME)
         if st.form_submit_button(tr("Save")):
             try:
-                store().join(m.code, m.student, nickname)
+                membership.store().join(m.code, m.student, nickname)
                 m.nickname = nickname
             except ClassError as error:
                 st.error(literal(str(error)))

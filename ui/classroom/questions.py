@@ -15,7 +15,8 @@ import streamlit as st
 from attention.classroom import ClassError, Tally
 from attention.figures.classroom import answer_bars
 from attention.i18n import tr
-from ui.classroom.membership import Member, member, store
+from ui.classroom import membership
+from ui.classroom.membership import Member, member
 from ui.widgets import chart, literal
 
 POLL = 1.0  # seconds: the teacher's histogram, and a waiting student's look for the reveal
@@ -85,7 +86,7 @@ def predict(key: str, question: str, options: list[str], answer: str, why: str, 
 
 def _revealed(m: Member, key: str) -> bool:
     try:
-        return store().revealed(m.code, key)
+        return membership.store().revealed(m.code, key)
     except ClassError:
         return True  # the class has ended: the page is the student's own again
 
@@ -96,7 +97,7 @@ def _record(key: str, options: list[str]) -> None:
     if m is None or picked is None:
         return
     try:
-        store().answer(m.code, m.student, key, str(options.index(picked)))
+        membership.store().answer(m.code, m.student, key, str(options.index(picked)))
     except ClassError as error:
         st.session_state["_class_message"] = str(error)
 
@@ -118,8 +119,8 @@ def teacher_panel(key: str, options: list[str], answer: str) -> None:
     if m is None or not m.teacher:
         return
     try:
-        tally = store().tally(m.code, key, m.secret)
-        current = store().current_question(m.code)
+        tally = membership.store().tally(m.code, key, m.secret)
+        current = membership.store().current_question(m.code)
     except ClassError as error:
         st.warning(literal(str(error)))
         return
@@ -169,13 +170,13 @@ def _teacher_call(action, key: str) -> None:
 
 
 def _ask(key: str) -> None:
-    _teacher_call(store().ask, key)
+    _teacher_call(membership.store().ask, key)
 
 
 def _reveal(key: str) -> None:
-    _teacher_call(store().reveal, key)
+    _teacher_call(membership.store().reveal, key)
 
 
 def _again(key: str) -> None:
-    _teacher_call(store().ask_again, key)
+    _teacher_call(membership.store().ask_again, key)
     st.session_state.pop(key, None)
