@@ -12,6 +12,7 @@ from attention.figures.languages import cost_bars
 from attention.i18n import LANGUAGES, language, tr
 from attention.i18n.sentences import JOURNEY
 from attention.lessons.languages import Cost, costs
+from ui.classroom.questions import predict
 from ui.widgets import chart, chart_width
 
 MAX_CHARS = 300  # a sentence, not a document: GPT-2 tokenises it on every rerun
@@ -28,32 +29,19 @@ def name(key: str) -> str:
     return tr("Your sentence") if key == "yours" else LANGUAGES[key]
 
 
-def predict(counted: dict[str, Cost]) -> None:
-    """Predict first: which language's sentence costs GPT-2 the most tokens?"""
-    codes = [code for code in counted if code != "yours"]
-    most = max(codes, key=lambda code: counted[code].tokens)
-    picked = st.radio(
-        tr("Predict: the same sentence in six languages. Which one costs GPT-2 the most tokens?"),
-        codes,
-        index=None,
-        key="languages_predict",
-        format_func=lambda code: LANGUAGES[code],
-        horizontal=True,
+def predicted(counted: dict[str, Cost]) -> bool:
+    """Predict first: which language's sentence costs GPT-2 the most tokens? (The options in one
+    order for every reader: in a class, an answer is its option's position.)"""
+    names = [LANGUAGES[code] for code in JOURNEY]
+    most = max(JOURNEY, key=lambda code: counted[code].tokens)
+    why = tr(
+        "{name} costs {n} tokens for what English says in {english}.",
+        name=LANGUAGES[most],
+        n=counted[most].tokens,
+        english=counted["en"].tokens,
     )
-    if picked is None:
-        st.caption(tr("Pick one: the table and the chart appear below either way."))
-    elif picked == most:
-        st.success(tr("Right: {name}, {n} tokens.", name=LANGUAGES[most], n=counted[most].tokens))
-    else:
-        st.error(
-            tr(
-                "Not quite: {name} costs the most, {n} tokens ({picked}: {m}).",
-                name=LANGUAGES[most],
-                n=counted[most].tokens,
-                picked=LANGUAGES[picked],
-                m=counted[picked].tokens,
-            )
-        )
+    question = tr("The same sentence in six languages. Which one costs GPT-2 the most tokens?")
+    return predict("languages_predict", question, names, LANGUAGES[most], why, everything=False)
 
 
 def table(counted: dict[str, Cost]) -> None:
@@ -114,9 +102,9 @@ def page() -> None:
         placeholder=tr("Type a sentence in any language"),
     )
     counted = costs(sentences(own))
-    predict(counted)
-    table(counted)
-    bars(counted)
+    if predicted(counted):
+        table(counted)
+        bars(counted)
     st.subheader(tr("What GPT-2 reads"))
     st.caption(
         tr(
