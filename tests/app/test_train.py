@@ -490,3 +490,19 @@ def test_stopping_a_run_another_session_paused_leaves_it_to_that_session(train_p
     at = train_page.run().button(key="tr_stop").click().run()
     assert not trainer.stopped and at.session_state["_held_train"]["run"] is None
     assert "it stays with the 1 other session that has it open" in at.info[0].value
+
+
+def test_before_play_a_full_server_says_how_many_runs_are_ahead_and_how_long(monkeypatch):
+    """Every training slot taken (a class pressing Play with different settings): the thirtieth
+    student learns how long Play would wait, before pressing it."""
+    from attention import slots
+    from ui.train import around
+
+    line = slots.Slots("trainings", 1)
+    held = [line.ticket(f"other{n}") for n in range(3)]
+    for ticket in held:
+        ticket.ask()  # one runs, two wait
+    monkeypatch.setattr(around, "TRAININGS", line)
+    at = open_page("pages/train.py")
+    ahead = [w.value for w in at.warning if "ahead of yours" in w.value]
+    assert ahead and ahead[0].startswith("3 runs are ahead of yours") and "min" in ahead[0]

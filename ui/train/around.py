@@ -5,6 +5,7 @@ status. show() plays the held run and draws it with them."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import streamlit as st
@@ -69,8 +70,30 @@ def before_play(view: View, config, pace: float) -> None:
             icon=":material/groups:",
         )
     training = min(kind.limit, config.steps * seconds_per_step(kind, config))
+    if not live and not shared.SHARED.finished_run(kind, config):
+        queue_ahead(training)
     pauses = config.steps // config.snapshot_every * pace
     st.info(view.plan(config, training, pauses))
+
+
+def queue_ahead(each: float) -> None:
+    """Before Play, when every training slot is taken: how many runs are ahead, and about how long
+    the wait is (each run ahead taken to be as long as this one: `each` seconds)."""
+    running, waiting = TRAININGS.running, TRAININGS.waiting
+    if running < TRAININGS.capacity:
+        return
+    ahead = waiting + 1  # those in line, and a slot to free
+    minutes = max(1, round(math.ceil(ahead / TRAININGS.capacity) * each / 60))
+    st.warning(
+        tr_n(
+            "{n} run is ahead of yours on this server: Play waits about {minutes} min for a free slot.",
+            "{n} runs are ahead of yours on this server: Play waits about {minutes} min for a free slot.",
+            ahead,
+            n=ahead,
+            minutes=minutes,
+        ),
+        icon=":material/hourglass_top:",
+    )
 
 
 def left_behind(kind: type[Run], config) -> None:
