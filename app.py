@@ -55,7 +55,7 @@ with st.sidebar:
     )
     language.picker()
     membership.sidebar()
-    membership.follow(pages())  # a student who follows: the page the teacher sends
+    membership.poll(pages())  # a student: the teacher's view (when following), a reveal, a new vote
 if class_message:
     st.warning(class_message, icon=":material/groups:")
 if refused:

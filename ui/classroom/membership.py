@@ -29,6 +29,7 @@ class Member:
     nickname: str = ""
     follow: bool = True
     seen: int = 0  # the teacher's view version this session has followed
+    question_state: tuple | None = None  # (question, round, revealed) of the class's question, as last drawn
 
     @property
     def teacher(self) -> bool:
@@ -130,18 +131,27 @@ def send_view() -> None:
 
 
 @st.fragment(run_every=POLL)
-def follow(pages: dict) -> None:
-    """A follower's look at the teacher's view, every POLL seconds; a newer one switches the page."""
+def poll(pages: dict) -> None:
+    """A student's look at the class, every POLL seconds: a view the teacher sent (when following)
+    switches the page; the question the class is on revealed, or asked again, reruns the page (a
+    new vote starts with no pick). One fragment a page: a lecture hall's reruns stay light."""
     m = member()
-    if m is None or m.teacher or not m.follow:
+    if m is None or m.teacher:
         return
     try:
-        view = store().view(m.code)
+        view, asked = store().view(m.code), store().current_question(m.code)
+        current = store().tally(m.code, asked).current if asked else None
     except ClassError as error:
         leave()
         st.session_state["_class_message"] = str(error)
-        st.rerun()
-    if view.version > m.seen and view.page in pages:
+        st.rerun(scope="app")
+    if m.follow and view.version > m.seen and view.page in pages:
         m.seen = view.version
         st.switch_page(pages[view.page], query_params=view.params | url.link_params({}))
     m.seen = max(m.seen, view.version)
+    state = (asked, current.number, current.revealed) if current else None
+    if m.question_state != state:
+        if m.question_state and state and m.question_state[:2] != state[:2]:
+            st.session_state[asked] = None  # asked again: a new vote, no pick yet
+        m.question_state = state
+        st.rerun(scope="app")

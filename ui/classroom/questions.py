@@ -19,7 +19,7 @@ from ui.classroom import membership
 from ui.classroom.membership import Member, member
 from ui.widgets import chart, literal
 
-POLL = 1.0  # seconds: the teacher's histogram, and a waiting student's look for the reveal
+POLL = 1.0  # seconds: the teacher's histogram
 
 
 def self_check(key: str, question: str, options: list[str], answer: str, why: str) -> str | None:
@@ -70,8 +70,8 @@ def predict(key: str, question: str, options: list[str], answer: str, why: str, 
     if m is not None:
         if _revealed(m, key):
             return True
-        if not m.teacher:
-            _wait_for_reveal(key)
+        if not m.teacher:  # the page's class poll (membership.poll) reruns it at the reveal
+            st.caption(tr("Waiting for your teacher to reveal the answer…"))
         return False
     if picked is not None or everything or st.session_state.get(f"{key}_seen"):
         return True
@@ -103,15 +103,6 @@ def _record(key: str, options: list[str]) -> None:
 
 
 @st.fragment(run_every=POLL)
-def _wait_for_reveal(key: str) -> None:
-    """A student's look, every second, for the teacher's reveal: then the whole page reruns."""
-    m = member()
-    if m is None or _revealed(m, key):
-        st.rerun(scope="app")
-    st.caption(tr("Waiting for your teacher to reveal the answer…"))
-
-
-@st.fragment(run_every=POLL)
 def teacher_panel(key: str, options: list[str], answer: str) -> None:
     """The teacher's view of one question: Ask the class, then the live histogram, Reveal and
     Ask again. Only the teacher's secret opens the counts before the reveal."""
@@ -124,6 +115,10 @@ def teacher_panel(key: str, options: list[str], answer: str) -> None:
     except ClassError as error:
         st.warning(literal(str(error)))
         return
+    state = (tally.current.number, tally.current.revealed) if tally.current else None
+    if st.session_state.setdefault(f"_{key}_class_state", state) != state:  # revealed, or asked again:
+        st.session_state[f"_{key}_class_state"] = state  # the page shows (or hides) the answer
+        st.rerun(scope="app")
     with st.container(border=True):
         if current != key and not tally.rounds:
             st.button(tr("Ask the class"), key=f"{key}_ask", on_click=_ask, args=(key,), type="primary")
@@ -179,4 +174,4 @@ def _reveal(key: str) -> None:
 
 def _again(key: str) -> None:
     _teacher_call(membership.store().ask_again, key)
-    st.session_state.pop(key, None)
+    st.session_state[key] = None  # the teacher's own pick, if any, cleared too
