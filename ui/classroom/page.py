@@ -100,7 +100,8 @@ def teacher_board(m: Member) -> None:
         st.caption(
             tr(
                 "It makes any browser this class's teacher: reveal, ask again, send your view, export. "
-                "Do not project it."
+                "Do not project it, and keep it: the address bar drops the secret, so a page you reload "
+                "opens as a student's until you open this link again."
             )
         )
         st.code(join_link(m.shown_code, m.secret), language=None, wrap_lines=True)
