@@ -55,7 +55,8 @@ with st.sidebar:
     )
     language.picker()
     membership.sidebar()
-    membership.poll(pages())  # a student: the teacher's view (when following), a reveal, a new vote
+    if (m := membership.member()) is not None and not m.teacher:  # others run no timer at all
+        membership.poll(pages())  # a student: the teacher's view (when following), a reveal, a new vote
 if class_message:
     st.warning(class_message, icon=":material/groups:")
 if refused:
