@@ -18,7 +18,6 @@ from attention.figures.layout import (
     MAX_TICK_LABELS,
     SEQUENTIAL,
     TITLE_PX,
-    VERTICAL_TOOLBAR,
     cell_numbers,
     chart_title,
     colour,
@@ -191,7 +190,6 @@ def step_figure(
         "yaxis": position_axis(labels, tr("← queries (looking)")) | {"range": [n - 0.5, -0.5]},
         "height": height + TITLE_PX + ticks_px + 20,
         "margin": {"l": 10, "r": 40, "t": TITLE_PX + ticks_px + 20, "b": 10},
-        "modebar": VERTICAL_TOOLBAR,
     }
     return figure(_step_traces(panel, n, heatmap, numbers), layout)
 

@@ -102,9 +102,9 @@ def position_axis(labels: list[str], axis_title: str) -> dict:
 
 
 def chart_title(text: str, subtitle: str | None = None, size: int = 15) -> dict:
-    """A chart's title at its top left; the caller leaves margin["t"] >= TITLE_PX for it and sets
-    VERTICAL_TOOLBAR, so that the toolbar stands at the right edge instead of over the title (on a
-    phone a title reaches across the chart). User text must be escaped by the caller."""
+    """A chart's title at its top left; the caller leaves margin["t"] >= TITLE_PX for it (where the
+    title would reach under plotly's toolbar, on a phone say, figures/fit.py moves it down).
+    User text must be escaped by the caller."""
     out = {
         "text": f"<b>{text}</b>",
         "font": {"size": size},
@@ -122,7 +122,6 @@ def chart_title(text: str, subtitle: str | None = None, size: int = 15) -> dict:
 
 
 TITLE_PX = 54  # a title and its subtitle, with a gap before the axis title
-VERTICAL_TOOLBAR = {"orientation": "v"}  # layout["modebar"]: down the right edge, clear of the title
 
 
 def colour(colorscale, values: np.ndarray, fitted: bool = False, bound: float | None = None) -> dict:

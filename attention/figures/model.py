@@ -17,7 +17,6 @@ from attention.figures.explorer import StepPanel, step_figure
 from attention.figures.layout import (
     HEAD_COLOURS,
     SEQUENTIAL,
-    VERTICAL_TOOLBAR,
     Cell,
     cell_numbers,
     chart_title,
@@ -211,7 +210,6 @@ def role_heatmap(scores: np.ndarray, role: str, caption: str) -> go.Figure:
             },
             "height": 134 + 28 * layers,
             "margin": {"l": 10, "r": 10, "t": 84, "b": 10},
-            "modebar": VERTICAL_TOOLBAR,
         },
     )
 

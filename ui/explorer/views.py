@@ -183,7 +183,8 @@ def steps_view(config: ExplorerConfig, trace: AttentionTrace, shown: dict) -> No
             lambda: projected(
                 figures.step_figure(
                     texts, figures.step_panels(trace, head, [step])[0], width_px=width, **options
-                )
+                ),
+                width,
             ),
         )
         chart(fig, key=key, ready=True)
