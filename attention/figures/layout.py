@@ -122,6 +122,7 @@ def chart_title(text: str, subtitle: str | None = None, size: int = 15) -> dict:
 
 
 TITLE_PX = 54  # a title and its subtitle, with a gap before the axis title
+SHARE_PX = 60  # a right margin with room for a share ("100.0%") beside a bar that reaches the axis's end
 
 
 def colour(colorscale, values: np.ndarray, fitted: bool = False, bound: float | None = None) -> dict:
