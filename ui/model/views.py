@@ -46,7 +46,7 @@ def view_controls(cfg: dict, tokens: int) -> tuple[str, int, int]:
         c2.selectbox(tr("Head"), range(cfg["n_heads"]), key="m_head")
         if shown == "head":
             keep_choice("m_step", "weights")  # on a phone in a row of its own, where its options wrap
-            (st if narrow() else c3).segmented_control(tr("Step"), MODEL_STEPS, key="m_step")
+            (st if narrow() else c3).segmented_control(tr("Step"), MODEL_STEPS, key="m_step", wrap=True)
     return shown, s["m_layer"], s["m_head"]
 
 
