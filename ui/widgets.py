@@ -67,6 +67,15 @@ def projected(fig, width: int | None = None):
     return fit(fig, chart_width(width or MAIN_PX))
 
 
+def formulas(*parts: str) -> None:
+    """Equations (LaTeX) in a row on a screen, one under another on a phone, where a row of them is
+    wider than the page (app.css: one still too wide scrolls in its own box)."""
+    if narrow():
+        st.latex(r"\begin{gathered}" + r" \\[6pt] ".join(parts) + r"\end{gathered}")
+    else:
+        st.latex(r" \qquad ".join(parts))
+
+
 def page_title(title: str, caption: str, help: str | None = None) -> None:
     """The page's title and the line under it, one element (every element is a message to every
     browser on every rerun: benchmarks/classroom.py)."""

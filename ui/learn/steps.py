@@ -15,7 +15,7 @@ from attention.i18n import tr, tr_n
 from attention.lessons import chapter3 as lesson
 from ui.cache import cached_trace
 from ui.learn.controls import D_OUTS, HEADS, Lesson
-from ui.widgets import chart, literal, predict
+from ui.widgets import chart, formulas, literal, predict
 
 WIDE = 900  # px a full-width matrix is drawn at
 HALF = WIDE // 2
@@ -47,8 +47,9 @@ def tokens_to_embeddings(page: Lesson) -> None:
     st.markdown(
         tr("Raschka's blog recipe: split into words, sort the unique words, a word's id is its place.")
     )
-    st.latex(
-        r"\text{vocabulary} = \mathrm{sorted}(\mathrm{set}(\text{words})),\quad x^{(i)} = E[\mathrm{id}_i]"
+    formulas(
+        r"\text{vocabulary} = \mathrm{sorted}(\mathrm{set}(\text{words})),",
+        r"x^{(i)} = E[\mathrm{id}_i]",
     )
     st.code(f"vocabulary = {info.vocabulary}", language=None, wrap_lines=True)
     # TRANSLATORS: a table's column header: the token's text
@@ -89,10 +90,10 @@ def query_picker(page: Lesson) -> int:
 def simplified_attention(page: Lesson, query: int) -> None:
     """Step 2: section 3.3's dot products, softmax and weighted sum for one query, then all."""
     labels, work = page.labels, lesson.worked_query(page.config, query)
-    st.latex(
-        r"\omega_{qj} = x^{(q)} \cdot x^{(j)}, \qquad "
-        r"\alpha_{qj} = \frac{e^{\omega_{qj}}}{\sum_k e^{\omega_{qk}}},"
-        r"\qquad z^{(q)} = \sum_j \alpha_{qj}\, x^{(j)}"
+    formulas(
+        r"\omega_{qj} = x^{(q)} \cdot x^{(j)},",
+        r"\alpha_{qj} = \frac{e^{\omega_{qj}}}{\sum_k e^{\omega_{qk}}},",
+        r"z^{(q)} = \sum_j \alpha_{qj}\, x^{(j)}",
     )
     if not predict(
         "check_top",
@@ -149,9 +150,9 @@ def trainable_weights(page: Lesson, query: int) -> None:
     """Step 3: SelfAttention_v1's three matrices, the projections, ω and α, then why √d_k."""
     trace = page.trace
     weights = lesson.trainable_weights(page.config)  # SelfAttention_v1(d_in=3, d_out=2), seeded
-    st.latex(
-        r"q^{(i)} = x^{(i)} W_q,\quad k^{(i)} = x^{(i)} W_k,\quad v^{(i)} = x^{(i)} W_v,\qquad"
-        r"\omega = q k^\top,\quad \alpha = \mathrm{softmax}\!\left(\omega / \sqrt{d_k}\right)"
+    formulas(
+        r"q^{(i)} = x^{(i)} W_q,\quad k^{(i)} = x^{(i)} W_k,\quad v^{(i)} = x^{(i)} W_v,",
+        r"\omega = q k^\top,\quad \alpha = \mathrm{softmax}\!\left(\omega / \sqrt{d_k}\right)",
     )
     for column, (name, w) in zip(st.columns(3), weights.items(), strict=True):
         column.markdown(f"**{name}** {tuple(w.shape)}")
@@ -214,10 +215,9 @@ def why_scale(page: Lesson) -> None:
 def multi_head(page: Lesson) -> None:
     """Step 6: the wrapper against split heads, the transpose's shapes, each head's weights."""
     T = len(page.tokens)
-    st.latex(
-        r"\mathrm{head}_h = \mathrm{softmax}\!\left(\frac{Q_h K_h^\top}{\sqrt{d_{head}}} + M\right) V_h,"
-        r"\qquad "
-        r"\mathrm{MultiHead}(x) = [\mathrm{head}_1, \dots, \mathrm{head}_H]\, W_{out}"
+    formulas(
+        r"\mathrm{head}_h = \mathrm{softmax}\!\left(\frac{Q_h K_h^\top}{\sqrt{d_{head}}} + M\right) V_h,",
+        r"\mathrm{MultiHead}(x) = [\mathrm{head}_1, \dots, \mathrm{head}_H]\, W_{out}",
     )
     h_col, d_col = st.columns(2)
     # TRANSLATORS: a menu's label: the number of attention heads
