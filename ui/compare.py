@@ -25,7 +25,7 @@ from attention.explorer.variants import VARIANTS
 from attention.figures import compare as figures
 from attention.i18n import N_, tr
 from ui.explorer.controls import explorer_settings
-from ui.widgets import chart, chart_width
+from ui.widgets import HALF_PX, chart, chart_width
 
 SIDE_KNOBS = ("variant", "d_out", "heads", "kv_groups", "window", "rope", "causal", "dropout", "seed")
 TOLERANCE = 1e-5  # float32 against the float64 reference
@@ -333,4 +333,4 @@ def difference_charts(a: AttentionTrace, b: AttentionTrace, what: str, heads: tu
     for row in (charts[:2], charts[2:]):
         for column, fig in zip(st.columns(2), row, strict=False):
             with column:
-                chart(fig, key=f"cmp_{fig.data[0].name}")
+                chart(fig, key=f"cmp_{fig.data[0].name}", width=HALF_PX)

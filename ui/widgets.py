@@ -53,6 +53,7 @@ def chart_width(wide: int) -> int:
 
 
 MAIN_PX = 900  # the main column's width at 1366 x 768 (the smallest screen) with the sidebar open
+HALF_PX, THIRD_PX = 440, 290  # a chart's width in one of two columns, of three
 
 
 PROJECTOR_SCALE = 1.4  # text in charts in projector mode (the sidebar toggle)

@@ -164,12 +164,12 @@ def step_figure(
     n = len(labels)
     scale = panel.scale or SCALES[STEPS[panel.name].kind]
     heatmap = colour(scale, f32(panel.z), fitted=fitted, bound=bound)
-    plot_px = width_px - 130  # the query labels and the colour bar take the rest
+    shown = labels[:: max(1, -(-n // MAX_TICK_LABELS))]
+    longest = max(len(html.unescape(label)) for label in shown)
+    plot_px = width_px - 7 * longest - 100  # the query labels, their title and the colour bar take the rest
     if numbers:
         heatmap |= cell_numbers(n, plot_px)
     # key labels too long for their column stand upright; leave them the room they need
-    shown = labels[:: max(1, -(-n // MAX_TICK_LABELS))]
-    longest = max(len(html.unescape(label)) for label in shown)
     upright = longest * 8 > plot_px / len(shown)
     ticks_px = 8 * longest + 10 if upright else 22
     # a narrow chart's centred "keys" title would sit on the subtitle's line: room for both

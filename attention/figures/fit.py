@@ -20,6 +20,7 @@ TOOLBAR_WIDTH = 236  # its 7 buttons for a 2-d chart and Streamlit's full-screen
 LINE = 1.3  # a line's height, in font sizes
 LIFT_PX = 12  # measured (plotly 7): 11 px for 2 lines at 15 px, and for 3
 EDGE_PX = 10  # kept free at a chart's edge
+Y_LABELS_PX = 70  # what a y-axis's labels and title take beside the plot, at least (automargin)
 # a character about 1 em wide: Hangul jamo, CJK (with its punctuation, kana), Hangul syllables,
 # full-width forms
 _WIDE = re.compile("[\u1100-\u11ff\u2e80-\ua4cf\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]")
@@ -81,7 +82,7 @@ def fit(fig: go.Figure, width_px: int) -> go.Figure:
         updates["margin"] = {"t": margin["t"]}
         if layout.get("height"):
             updates["height"] = layout["height"] + grow
-    plot_w = width_px - margin["l"] - margin["r"]
+    plot_w = width_px - max(margin["l"], Y_LABELS_PX) - margin["r"]
     plot_h = (layout.get("height") or 450) - margin["t"] - margin["b"]
     for name, axis in layout.items():
         length = plot_w if name.startswith("x") else plot_h

@@ -145,11 +145,17 @@ FITTED_QUANTILE = 0.99  # a fitted scale's top: the largest 1% of the values sat
 
 
 def cell_numbers(n_columns: int, width_px: float) -> dict:
-    """Numbers printed in the cells of a heatmap, as many decimals as fit (hover has all 4);
-    plotly picks a text colour that contrasts with each cell."""
+    """Numbers printed in the cells of a heatmap, as many decimals as fit, smaller in a small cell
+    (a phone's), none where even two decimals would spill over the cell (hover has all 4); plotly
+    picks a text colour that contrasts with each cell."""
     cell = width_px / max(n_columns, 1)
+    if cell < 24:
+        return {}
     decimals = 4 if cell >= 58 else 3 if cell >= 46 else 2
-    return {"texttemplate": f"%{{z:.{decimals}f}}", "textfont": {"size": 13 if cell >= 46 else 11}}
+    return {
+        "texttemplate": f"%{{z:.{decimals}f}}",
+        "textfont": {"size": 13 if cell >= 46 else 11 if cell >= 36 else 9},
+    }
 
 
 # --- the panel grid: several heatmaps in one figure (one chart to draw, not several) -------------

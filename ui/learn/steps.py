@@ -15,7 +15,7 @@ from attention.i18n import tr, tr_n
 from attention.lessons import chapter3 as lesson
 from ui.cache import cached_trace
 from ui.learn.controls import D_OUTS, HEADS, Lesson
-from ui.widgets import chart, formulas, literal, predict
+from ui.widgets import chart, chart_width, formulas, literal, predict
 
 WIDE = 900  # px a full-width matrix is drawn at
 HALF = WIDE // 2
@@ -30,8 +30,8 @@ def scaling_table() -> pd.DataFrame:
 def matrix(page: Lesson, z, name: str, title: str, subtitle: str, *, key: str, width: int = WIDE, **marks):
     """A (T, T) matrix as a heatmap with its numbers in the cells, rows queries, columns keys;
     `marks`: StepPanel's mask and scale."""
-    panel = StepPanel(name, z, title, subtitle, **marks)
-    chart(step_figure(page.tokens, panel, numbers=True, width_px=width), key=key)
+    panel, width = StepPanel(name, z, title, subtitle, **marks), chart_width(width)  # a phone's: 360 px
+    chart(step_figure(page.tokens, panel, numbers=True, width_px=width), key=key, width=width)
 
 
 def two_matrices(page: Lesson, left: tuple, right: tuple, **marks) -> None:

@@ -19,7 +19,7 @@ from attention.model.gpt import GPTModel
 from attention.model.sentence import SentenceView
 from ui.model import caches as models
 from ui.model.url import TEMPERATURES, VIEWS, label, layer_head, remember_view, share_link, view_name
-from ui.widgets import PROJECTOR_SCALE, chart, chart_width, keep_choice, literal, narrow, show_notes
+from ui.widgets import PROJECTOR_SCALE, THIRD_PX, chart, chart_width, keep_choice, literal, narrow, show_notes
 
 HEAD_VIEWS = ("grid", "head", "tokens")  # the views that show the chosen layer and head
 MODEL_STEPS = ["scores", "scaled_scores", "masked_scores", "weights"]  # a GPT's in eval: causal, no dropout
@@ -184,6 +184,7 @@ def one_head(
             chart(
                 steps.vectors_heatmap(getattr(trace, name)[0, head], labels, title, width_px=320),
                 key=f"m_{name}",
+                width=THIRD_PX,
             )
 
 

@@ -19,7 +19,7 @@ from ui.chrome import pages
 from ui.model import caches as models
 from ui.train import around, player
 from ui.url import link_params
-from ui.widgets import chart, literal, narrow
+from ui.widgets import HALF_PX, chart, literal, narrow
 
 TASKS = {"induction": (induction.LABEL, induction.GOAL)}
 SETTINGS = ("ind_layers", "ind_steps", "ind_seed")
@@ -202,10 +202,10 @@ def draw(slots: dict, run: InductionTrainer, index: int, live: bool) -> None:
     with slots["curves"].container():
         second, first = [s.second_copy for s in snaps], [s.first_copy for s in snaps]
         curves = phase_curves(losses, steps, second, first, run.phase_step, marker)
-        chart(curves, key="ind_phase" + suffix)
+        chart(curves, key="ind_phase" + suffix, width=HALF_PX)
     with slots["roles"].container():
         previous, induction = np.stack([s.previous for s in snaps]), np.stack([s.induction for s in snaps])
-        chart(role_curves(steps, previous, induction, marker), key="ind_roles" + suffix)
+        chart(role_curves(steps, previous, induction, marker), key="ind_roles" + suffix, width=HALF_PX)
     with slots["explain"].container():
         _explain(run, index)
     with slots["patterns"].container():
