@@ -6,6 +6,7 @@ it."""
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from attention.errors import ConfigError
@@ -321,7 +322,8 @@ def after() -> None:
     rows = st.session_state.get(RESULTS)
     if rows:
         st.markdown(tr("**Runs so far** (this session): two layers against one, the same budget."))
-        st.dataframe([_row(row) for row in rows], hide_index=True)
+        # a table, not a data grid: its headers wrap, so all nine columns fit the page in any language
+        st.table(pd.DataFrame([_row(row) for row in rows]), hide_index=True)
 
 
 def _row(row: dict) -> dict:
@@ -339,5 +341,5 @@ def _row(row: dict) -> dict:
         tr("best induction head"): row["induction"],
         tr("right on the second copy"): row["second"],
         tr("right on the first copy"): row["first"],
-        tr("seconds"): row["seconds"],
+        tr("seconds"): f"{row['seconds']:.1f}",
     }
