@@ -71,17 +71,24 @@ def _lines(text: str) -> int:
 def fit(fig: go.Figure, width_px: int) -> go.Figure:
     """In place, for a chart drawn about `width_px` wide: its title, subtitle and axis titles
     wrapped to the width (the margins grow by the lines added), and the toolbar across the top,
-    over the title's row where the title leaves it room, else in a strip of its own above it."""
+    over the title's row where the title leaves it room, else in a strip of its own above
+    everything (the chart grows by it)."""
     layout = fig.layout.to_plotly_json()
     base = (layout.get("font") or {}).get("size", 14)
     margin = {"t": 80, "b": 80, "l": 80, "r": 80} | (layout.get("margin") or {})
     updates: dict = {}
-    grow = _fit_title(layout, width_px, base, updates)
+    title, grow, right = _fit_title(layout, width_px, base)
+    if right > width_px - TOOLBAR_WIDTH or _under_toolbar(layout, width_px, margin):
+        grow += TOOLBAR_PX
+        if title:
+            title["pad"]["t"] += TOOLBAR_PX
+    if title and grow:
+        updates["title"] = title
     if grow:
-        margin["t"] += grow
+        margin["t"] += round(grow)
         updates["margin"] = {"t": margin["t"]}
         if layout.get("height"):
-            updates["height"] = layout["height"] + grow
+            updates["height"] = layout["height"] + round(grow)
     plot_w = width_px - max(margin["l"], Y_LABELS_PX) - margin["r"]
     plot_h = (layout.get("height") or 450) - margin["t"] - margin["b"]
     for name, axis in layout.items():
@@ -93,21 +100,14 @@ def fit(fig: go.Figure, width_px: int) -> go.Figure:
     return fig
 
 
-def _fit_title(layout: dict, width_px: int, base: float, updates: dict) -> int:
-    """The title (and subtitle) wrapped, anchored at the top, under a strip for the toolbar where
-    it would reach it; into `updates`. Returns the px the top margin must grow by."""
+def _fit_title(layout: dict, width_px: int, base: float) -> tuple[dict | None, float, float]:
+    """The title (and subtitle) wrapped to the width and anchored at the top: (its layout, the px
+    the top margin must grow by for the lines added, where its widest line ends)."""
     title = layout.get("title")
     if isinstance(title, str):
         title = {"text": title}
-    legend = layout.get("legend") or {}
-    top_right_legend = (
-        layout.get("showlegend") is not False
-        and legend.get("orientation") == "h"
-        and legend.get("y", 0) >= 1
-        and legend.get("x", 0) >= 0.5
-    )
     if not title or not title.get("text"):
-        return TOOLBAR_PX if top_right_legend else 0
+        return None, 0.0, 0.0
     size = (title.get("font") or {}).get("size", base * 1.2)
     # Streamlit's theme puts a title at the left (x = 0) unless the figure says otherwise
     x, pad = title.get("x", 0), title.get("pad") or {}
@@ -115,27 +115,47 @@ def _fit_title(layout: dict, width_px: int, base: float, updates: dict) -> int:
     left = pad.get("l", 0) + width_px * x
     room = width_px - 2 * EDGE_PX if centred else width_px - left - EDGE_PX
     text = wrap(title["text"], room, size)
-    sub = (title.get("subtitle") or {}).get("text")
-    sub_size = ((title.get("subtitle") or {}).get("font") or {}).get("size", base)
     new = {"text": text, "y": 1, "yref": "container", "yanchor": "top"}
     grow = (_lines(text) - _lines(title["text"])) * size * LINE
     widest = text_px(text, size)
-    if sub:
+    if sub := (title.get("subtitle") or {}).get("text"):
+        sub_size = ((title.get("subtitle") or {}).get("font") or {}).get("size", base)
         new["subtitle"] = {"text": wrap(sub, room, sub_size)}
         grow += (_lines(new["subtitle"]["text"]) - _lines(sub)) * sub_size * LINE
         widest = max(widest, text_px(new["subtitle"]["text"], sub_size))
     top = pad.get("t", 6) if title.get("yanchor") == "top" else 6
     if _lines(text) > 1 and _lines(title["text"]) == 1:
         top += LIFT_PX  # plotly draws a title of several lines anchored at its top that much higher
-    right = width_px / 2 + widest / 2 if centred else left + widest
-    if right > width_px - TOOLBAR_WIDTH or top_right_legend:
-        top += TOOLBAR_PX
-        grow += TOOLBAR_PX
-    elif not grow:
-        return 0  # it fits, beside the toolbar: as it was
     new["pad"] = pad | {"t": top}
-    updates["title"] = new
-    return round(grow)
+    return new, grow, width_px / 2 + widest / 2 if centred else left + widest
+
+
+def _under_toolbar(layout: dict, width_px: int, margin: dict) -> bool:
+    """Whether a legend across the top or a panel's title at the top (an annotation at the top of
+    the plot area, or above it) reaches the top right, where the toolbar stands."""
+    legend = layout.get("legend") or {}
+    if (
+        layout.get("showlegend") is not False
+        and legend.get("orientation") == "h"
+        and legend.get("y", 0) >= 1
+        and legend.get("x", 0) >= 0.5
+    ):
+        return True
+    plot_w = width_px - margin["l"] - margin["r"]
+    for note in layout.get("annotations") or []:
+        if (
+            note.get("yref", "paper") != "paper"
+            or note.get("y", 0) < 0.98
+            or note.get("xref", "paper") != "paper"
+        ):
+            continue
+        size = (note.get("font") or {}).get("size", 14)
+        text_w = text_px(str(note.get("text", "")), size)
+        start = margin["l"] + plot_w * note.get("x", 0.5)
+        start -= {"left": 0, "right": text_w}.get(note.get("xanchor", "center"), text_w / 2)
+        if start + text_w > width_px - TOOLBAR_WIDTH:
+            return True
+    return False
 
 
 def _fit_axis_title(axis: dict, length_px: float, base: float) -> dict | None:

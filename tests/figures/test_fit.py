@@ -61,3 +61,15 @@ def test_a_subtitle_wraps_too_and_an_axis_title_gets_automargin():
     fit(fig, 360)
     assert "<br>" in fig.layout.title.subtitle.text
     assert "<br>" in fig.layout.xaxis.title.text and fig.layout.xaxis.automargin is True
+
+
+def test_a_panel_title_at_the_top_right_gets_the_strip_too():
+    """A grid's last panel's title (an annotation over its plot area) stood under the toolbar."""
+    layout = {"height": 300, "margin": {"t": 40, "b": 10, "l": 10, "r": 10}}
+    note = {"text": "<b>previous-token head</b>", "xref": "paper", "yref": "paper", "y": 1}
+    fig = figure([], layout | {"annotations": [note | {"x": 0.82, "xanchor": "left"}]})
+    fit(fig, 1100)
+    assert fig.layout.margin.t == 40 + TOOLBAR_PX and fig.layout.height == 300 + TOOLBAR_PX
+    left = figure([], layout | {"annotations": [note | {"x": 0.0, "xanchor": "left"}]})
+    fit(left, 1100)
+    assert left.layout.margin.t == 40  # at the left, clear of the toolbar: as it was
