@@ -151,8 +151,9 @@ def trainable_weights(page: Lesson, query: int) -> None:
     trace = page.trace
     weights = lesson.trainable_weights(page.config)  # SelfAttention_v1(d_in=3, d_out=2), seeded
     formulas(
-        r"q^{(i)} = x^{(i)} W_q,\quad k^{(i)} = x^{(i)} W_k,\quad v^{(i)} = x^{(i)} W_v,",
-        r"\omega = q k^\top,\quad \alpha = \mathrm{softmax}\!\left(\omega / \sqrt{d_k}\right)",
+        r"q^{(i)} = x^{(i)} W_q,\quad k^{(i)} = x^{(i)} W_k,",
+        r"v^{(i)} = x^{(i)} W_v,\quad \omega = q k^\top,",
+        r"\alpha = \mathrm{softmax}\!\left(\omega / \sqrt{d_k}\right)",
     )
     for column, (name, w) in zip(st.columns(3), weights.items(), strict=True):
         column.markdown(f"**{name}** {tuple(w.shape)}")
