@@ -25,7 +25,7 @@ from attention.explorer.variants import VARIANTS
 from attention.figures import compare as figures
 from attention.i18n import N_, tr
 from ui.explorer.controls import explorer_settings
-from ui.widgets import chart, chart_width
+from ui.widgets import HALF_PX, chart, chart_width
 
 SIDE_KNOBS = ("variant", "d_out", "heads", "kv_groups", "window", "rope", "causal", "dropout", "seed")
 TOLERANCE = 1e-5  # float32 against the float64 reference
@@ -259,27 +259,23 @@ def show_table(table: pd.DataFrame, d: int) -> None:
         )
     ms_columns = [c for c in table.columns if c.startswith("ms (")]
     implementation = table["variant"].map(bench.IMPLEMENTATIONS.get)
-    st.dataframe(
-        table.drop(columns=["module", "note"])
-        .assign(
-            variant=implementation.map(lambda i: i.shown("short")),
-            computes=implementation.map(lambda i: i.shown("computes")),
-        )
-        .rename(columns={"max |diff|": "largest difference"})
-        .style.format({"largest difference": "{:.2e}", **{c: "{:.3f}" for c in ms_columns}}, na_rep="—"),
-        hide_index=True,
-        width="stretch",
-        column_config={  # the headers in the reader's language; the columns keep their names
-            # TRANSLATORS: a table's column: which implementation of attention
-            "variant": st.column_config.TextColumn(tr("variant"), width="medium"),
-            # TRANSLATORS: a table's column: what an implementation computes (heads, mask, ...)
-            "computes": st.column_config.TextColumn(tr("computes"), width="large"),
-            # TRANSLATORS: a table's column: the output's shape
-            "output shape": st.column_config.TextColumn(tr("output"), width="small"),
-            "parameters": st.column_config.NumberColumn(tr("parameters"), width="small"),
-            "largest difference": st.column_config.Column(tr("largest difference")),
-        },
+    headers = {  # in the reader's language
+        # TRANSLATORS: a table's column: which implementation of attention
+        "variant": tr("variant"),
+        # TRANSLATORS: a table's column: what an implementation computes (heads, mask, ...)
+        "computes": tr("computes"),
+        # TRANSLATORS: a table's column: the output's shape
+        "output shape": tr("output"),
+        "parameters": tr("parameters"),
+        "max |diff|": tr("largest difference"),
+    }
+    formats = {tr("largest difference"): "{:.2e}", **{c: "{:.3f}" for c in ms_columns}}
+    frame = table.drop(columns=["module", "note"]).assign(
+        variant=implementation.map(lambda i: i.shown("short")),
+        computes=implementation.map(lambda i: i.shown("computes")),
     )
+    # a table, not a data grid: long cells wrap (a grid cut them) and every row shows
+    st.table(frame.rename(columns=headers).style.format(formats, na_rep="—"), hide_index=True)
     st.caption(_table_caption(table, d))
 
 
@@ -333,4 +329,4 @@ def difference_charts(a: AttentionTrace, b: AttentionTrace, what: str, heads: tu
     for row in (charts[:2], charts[2:]):
         for column, fig in zip(st.columns(2), row, strict=False):
             with column:
-                chart(fig, key=f"cmp_{fig.data[0].name}")
+                chart(fig, key=f"cmp_{fig.data[0].name}", width=HALF_PX)

@@ -61,7 +61,8 @@ def table(counted: dict[str, Cost]) -> None:
         }
         for key, c in counted.items()
     ]
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    # a table, not a data grid: its headers wrap, so the ten columns fit the page in any language
+    st.table(pd.DataFrame(rows).style.format({tr("× English"): "{:.1f}"}), hide_index=True)
 
 
 def token_strips(counted: dict[str, Cost]) -> None:

@@ -85,7 +85,10 @@ def _table(frame, **options) -> None:
 def _matrix(config: ExplorerConfig, z, name: str, title: str, subtitle: str, key: str, mask=None) -> None:
     panel = StepPanel(name, z, title, subtitle, mask=mask)
     numbers = len(config.tokens) <= 12 and not narrow()
-    chart(step_figure(list(config.tokens.texts), panel, numbers=numbers, width_px=chart_width(560)), key=key)
+    width = chart_width(560)
+    chart(
+        step_figure(list(config.tokens.texts), panel, numbers=numbers, width_px=width), key=key, width=width
+    )
 
 
 # --- 1 · the KV cache ----------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from attention.figures.scaling import scaling_figure
 from attention.i18n import N_, tr, tr_n
 from attention.slots import SWEEPS
 from ui.slots import wait_for
-from ui.widgets import chart
+from ui.widgets import HALF_PX, chart
 
 KEPT_SWEEPS = 16
 
@@ -208,10 +208,10 @@ def show(frame: pd.DataFrame) -> None:
     named = frame.assign(module=frame["variant"].map(module_name))
     left, right = st.columns(2)
     with left:
-        chart(scaling_figure(named, "ms"), key="scaling_time")
+        chart(scaling_figure(named, "ms"), key="scaling_time", width=HALF_PX)
     with right:
         if frame["peak_bytes"].notna().any():
-            chart(scaling_figure(named, "peak_bytes"), key="scaling_memory")
+            chart(scaling_figure(named, "peak_bytes"), key="scaling_memory", width=HALF_PX)
         else:
             st.info(tr("Peak memory needs Linux's /proc (CPU) or CUDA; not measured here."))
     longest = named[named["tokens"] == named["tokens"].max()]

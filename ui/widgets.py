@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from attention.devices import resolve_device
+from attention.figures.fit import fit
 from attention.figures.layout import scale_text
 from attention.i18n import tr
 
@@ -51,14 +52,29 @@ def chart_width(wide: int) -> int:
     return 360 if narrow() else wide
 
 
+MAIN_PX = 900  # the main column's width at 1366 x 768 (the smallest screen) with the sidebar open
+HALF_PX, THIRD_PX = 440, 290  # a chart's width in one of two columns, of three
+
+
 PROJECTOR_SCALE = 1.4  # text in charts in projector mode (the sidebar toggle)
 
 
-def projected(fig):
-    """The figure as this session shows it: in projector mode, every text in it 1.4 times larger."""
+def projected(fig, width: int | None = None):
+    """The figure as this session shows it: in projector mode, every text in it 1.4 times larger;
+    its titles wrapped to the width it is drawn at (`width`, else the main column's; a phone's)
+    and clear of plotly's toolbar (attention/figures/fit.py)."""
     if st.session_state.get("projector"):
         scale_text(fig, PROJECTOR_SCALE, color="#000000")
-    return fig
+    return fit(fig, chart_width(width or MAIN_PX))
+
+
+def formulas(*parts: str) -> None:
+    """Equations (LaTeX) in a row on a screen, one under another on a phone, where a row of them is
+    wider than the page (app.css: one still too wide scrolls in its own box)."""
+    if narrow():
+        st.latex(r"\begin{gathered}" + r" \\[6pt] ".join(parts) + r"\end{gathered}")
+    else:
+        st.latex(r" \qquad ".join(parts))
 
 
 def page_title(title: str, caption: str, help: str | None = None) -> None:
@@ -67,11 +83,12 @@ def page_title(title: str, caption: str, help: str | None = None) -> None:
     st.markdown(f"# {title}\n:small[:gray[{caption}]]", help=help)
 
 
-def chart(fig, key: str, ready: bool = False) -> None:
-    """A plotly chart with its PNG download (the modebar camera) kept, `projected` unless it is
-    `ready` (a figure shared by sessions, ui/cache.cached_figure: projected when it was built)."""
+def chart(fig, key: str, ready: bool = False, width: int | None = None) -> None:
+    """A plotly chart with its PNG download (the modebar camera) kept, `projected` for `width` px
+    (when it is not the main column's: in a column, say) unless it is `ready` (a figure shared by
+    sessions, ui/cache.cached_figure: projected when it was built)."""
     if not ready:
-        projected(fig)
+        projected(fig, width)
     st.plotly_chart(
         fig, key=key, config={"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
     )

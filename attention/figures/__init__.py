@@ -2,6 +2,7 @@
 Never runs a model; no Streamlit.
 
     layout.py    colour scales, token labels, axes, the panel grid, projector text
+    fit.py       titles wrapped to the width a chart is drawn at, clear of plotly's toolbar
     explorer.py  the Explorer: one head's steps, every head, vectors, one query
     compare.py   Compare: A, B and A − B
     scaling.py   Scaling: time and memory against T, log-log

@@ -18,7 +18,6 @@ from attention.figures.layout import (
     MAX_TICK_LABELS,
     SEQUENTIAL,
     TITLE_PX,
-    VERTICAL_TOOLBAR,
     cell_numbers,
     chart_title,
     colour,
@@ -165,12 +164,12 @@ def step_figure(
     n = len(labels)
     scale = panel.scale or SCALES[STEPS[panel.name].kind]
     heatmap = colour(scale, f32(panel.z), fitted=fitted, bound=bound)
-    plot_px = width_px - 130  # the query labels and the colour bar take the rest
+    shown = labels[:: max(1, -(-n // MAX_TICK_LABELS))]
+    longest = max(len(html.unescape(label)) for label in shown)
+    plot_px = width_px - 7 * longest - 100  # the query labels, their title and the colour bar take the rest
     if numbers:
         heatmap |= cell_numbers(n, plot_px)
     # key labels too long for their column stand upright; leave them the room they need
-    shown = labels[:: max(1, -(-n // MAX_TICK_LABELS))]
-    longest = max(len(html.unescape(label)) for label in shown)
     upright = longest * 8 > plot_px / len(shown)
     ticks_px = 8 * longest + 10 if upright else 22
     # a narrow chart's centred "keys" title would sit on the subtitle's line: room for both
@@ -191,7 +190,6 @@ def step_figure(
         "yaxis": position_axis(labels, tr("← queries (looking)")) | {"range": [n - 0.5, -0.5]},
         "height": height + TITLE_PX + ticks_px + 20,
         "margin": {"l": 10, "r": 40, "t": TITLE_PX + ticks_px + 20, "b": 10},
-        "modebar": VERTICAL_TOOLBAR,
     }
     return figure(_step_traces(panel, n, heatmap, numbers), layout)
 

@@ -10,7 +10,16 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from attention.figures.layout import DIVERGING, cell_numbers, f32, figure, position_axis, title, token_labels
+from attention.figures.layout import (
+    DIVERGING,
+    SHARE_PX,
+    cell_numbers,
+    f32,
+    figure,
+    position_axis,
+    title,
+    token_labels,
+)
 from attention.figures.model import probability_bars
 from attention.i18n import N_, tr
 from attention.model.interventions import HeadMap
@@ -112,7 +121,7 @@ def next_figure(next_tokens: dict[str, list[tuple[int, str, float]]], narrow: bo
             "title": title(tr("Next token: untouched | knocked out"), size=14),
             "showlegend": False,
             "height": (2 if narrow else 1) * (60 + 26 * rows) + 60,
-            "margin": {"l": 10, "r": 30, "t": 50, "b": 10},
+            "margin": {"l": 10, "r": SHARE_PX, "t": 50, "b": 10},
         },
     )
 

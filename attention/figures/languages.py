@@ -21,12 +21,12 @@ def cost_bars(
         {
             "type": "bar", "x": names, "y": tokens, "name": tokens_axis, "offsetgroup": 0,
             "customdata": [round(t / base_t, 1) for t in tokens], "hovertemplate": hover,
-            "marker": {"color": "#4c78a8"}, "text": tokens, "textposition": "outside",
+            "marker": {"color": "#4c78a8"}, "text": tokens, "textposition": "outside", "cliponaxis": False,
         },
         {
             "type": "bar", "x": names, "y": cells, "name": cells_axis, "offsetgroup": 1, "yaxis": "y2",
             "customdata": [round(c / base_c, 1) for c in cells], "hovertemplate": hover,
-            "marker": {"color": "#f58518"}, "text": cells, "textposition": "outside",
+            "marker": {"color": "#f58518"}, "text": cells, "textposition": "outside", "cliponaxis": False,
         },
     ]  # fmt: skip
     layout = {

@@ -102,9 +102,9 @@ def position_axis(labels: list[str], axis_title: str) -> dict:
 
 
 def chart_title(text: str, subtitle: str | None = None, size: int = 15) -> dict:
-    """A chart's title at its top left; the caller leaves margin["t"] >= TITLE_PX for it and sets
-    VERTICAL_TOOLBAR, so that the toolbar stands at the right edge instead of over the title (on a
-    phone a title reaches across the chart). User text must be escaped by the caller."""
+    """A chart's title at its top left; the caller leaves margin["t"] >= TITLE_PX for it (where the
+    title would reach under plotly's toolbar, on a phone say, figures/fit.py moves it down).
+    User text must be escaped by the caller."""
     out = {
         "text": f"<b>{text}</b>",
         "font": {"size": size},
@@ -122,7 +122,7 @@ def chart_title(text: str, subtitle: str | None = None, size: int = 15) -> dict:
 
 
 TITLE_PX = 54  # a title and its subtitle, with a gap before the axis title
-VERTICAL_TOOLBAR = {"orientation": "v"}  # layout["modebar"]: down the right edge, clear of the title
+SHARE_PX = 60  # a right margin with room for a share ("100.0%") beside a bar that reaches the axis's end
 
 
 def colour(colorscale, values: np.ndarray, fitted: bool = False, bound: float | None = None) -> dict:
@@ -145,11 +145,17 @@ FITTED_QUANTILE = 0.99  # a fitted scale's top: the largest 1% of the values sat
 
 
 def cell_numbers(n_columns: int, width_px: float) -> dict:
-    """Numbers printed in the cells of a heatmap, as many decimals as fit (hover has all 4);
-    plotly picks a text colour that contrasts with each cell."""
+    """Numbers printed in the cells of a heatmap, as many decimals as fit, smaller in a small cell
+    (a phone's), none where even two decimals would spill over the cell (hover has all 4); plotly
+    picks a text colour that contrasts with each cell."""
     cell = width_px / max(n_columns, 1)
+    if cell < 24:
+        return {}
     decimals = 4 if cell >= 58 else 3 if cell >= 46 else 2
-    return {"texttemplate": f"%{{z:.{decimals}f}}", "textfont": {"size": 13 if cell >= 46 else 11}}
+    return {
+        "texttemplate": f"%{{z:.{decimals}f}}",
+        "textfont": {"size": 13 if cell >= 46 else 11 if cell >= 36 else 9},
+    }
 
 
 # --- the panel grid: several heatmaps in one figure (one chart to draw, not several) -------------

@@ -17,7 +17,7 @@ from attention.figures.explorer import StepPanel, step_figure
 from attention.figures.layout import (
     HEAD_COLOURS,
     SEQUENTIAL,
-    VERTICAL_TOOLBAR,
+    SHARE_PX,
     Cell,
     cell_numbers,
     chart_title,
@@ -211,7 +211,6 @@ def role_heatmap(scores: np.ndarray, role: str, caption: str) -> go.Figure:
             },
             "height": 134 + 28 * layers,
             "margin": {"l": 10, "r": 10, "t": 84, "b": 10},
-            "modebar": VERTICAL_TOOLBAR,
         },
     )
 
@@ -317,6 +316,7 @@ def probability_bars(candidates: list[tuple[int, str, float]], colour: str) -> d
         "y": np.arange(len(candidates), dtype=np.int16),
         "text": [f"{p:.1%}" for p in probabilities],
         "textposition": "outside",
+        "cliponaxis": False,  # a share beside a bar that fills the axis is drawn in the margin, not cut
         "marker": {"color": colour},
         "hovertemplate": "%{x:.4f}<extra></extra>",
     }
@@ -344,7 +344,7 @@ def next_token_bars(candidates: list[tuple[int, str, float]], temperature: float
                 "autorange": "reversed",
             },
             "height": 90 + 30 * len(texts),
-            "margin": {"l": 10, "r": 40, "t": 50, "b": 10},
+            "margin": {"l": 10, "r": SHARE_PX, "t": 50, "b": 10},
         },
     )
 

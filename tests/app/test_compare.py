@@ -98,7 +98,7 @@ def test_sentence_comes_from_the_explorer():
 
 def test_variant_table_every_row_matches(compare):
     assert "Every variant matches the reference" in compare.success[0].value
-    table = compare.dataframe[0].value
+    table = compare.table[0].value
     assert len(table) == len(bench.IMPLEMENTATIONS) and (table["largest difference"] < 1e-5).all()
     assert {"GroupedQueryAttention", "OnlineSoftmaxAttention"} <= set(table["variant"])
     at = compare.number_input(key="cmp_table_d").set_value(6).run()

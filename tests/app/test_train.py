@@ -220,7 +220,7 @@ def test_the_induction_run_draws_the_phase_curves_roles_and_both_layers(inductio
     links = model_links(at)
     assert not [label for label in links if "induction head" in label]
     assert "view=roles" in links["See what its heads do instead: Head roles in Inside a model"]
-    assert at.dataframe[0].value["model"].tolist() == ["2 layers"]
+    assert at.table[0].value["model"].tolist() == ["2 layers"]
 
 
 @pytest.mark.slow

@@ -231,7 +231,7 @@ def sentence_row() -> None:
             "Sentences and settings from the book and Raschka's blog post, and the book's first sentence "
             "in each of its translations."
         ),
-        width=320,
+        width=400,  # the opening example's name whole at 1366 px, in the longest language (Polish)
     )
 
 

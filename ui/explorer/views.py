@@ -28,6 +28,7 @@ from ui.explorer.sidebar import EMBEDDING_LABELS
 from ui.explorer.view_controls import VIEW_LABELS, explorer_view
 from ui.url import link_query, share_link
 from ui.widgets import (
+    HALF_PX,
     chart,
     chart_width,
     copy_link_button,
@@ -183,7 +184,8 @@ def steps_view(config: ExplorerConfig, trace: AttentionTrace, shown: dict) -> No
             lambda: projected(
                 figures.step_figure(
                     texts, figures.step_panels(trace, head, [step])[0], width_px=width, **options
-                )
+                ),
+                width,
             ),
         )
         chart(fig, key=key, ready=True)
@@ -262,7 +264,7 @@ def vectors_view(trace: AttentionTrace, head: int) -> None:
     for row in range(0, len(matrices), 2):
         for column, (matrix, title, name) in zip(st.columns(2), matrices[row : row + 2], strict=True):
             with column:
-                chart(figures.vectors_heatmap(matrix, labels, title), key=f"vec_{name}")
+                chart(figures.vectors_heatmap(matrix, labels, title), key=f"vec_{name}", width=HALF_PX)
 
 
 def query_view(trace: AttentionTrace, head: int, query: int) -> None:

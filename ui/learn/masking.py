@@ -11,14 +11,16 @@ from attention.lessons import chapter3 as lesson
 from ui.classroom.questions import predict
 from ui.learn.controls import PS, Lesson
 from ui.learn.steps import matrix, two_matrices
+from ui.widgets import formulas
 
 
 def causal_mask(page: Lesson) -> None:
     """Step 4: the book's two ways to mask the future, side by side, and how far apart they are."""
     T = len(page.tokens)
-    st.latex(
-        r"\text{A: } \alpha' = \frac{\alpha \odot \mathrm{tril}}{\sum (\alpha \odot \mathrm{tril})}"
-        r"\qquad \text{B: } \alpha = \mathrm{softmax}(\omega + M),\ M_{ij} = -\infty \text{ for } j > i"
+    formulas(
+        r"\text{A: } \alpha' = \frac{\alpha \odot \mathrm{tril}}{\sum (\alpha \odot \mathrm{tril})}",
+        r"\text{B: } \alpha = \mathrm{softmax}(\omega + M),",
+        r"M_{ij} = -\infty \text{ for } j > i",
     )
     if not predict(
         "check_mask",
@@ -71,9 +73,7 @@ def causal_mask(page: Lesson) -> None:
 
 def dropout(page: Lesson) -> None:
     """Step 5: one draw of the dropout mask, training against evaluation, and the rows' average."""
-    st.latex(
-        r"\tilde\alpha_{ij} = \frac{\alpha_{ij}\, m_{ij}}{1-p},\qquad m_{ij} \sim \mathrm{Bernoulli}(1-p)"
-    )
+    formulas(r"\tilde\alpha_{ij} = \frac{\alpha_{ij}\, m_{ij}}{1-p},", r"m_{ij} \sim \mathrm{Bernoulli}(1-p)")
     if not predict(
         "check_dropout",
         tr("p = 0.5. A kept weight of 0.2 becomes…"),

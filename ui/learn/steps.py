@@ -16,7 +16,7 @@ from attention.lessons import chapter3 as lesson
 from ui.cache import cached_trace
 from ui.classroom.questions import predict
 from ui.learn.controls import D_OUTS, HEADS, Lesson
-from ui.widgets import chart, literal
+from ui.widgets import chart, chart_width, formulas, literal
 
 WIDE = 900  # px a full-width matrix is drawn at
 HALF = WIDE // 2
@@ -31,8 +31,8 @@ def scaling_table() -> pd.DataFrame:
 def matrix(page: Lesson, z, name: str, title: str, subtitle: str, *, key: str, width: int = WIDE, **marks):
     """A (T, T) matrix as a heatmap with its numbers in the cells, rows queries, columns keys;
     `marks`: StepPanel's mask and scale."""
-    panel = StepPanel(name, z, title, subtitle, **marks)
-    chart(step_figure(page.tokens, panel, numbers=True, width_px=width), key=key)
+    panel, width = StepPanel(name, z, title, subtitle, **marks), chart_width(width)  # a phone's: 360 px
+    chart(step_figure(page.tokens, panel, numbers=True, width_px=width), key=key, width=width)
 
 
 def two_matrices(page: Lesson, left: tuple, right: tuple, **marks) -> None:
@@ -48,8 +48,9 @@ def tokens_to_embeddings(page: Lesson) -> None:
     st.markdown(
         tr("Raschka's blog recipe: split into words, sort the unique words, a word's id is its place.")
     )
-    st.latex(
-        r"\text{vocabulary} = \mathrm{sorted}(\mathrm{set}(\text{words})),\quad x^{(i)} = E[\mathrm{id}_i]"
+    formulas(
+        r"\text{vocabulary} = \mathrm{sorted}(\mathrm{set}(\text{words})),",
+        r"x^{(i)} = E[\mathrm{id}_i]",
     )
     st.code(f"vocabulary = {info.vocabulary}", language=None, wrap_lines=True)
     # TRANSLATORS: a table's column header: the token's text
@@ -90,10 +91,10 @@ def query_picker(page: Lesson) -> int:
 def simplified_attention(page: Lesson, query: int) -> None:
     """Step 2: section 3.3's dot products, softmax and weighted sum for one query, then all."""
     labels, work = page.labels, lesson.worked_query(page.config, query)
-    st.latex(
-        r"\omega_{qj} = x^{(q)} \cdot x^{(j)}, \qquad "
-        r"\alpha_{qj} = \frac{e^{\omega_{qj}}}{\sum_k e^{\omega_{qk}}},"
-        r"\qquad z^{(q)} = \sum_j \alpha_{qj}\, x^{(j)}"
+    formulas(
+        r"\omega_{qj} = x^{(q)} \cdot x^{(j)},",
+        r"\alpha_{qj} = \frac{e^{\omega_{qj}}}{\sum_k e^{\omega_{qk}}},",
+        r"z^{(q)} = \sum_j \alpha_{qj}\, x^{(j)}",
     )
     if not predict(
         "check_top",
@@ -150,9 +151,10 @@ def trainable_weights(page: Lesson, query: int) -> None:
     """Step 3: SelfAttention_v1's three matrices, the projections, ω and α, then why √d_k."""
     trace = page.trace
     weights = lesson.trainable_weights(page.config)  # SelfAttention_v1(d_in=3, d_out=2), seeded
-    st.latex(
-        r"q^{(i)} = x^{(i)} W_q,\quad k^{(i)} = x^{(i)} W_k,\quad v^{(i)} = x^{(i)} W_v,\qquad"
-        r"\omega = q k^\top,\quad \alpha = \mathrm{softmax}\!\left(\omega / \sqrt{d_k}\right)"
+    formulas(
+        r"q^{(i)} = x^{(i)} W_q,\quad k^{(i)} = x^{(i)} W_k,",
+        r"v^{(i)} = x^{(i)} W_v,\quad \omega = q k^\top,",
+        r"\alpha = \mathrm{softmax}\!\left(\omega / \sqrt{d_k}\right)",
     )
     for column, (name, w) in zip(st.columns(3), weights.items(), strict=True):
         column.markdown(f"**{name}** {tuple(w.shape)}")
@@ -215,10 +217,9 @@ def why_scale(page: Lesson) -> None:
 def multi_head(page: Lesson) -> None:
     """Step 6: the wrapper against split heads, the transpose's shapes, each head's weights."""
     T = len(page.tokens)
-    st.latex(
-        r"\mathrm{head}_h = \mathrm{softmax}\!\left(\frac{Q_h K_h^\top}{\sqrt{d_{head}}} + M\right) V_h,"
-        r"\qquad "
-        r"\mathrm{MultiHead}(x) = [\mathrm{head}_1, \dots, \mathrm{head}_H]\, W_{out}"
+    formulas(
+        r"\mathrm{head}_h = \mathrm{softmax}\!\left(\frac{Q_h K_h^\top}{\sqrt{d_{head}}} + M\right) V_h,",
+        r"\mathrm{MultiHead}(x) = [\mathrm{head}_1, \dots, \mathrm{head}_H]\, W_{out}",
     )
     h_col, d_col = st.columns(2)
     # TRANSLATORS: a menu's label: the number of attention heads

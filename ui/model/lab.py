@@ -83,6 +83,7 @@ def mode_control(where) -> None:
         list(MODES),
         key="m_mode",
         format_func=label(MODES),
+        wrap=True,  # in a column: its options wrap rather than scroll out of sight
         help=tr(
             "Zero: the head writes nothing. Mean: it writes its average over this sentence's positions "
             "(keeps the constant part of what it writes; the usual choice in papers)."
@@ -173,7 +174,7 @@ def importance_view(
     keep_choice("m_map", "ablation")
     keep_choice("m_method", "exact")
     left, middle, right = st.columns([2, 1, 2])
-    left.segmented_control(tr("Map"), list(MAPS), key="m_map", format_func=label(MAPS))
+    left.segmented_control(tr("Map"), list(MAPS), key="m_map", format_func=label(MAPS), wrap=True)
     if s["m_map"] == "ablation":
         mode_control(middle)
     right.segmented_control(
@@ -181,6 +182,7 @@ def importance_view(
         list(METHODS),
         key="m_method",
         format_func=label(METHODS),
+        wrap=True,
         help=tr(
             "Exact runs the model once per head. The estimate (attribution patching) takes one backward "
             "pass: seconds for a big model, but approximate; check a head it names with a knockout."

@@ -17,7 +17,7 @@ from attention.model.lab import CLEAR_ROLE
 from attention.model.roles import PUBLISHED, ROLES, ranked
 from ui.model import caches as models
 from ui.model.url import label
-from ui.widgets import chart, keep_choice, literal
+from ui.widgets import HALF_PX, chart, keep_choice, literal
 
 
 def _open(layer: int, head: int, text: str, role: str, score: float) -> None:
@@ -139,7 +139,11 @@ def head_roles(source: str, model: GPTModel, info: ModelInfo, text: str) -> None
     for row in (list(ROLES)[:2], list(ROLES)[2:]):
         for column, role in zip(st.columns(2), row, strict=True):
             with column:
-                chart(figures.role_heatmap(scores[role], role, tr(ROLES[role])), key=f"m_role_{role}")
+                chart(
+                    figures.role_heatmap(scores[role], role, tr(ROLES[role])),
+                    key=f"m_role_{role}",
+                    width=HALF_PX,
+                )
                 example = repeated if role in ("induction", "duplicate") else text
                 _best_head(scores, role, example)
     top_heads(scores)

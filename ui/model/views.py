@@ -19,7 +19,7 @@ from attention.model.gpt import GPTModel
 from attention.model.sentence import SentenceView
 from ui.model import caches as models
 from ui.model.url import TEMPERATURES, VIEWS, label, layer_head, remember_view, share_link, view_name
-from ui.widgets import PROJECTOR_SCALE, chart, chart_width, keep_choice, literal, narrow, show_notes
+from ui.widgets import PROJECTOR_SCALE, THIRD_PX, chart, chart_width, keep_choice, literal, narrow, show_notes
 
 HEAD_VIEWS = ("grid", "head", "tokens")  # the views that show the chosen layer and head
 MODEL_STEPS = ["scores", "scaled_scores", "masked_scores", "weights"]  # a GPT's in eval: causal, no dropout
@@ -46,7 +46,7 @@ def view_controls(cfg: dict, tokens: int) -> tuple[str, int, int]:
         c2.selectbox(tr("Head"), range(cfg["n_heads"]), key="m_head")
         if shown == "head":
             keep_choice("m_step", "weights")  # on a phone in a row of its own, where its options wrap
-            (st if narrow() else c3).segmented_control(tr("Step"), MODEL_STEPS, key="m_step")
+            (st if narrow() else c3).segmented_control(tr("Step"), MODEL_STEPS, key="m_step", wrap=True)
     return shown, s["m_layer"], s["m_head"]
 
 
@@ -184,6 +184,7 @@ def one_head(
             chart(
                 steps.vectors_heatmap(getattr(trace, name)[0, head], labels, title, width_px=320),
                 key=f"m_{name}",
+                width=THIRD_PX,
             )
 
 

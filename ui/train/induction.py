@@ -6,6 +6,7 @@ it."""
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from attention.errors import ConfigError
@@ -19,7 +20,7 @@ from ui.chrome import pages
 from ui.model import caches as models
 from ui.train import around, player
 from ui.url import link_params
-from ui.widgets import chart, literal, narrow
+from ui.widgets import HALF_PX, chart, literal, narrow
 
 TASKS = {"induction": (induction.LABEL, induction.GOAL)}
 SETTINGS = ("ind_layers", "ind_steps", "ind_seed")
@@ -202,10 +203,10 @@ def draw(slots: dict, run: InductionTrainer, index: int, live: bool) -> None:
     with slots["curves"].container():
         second, first = [s.second_copy for s in snaps], [s.first_copy for s in snaps]
         curves = phase_curves(losses, steps, second, first, run.phase_step, marker)
-        chart(curves, key="ind_phase" + suffix)
+        chart(curves, key="ind_phase" + suffix, width=HALF_PX)
     with slots["roles"].container():
         previous, induction = np.stack([s.previous for s in snaps]), np.stack([s.induction for s in snaps])
-        chart(role_curves(steps, previous, induction, marker), key="ind_roles" + suffix)
+        chart(role_curves(steps, previous, induction, marker), key="ind_roles" + suffix, width=HALF_PX)
     with slots["explain"].container():
         _explain(run, index)
     with slots["patterns"].container():
@@ -321,7 +322,8 @@ def after() -> None:
     rows = st.session_state.get(RESULTS)
     if rows:
         st.markdown(tr("**Runs so far** (this session): two layers against one, the same budget."))
-        st.dataframe([_row(row) for row in rows], hide_index=True)
+        # a table, not a data grid: its headers wrap, so all nine columns fit the page in any language
+        st.table(pd.DataFrame([_row(row) for row in rows]), hide_index=True)
 
 
 def _row(row: dict) -> dict:
@@ -339,5 +341,5 @@ def _row(row: dict) -> dict:
         tr("best induction head"): row["induction"],
         tr("right on the second copy"): row["second"],
         tr("right on the first copy"): row["first"],
-        tr("seconds"): row["seconds"],
+        tr("seconds"): f"{row['seconds']:.1f}",
     }

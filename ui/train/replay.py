@@ -21,7 +21,7 @@ from attention.training.replay import FORMED, Replay, ReplayConfig
 from ui.chrome import pages
 from ui.train import around
 from ui.url import link_params
-from ui.widgets import chart, literal
+from ui.widgets import HALF_PX, chart, literal
 
 # listed where the Shakespeare model is installed (its recording beside it)
 TASKS = {"shakespeare": (replay.LABEL, replay.GOAL)} if catalog.installed(catalog.SHAKESPEARE) else {}
@@ -157,10 +157,10 @@ def draw(slots: dict, run: Replay, index: int, live: bool) -> None:
         held = [s.held_out_loss for s in snaps]
         task = run.record.get("task_steps", 0)
         figure = recorded_curves(losses, steps, held, run.record["baselines"], run.appears(), marker, task)
-        chart(figure, key="rep_curves" + suffix)
+        chart(figure, key="rep_curves" + suffix, width=HALF_PX)
     with slots["roles"].container():
         scores = {r: np.stack([s.natural[r] for s in snaps]) for r in ("previous", "induction")}
-        chart(best_per_layer(steps, scores, marker), key="rep_roles" + suffix)
+        chart(best_per_layer(steps, scores, marker), key="rep_roles" + suffix, width=HALF_PX)
     with slots["explain"].container():
         (st.success if min(b[2] for b in run.best(index).values()) >= FORMED else st.info)(words(run, index))
     with slots["heads"].container():
@@ -171,7 +171,9 @@ def draw(slots: dict, run: Replay, index: int, live: bool) -> None:
         )
         for column, role, caption in zip((left, right), ("previous", "induction"), captions, strict=True):
             with column:
-                chart(role_heatmap(snap.natural[role], role, caption), key=f"rep_{role}" + suffix)
+                chart(
+                    role_heatmap(snap.natural[role], role, caption), key=f"rep_{role}" + suffix, width=HALF_PX
+                )
 
 
 def keep(run: Replay) -> None:
