@@ -55,7 +55,7 @@ with st.sidebar:
     )
     language.picker()
     membership.sidebar()
-    membership.follow(pages())  # a student who follows: the page the teacher sends
+    membership.watch(pages())  # a student: the page the teacher sends, the reveals
 if class_message:
     st.warning(class_message, icon=":material/groups:")
 if refused:

@@ -1,7 +1,10 @@
 """Which class this session is in: `?class=CODE` in any link joins it, `&teacher=SECRET` makes the
 session its teacher (the secret leaves the address at once: a projected address bar must not show
 it). The sidebar says which class and how to leave; a student who follows sees their page switch
-to the view the teacher sends, within a second or two (a fragment that polls the store)."""
+to the view the teacher sends, and a question held for the reveal answered, within a second or two:
+one fragment per student polls the store (watch). Outside a class, and for the teacher, there is
+no such fragment: a run_every fragment makes the browser rerun it every POLL seconds, a rerun the
+server pays for (~3 ms of CPU each, for every open tab; benchmarks/class_mode.py)."""
 
 from __future__ import annotations
 
@@ -18,7 +21,8 @@ from ui import url
 from ui.slots import session_id
 
 KEY, CODE = "_class", url.CLASS_KEY  # the membership; the class's code (ui/url.py keeps it in links)
-POLL = 1.0  # seconds between a follower's looks at the teacher's view
+POLL = 1.0  # seconds between a student's looks at the teacher's view and the reveals
+WAITING = "_class_waiting"  # the questions this page holds until the teacher reveals them (questions.py)
 
 
 @dataclass
@@ -129,19 +133,41 @@ def send_view() -> None:
     st.toast(tr("Sent to the class."), icon=":material/cast:")
 
 
-@st.fragment(run_every=POLL)
-def follow(pages: dict) -> None:
-    """A follower's look at the teacher's view, every POLL seconds; a newer one switches the page."""
+def watching() -> bool:
+    """Whether this session has the student's timer (watch): the browser drops a tab's timers
+    whenever a page's run starts, and only a run of the whole page sets them again, so a callback
+    must not narrow that run to a fragment (st.rerun(scope=...)) for such a session."""
     m = member()
-    if m is None or m.teacher or not m.follow:
+    return m is not None and not m.teacher
+
+
+def watch(pages: dict) -> None:
+    """A student's one timer (the page's run, before the page draws): every POLL seconds, the view
+    the teacher sent (while following) and the questions the page holds for the reveal. Nothing
+    outside a class or for the teacher: no fragment, so no rerun every second."""
+    if not watching():
+        return
+    st.session_state[WAITING] = set()  # this run's page adds the questions it holds (questions.py)
+    _watch(pages)
+
+
+@st.fragment(run_every=POLL)
+def _watch(pages: dict) -> None:
+    """A newer view switches the page (following); a held question revealed reruns it."""
+    m = member()
+    if m is None or m.teacher:
         return
     try:
         view = store().view(m.code)
+        revealed = any(store().revealed(m.code, key) for key in st.session_state.get(WAITING, ()))
     except ClassError as error:
         leave()
         st.session_state["_class_message"] = str(error)
         st.rerun()
-    if view.version > m.seen and view.page in pages:
-        m.seen = view.version
-        st.switch_page(pages[view.page], query_params=view.params | url.link_params({}))
-    m.seen = max(m.seen, view.version)
+    if m.follow:
+        if view.version > m.seen and view.page in pages:
+            m.seen = view.version
+            st.switch_page(pages[view.page], query_params=view.params | url.link_params({}))
+        m.seen = max(m.seen, view.version)
+    if revealed:
+        st.rerun(scope="app")
