@@ -67,17 +67,19 @@ class Tab:
     def __init__(self, url: str, stats: Stats, cookie: str | None, page_name: str = ""):
         self.s = Session(url, stats, cookie, page_name)
         self.s.listen = self._heard
-        self.lock, self.ticks, self.queued = asyncio.Lock(), {}, set()
+        self.lock, self.ticks = asyncio.Lock(), {}
         self.path, self.counts, self.switched, self.drawn = "", [], None, None
-        self.restart = False
+        self.restart = self.closing = False
 
     async def __aenter__(self) -> Tab:
         await self.s.__aenter__()
         return self
 
     async def __aexit__(self, *exc) -> None:
+        self.closing = True
         for task in self.ticks.values():
             task.cancel()
+        await asyncio.gather(*self.ticks.values(), return_exceptions=True)
         await self.s.__aexit__(*exc)
 
     def _heard(self, fwd, now: float) -> None:
@@ -105,6 +107,8 @@ class Tab:
 
     def _timers(self) -> None:
         """As the browser: a timer per announced fragment, all set afresh after a page's run."""
+        if self.closing:
+            return
         for fragment, task in list(self.ticks.items()):
             if self.restart or fragment not in self.s.timers:
                 task.cancel()
@@ -115,27 +119,26 @@ class Tab:
                 self.ticks[fragment] = asyncio.create_task(self._tick(fragment, seconds))
 
     async def _tick(self, fragment: str, seconds: float) -> None:
+        """setInterval's ticks; those that fall due while the tab waits for a run are one run
+        (the server keeps one request per fragment in its queue)."""
         loop = asyncio.get_running_loop()
         due = loop.time()
         while True:
             due += seconds
             await asyncio.sleep(max(0.0, due - loop.time()))
-            if fragment in self.queued:
-                continue  # one tick already waits: the server would run the fragment once
-            self.queued.add(fragment)
             try:
                 async with self.lock:
-                    self.queued.discard(fragment)
-                    if fragment not in self.s.timers:
+                    if fragment not in self.s.timers or self.closing:
                         return
                     Tab.reruns += 1
                     await self.s.rerun(fragment=fragment, auto=True)
-            except asyncio.CancelledError:
-                raise
             except Exception as error:  # a dropped connection: the report counts it
-                self.s.stats.errors.append(f"timer: {type(error).__name__}: {error}")
+                if not self.closing:
+                    self.s.stats.errors.append(f"timer: {type(error).__name__}: {error}")
                 return
-            self._timers()
+            self._timers()  # no await since the run: no other run has started
+            if loop.time() - due > seconds:  # a tick fell due meanwhile: it runs at once
+                due = loop.time() - seconds
 
 
 def busy(pids: list[int], since: tuple[float, float]) -> float:
