@@ -28,15 +28,18 @@ from ui.widgets import chart, literal
 POLL = 1.0  # seconds between the teacher's looks at the histogram
 
 
-def self_check(key: str, question: str, options: list[str], answer: str, why: str) -> str | None:
+def self_check(
+    key: str, question: str, options: list[str], answer: str, why: str, revealed: bool
+) -> str | None:
     """A prediction before the reveal: feedback once the learner picks an option; in a class,
-    the pick is recorded and the answer waits for the teacher's reveal."""
+    the pick is recorded and the answer waits for the teacher's reveal (`revealed`: the class's
+    round of it is, looked up once per run by predict)."""
     if len(set(options)) != len(options):
         raise ValueError(f"{key}: options must differ: {options}")  # "6 | 6 | 3" asks nothing
     m = member()
     label = tr("Predict: {question}", question=question)
-    if m is not None and not m.teacher and not _revealed(m, key):
-        st.fragment(_held)(key, label, options)
+    if m is not None and not m.teacher and not revealed:
+        _held(key, label, options)
         return st.session_state.get(key)
     picked = st.radio(label, options, index=None, key=key, format_func=literal)
     if m is None:
@@ -45,11 +48,12 @@ def self_check(key: str, question: str, options: list[str], answer: str, why: st
         return picked
     if m.teacher:
         teacher_panel(key, options, answer)
-    if _revealed(m, key):
+    if revealed:
         _feedback(picked, answer, why)
     return picked
 
 
+@st.fragment
 def _held(key: str, label: str, options: list[str]) -> None:
     """A class student's question before the reveal, a fragment: a pick reruns only this. A pick
     from inside a fragment keeps the tab's timers (membership.watch): a page's run narrowed by a
@@ -76,10 +80,11 @@ def _feedback(picked: str | None, answer: str, why: str) -> None:
 def predict(key: str, question: str, options: list[str], answer: str, why: str, everything: bool) -> bool:
     """Ask before showing: True (draw what answers it) once the learner has picked an option or
     asked to see it, or when `everything` is on show; in a class, once the teacher has revealed."""
-    picked = self_check(key, question, options, answer, why)
     m = member()
+    revealed = m is not None and _revealed(m, key)
+    picked = self_check(key, question, options, answer, why, revealed)
     if m is not None:
-        if _revealed(m, key):
+        if revealed:
             return True
         if not m.teacher:  # membership.watch looks for the reveal every second
             st.session_state.setdefault(membership.WAITING, set()).add(key)
