@@ -228,6 +228,21 @@ class SQLiteStore(Store):
         )
         return Tally(question, joined, tuple(made))
 
+    def _revealed(self, code: str, questions: list[str], now: float) -> set[str] | None:
+        marks = ", ".join("?" * len(questions))
+        with self._read() as db:
+            if not self._alive(db, code, now):
+                return None
+            return {
+                q
+                for (q,) in db.execute(
+                    "SELECT r.question FROM rounds r WHERE r.code = ? AND r.revealed"
+                    f" AND r.question IN ({marks}) AND r.round = (SELECT MAX(round) FROM rounds"
+                    " WHERE code = r.code AND question = r.question)",
+                    (code, *questions),
+                )
+            }
+
     def _about(self, code: str, now: float) -> tuple[int, str] | None:
         with self._read() as db:
             row = db.execute("SELECT expires, current FROM classes WHERE code = ?", (code,)).fetchone()

@@ -159,7 +159,7 @@ def _watch(pages: dict) -> None:
         return
     try:
         view = store().view(m.code)
-        revealed = any(store().revealed(m.code, key) for key in st.session_state.get(WAITING, ()))
+        revealed = store().revealed_among(m.code, st.session_state.get(WAITING, set()))
     except ClassError as error:
         leave()
         st.session_state["_class_message"] = str(error)
