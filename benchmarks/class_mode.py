@@ -1,34 +1,27 @@
-"""Class mode under a whole class: every answer counted once, the teacher's live histogram, a view
-the teacher sends reaching every follower.
+"""Class mode under a whole class: every answer counted once, the teacher's live count, a view
+the teacher sends reaching every follower. Figures, not pass/fail.
 
     .venv/bin/python -m benchmarks.class_mode [--students 200] [--followers 100] [--store all]
 
-Each store and topology gets a fresh server: `sqlite`, one Streamlit process on a SQLite file of
-its own; `replicas`, 2 processes behind nginx (deploy/replicas.py, sticky by a cookie per session)
-sharing ONE SQLite file; `redis`, one process on a private redis-server (a Unix socket, nothing
-saved). Sessions speak Streamlit's websocket protocol (tests/session_client.py) and behave as a
-browser tab: every `run_every` fragment a page announces (auto_rerun) is rerun on its own timer,
-one request at a time per tab (the server queues a tab's requests, and runs a fragment once however
-many of its ticks came in).
+Each topology is a fresh server: `sqlite` (one Streamlit process, a SQLite file of its own),
+`replicas` (2 behind nginx, deploy/replicas.py, sticky by a cookie per session, sharing ONE
+SQLite file), `redis` (one process, a private redis-server on a Unix socket). Sessions speak
+Streamlit's websocket protocol (tests/session_client.py) as browser tabs do: each `run_every`
+fragment a page announces is rerun on its own 1 s timer, one request at a time per tab.
 
-Answers: a teacher opens Learn with its link and asks the question (store.ask); --students open
-/learn?class=CODE (joining the class), spread over SPREAD seconds, and each picks an option of
-the `check_ids` radio 1-3 s later (student n: option n mod 3, sent as the browser sends it, the
-option's shown text). Reported: the join (page load) p95; the answer's rerun p50/p95; the time
-from the first join to the last answer; whether the store counted every answer exactly once (its
-tally against what was sent, per option); and the seconds from the last answer until the
-teacher's page, whose histogram fragment reruns every second as in a browser, showed "**N of N**".
+Answers: the teacher opens Learn with its link and asks `check_ids` (store.ask); --students open
+/learn?class=CODE over SPREAD s and pick an option 1-3 s later (student n: option n mod 3, sent
+as its shown text). Reported: join (page load) p95; the pick's rerun p50/p95; first join -> last
+answer; the store's tally against what was sent ("exact": every answer counted once, per option);
+seconds from the last answer until the teacher's page showed "**N of N**". Follow: --followers
+open the Explorer with ?class=CODE; the teacher sends learn?sentence=1 (store.send_view); per
+follower, seconds until its tab was on that page (its first message), and until it was drawn.
 
-Follow: --followers open the Explorer with ?class=CODE (a new class); once all have loaded, the
-teacher sends a view (store.send_view: learn, sentence=1). Reported: per follower, the seconds
-until its tab switched to Learn with those parameters (the new page's first message) and until
-that page was drawn (its run finished), p50/p95; how many switched.
-
-How to read it: figures, not pass/fail; the issue's targets are first join -> last answer
-<= 10 s, answer p95 <= 1 s, teacher <= 2 s after the last answer, follow p95 <= 2 s. "server
-busy" is the server processes' CPU seconds per second of the phase (1.0 = one core). The exit
-status is 1 only for an error (an exception element, a failed run, a dropped session) or a
-miscount. Timings depend on the machine and what else runs on it: say so beside a figure.
+The issue's targets: first join -> last answer <= 10 s, answer p95 <= 1 s, teacher <= 2 s after
+the last answer, follow p95 <= 2 s. "server busy": the server processes' CPU seconds per second
+(1.0 = one core); the load generator's own CPU is printed too (on 2 cores it competes with the
+server). Exit status 1 only for an error (an exception element, a failed run, a dropped session)
+or a miscount. Timings depend on the machine and what else runs on it: say so beside a figure.
 """
 
 from __future__ import annotations
@@ -46,6 +39,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from unittest import mock
 
 from attention.classroom import open_store
 from benchmarks.classroom import _p95, cpu_seconds
@@ -57,30 +51,30 @@ THINK = (1.0, 3.0)  # seconds a student reads the question before picking
 QUESTION = "check_ids"  # the Learn page's first predict-first question (a radio)
 COUNT = re.compile(r"\*\*(\d+) of (\d+)\*\*")  # the teacher's "**N of M** students have answered"
 WAIT = 30.0  # seconds to wait for the teacher's count, or for followers to switch
+TOPOLOGIES = {
+    "sqlite": "one process, SQLite store",
+    "replicas": "2 replicas behind nginx, one shared SQLite file",
+    "redis": "one process, Redis store (private redis-server, Unix socket)",
+}
 
 
-class Tab:
+class Tab(Session):
     """One browser tab: a Session whose run_every fragments rerun on their timers."""
 
     reruns = 0  # timer reruns sent, all tabs
 
     def __init__(self, url: str, stats: Stats, cookie: str | None, page_name: str = ""):
-        self.s = Session(url, stats, cookie, page_name)
-        self.s.listen = self._heard
-        self.lock, self.ticks = asyncio.Lock(), {}
-        self.path, self.counts, self.switched, self.drawn = "", [], None, None
+        super().__init__(url, stats, cookie, page_name)
+        self.listen, self.lock, self.ticks = self._heard, asyncio.Lock(), {}
+        self.counts, self.switched, self.ready = [], None, None
         self.restart = self.closing = False
-
-    async def __aenter__(self) -> Tab:
-        await self.s.__aenter__()
-        return self
 
     async def __aexit__(self, *exc) -> None:
         self.closing = True
         for task in self.ticks.values():
             task.cancel()
         await asyncio.gather(*self.ticks.values(), return_exceptions=True)
-        await self.s.__aexit__(*exc)
+        await super().__aexit__(*exc)
 
     def _heard(self, fwd, now: float) -> None:
         kind = fwd.WhichOneof("type")
@@ -88,12 +82,12 @@ class Tab:
             self.restart = True  # a whole page's run: the browser clears its timers, then sets new ones
         elif kind == "navigation":
             pages = {p.page_script_hash: p.url_pathname for p in fwd.navigation.app_pages}
-            self.path = pages.get(fwd.navigation.page_script_hash, "")
-            if self.path == "learn" and "sentence=1" in self.s.query and self.switched is None:
+            path = pages.get(fwd.navigation.page_script_hash, "")
+            if path == "learn" and "sentence=1" in self.query and self.switched is None:
                 self.switched = now
-        elif kind == "script_finished" and self.switched and self.drawn is None:
+        elif kind == "script_finished" and self.switched and self.ready is None:
             if fwd.script_finished != fwd.FINISHED_EARLY_FOR_RERUN:
-                self.drawn = now
+                self.ready = now
         elif kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
             element = fwd.delta.new_element
             if element.WhichOneof("type") == "markdown" and (found := COUNT.search(element.markdown.body)):
@@ -101,7 +95,7 @@ class Tab:
 
     async def run(self, **rerun) -> float:
         async with self.lock:
-            seconds, _ = await self.s.rerun(**rerun)
+            seconds, _ = await self.rerun(**rerun)
         self._timers()
         return seconds
 
@@ -110,11 +104,11 @@ class Tab:
         if self.closing:
             return
         for fragment, task in list(self.ticks.items()):
-            if self.restart or fragment not in self.s.timers:
+            if self.restart or fragment not in self.timers:
                 task.cancel()
                 del self.ticks[fragment]
         self.restart = False
-        for fragment, seconds in self.s.timers.items():
+        for fragment, seconds in self.timers.items():
             if fragment not in self.ticks:
                 self.ticks[fragment] = asyncio.create_task(self._tick(fragment, seconds))
 
@@ -128,26 +122,30 @@ class Tab:
             await asyncio.sleep(max(0.0, due - loop.time()))
             try:
                 async with self.lock:
-                    if fragment not in self.s.timers or self.closing:
+                    if fragment not in self.timers or self.closing:
                         return
                     Tab.reruns += 1
-                    await self.s.rerun(fragment=fragment, auto=True)
+                    await self.rerun(fragment=fragment, auto=True)
             except Exception as error:  # a dropped connection: the report counts it
                 if not self.closing:
-                    self.s.stats.errors.append(f"timer: {type(error).__name__}: {error}")
+                    self.stats.errors.append(f"timer: {type(error).__name__}: {error}")
                 return
             self._timers()  # no await since the run: no other run has started
             if loop.time() - due > seconds:  # a tick fell due meanwhile: it runs at once
                 due = loop.time() - seconds
 
 
-def busy(pids: list[int], since: tuple[float, float]) -> float:
-    """The servers' CPU seconds per wall second since `since` (cpu, wall)."""
-    return (sum(map(cpu_seconds, pids)) - since[0]) / (time.perf_counter() - since[1])
+def busy(pids: list[int], since: tuple[float, float] | None = None):
+    """Now (CPU seconds of `pids`, wall); with `since`, their CPU seconds per wall second since."""
+    now = sum(map(cpu_seconds, pids)), time.perf_counter()
+    return now if since is None else (now[0] - since[0]) / (now[1] - since[1])
 
 
-def clock(pids: list[int]) -> tuple[float, float]:
-    return sum(map(cpu_seconds, pids)), time.perf_counter()
+async def until(done, seconds: float = WAIT) -> None:
+    """Until done() is true, or for `seconds` at most."""
+    deadline = time.perf_counter() + seconds
+    while not done() and time.perf_counter() < deadline:
+        await asyncio.sleep(0.05)
 
 
 async def answers(url: str, pids: list[int], n: int, cookie) -> dict:
@@ -159,13 +157,12 @@ async def answers(url: str, pids: list[int], n: int, cookie) -> dict:
 
     async def student(i: int) -> None:
         await asyncio.sleep(SPREAD * i / n)
-        rng = random.Random(i)
         try:
             async with Tab(url, stats, cookie(), "learn") as tab:
                 joins.append(time.perf_counter())
                 loads.append(await tab.run(query=f"class={code}"))
-                await asyncio.sleep(rng.uniform(*THINK))
-                options = tab.s.options[QUESTION]
+                await asyncio.sleep(random.Random(i).uniform(*THINK))
+                options = tab.options[QUESTION]
                 pick = i % len(options)
                 clicked = time.perf_counter()
                 await tab.run(changes={QUESTION: options[pick]})
@@ -178,15 +175,11 @@ async def answers(url: str, pids: list[int], n: int, cookie) -> dict:
 
     async with Tab(url, stats, cookie(), "learn") as teacher:
         await teacher.run(query=f"class={code}&teacher={secret}")
-        start = clock(pids)
+        start = busy(pids)
         students = asyncio.gather(*(student(i) for i in range(n)))
-        while len(answered) + len(stats.errors) < n and not students.done():
-            await asyncio.sleep(0.05)
-        load = busy(pids, start)
-        last = max(answered, default=float("nan"))
-        deadline = time.perf_counter() + WAIT
-        while not any(c[1] >= n for c in teacher.counts) and time.perf_counter() < deadline:
-            await asyncio.sleep(0.05)
+        await until(lambda: len(answered) + len(stats.errors) >= n or students.done(), 3600)
+        load, last = busy(pids, start), max(answered, default=float("nan"))
+        await until(lambda: any(c[1] >= n for c in teacher.counts))
         seen = next((t for t, got, _ in teacher.counts if got >= n), float("nan"))
         done.set()
         await students
@@ -194,12 +187,11 @@ async def answers(url: str, pids: list[int], n: int, cookie) -> dict:
     current = tally.current
     counts = dict(current.counts) if current else {}
     exact = bool(current) and current.answered == n == sum(counts.values()) and counts == sent
-    return {
-        "stats": stats, "loads": loads, "latencies": latencies, "exact": exact, "counts": counts,
-        "sent": sent, "answered": current.answered if current else 0, "joined": tally.joined,
-        "window": last - min(joins, default=float("nan")), "seen": seen - last, "busy": load,
-        "shown": teacher.counts[-1][1:] if teacher.counts else None,
-    }  # fmt: skip
+    return dict(
+        stats=stats, loads=loads, latencies=latencies, exact=exact, counts=counts, sent=sent, busy=load,
+        answered=current.answered if current else 0, joined=tally.joined, seen=seen - last,
+        window=last - min(joins, default=float("nan")), shown=(teacher.counts or [(0, "never")])[-1][1:],
+    )  # fmt: skip
 
 
 async def follow(url: str, pids: list[int], n: int, cookie) -> dict:
@@ -207,109 +199,90 @@ async def follow(url: str, pids: list[int], n: int, cookie) -> dict:
     code, secret = store.new_class()
     stats, tabs = Stats(), []
 
-    async def follower(i: int, sent: asyncio.Event, finished: asyncio.Event) -> None:
+    async def follower(i: int) -> None:
         await asyncio.sleep(SPREAD * i / n)
         try:
             async with Tab(url, stats, cookie()) as tab:
                 await tab.run(query=f"class={code}")
                 tabs.append(tab)
-                await sent.wait()
                 await finished.wait()
         except Exception as error:
             stats.errors.append(f"follower {i}: {type(error).__name__}: {error}")
 
-    sent, finished = asyncio.Event(), asyncio.Event()
-    everyone = asyncio.gather(*(follower(i, sent, finished) for i in range(n)))
-    while len(tabs) + len(stats.errors) < n and not everyone.done():
-        await asyncio.sleep(0.05)
+    finished = asyncio.Event()
+    everyone = asyncio.gather(*(follower(i) for i in range(n)))
+    await until(lambda: len(tabs) + len(stats.errors) >= n or everyone.done(), 3600)
     await asyncio.sleep(3.0)  # every follower's timer ticking, as in a class that waits
-    start = clock(pids)
-    at = time.perf_counter()
+    start = busy(pids)
+    at = start[1]
     store.send_view(code, secret, "learn", {"sentence": "1"})
-    sent.set()
-    deadline = at + WAIT
-    while any(t.drawn is None for t in tabs) and time.perf_counter() < deadline:
-        await asyncio.sleep(0.05)
+    await until(lambda: all(t.ready for t in tabs))
     load = busy(pids, start)
     finished.set()
     await everyone
     switched = [t.switched - at for t in tabs if t.switched]
-    drawn = [t.drawn - at for t in tabs if t.drawn]
+    drawn = [t.ready - at for t in tabs if t.ready]
     return {"stats": stats, "switched": switched, "drawn": drawn, "busy": load, "n": n}
 
 
-def _p50(values: list[float]) -> float:
-    return statistics.median(values) if values else float("nan")
-
-
-def report(name: str, a: dict, f: dict, n: int) -> list[str]:
+def report(name: str, a: dict, f: dict, n: int, client: float) -> list[str]:
     errors = a["stats"].errors + f["stats"].errors
     counts = ", ".join(f"option {k}: {v}" for k, v in sorted(a["counts"].items()))
-    print(f"== {name}")
-    print(
-        f"   answers: {n} students; join (page load) p95 {_p95(a['loads']):.2f} s; answer rerun p50 "
-        f"{_p50(a['latencies']):.2f} s, p95 {_p95(a['latencies']):.2f} s"
-    )
-    print(f"   first join -> last answer {a['window']:.1f} s; server busy {a['busy']:.2f} s CPU per s")
-    print(
-        f"   store: {a['answered']} answered of {a['joined']} joined ({counts}); sent "
-        f"{sum(a['sent'].values())}: {'exact' if a['exact'] else 'MISCOUNT ' + repr(a['sent'])}"
-    )
-    shown = "never" if a["shown"] is None else "{} of {}".format(*a["shown"])
-    print(
-        f"   teacher's page showed {n} answers {a['seen']:.2f} s after the last answer (last shown: {shown})"
-    )
-    print(
-        f"   follow: {len(f['switched'])} of {f['n']} followers switched to learn?sentence=1; p50 "
-        f"{_p50(f['switched']):.2f} s, p95 {_p95(f['switched']):.2f} s; page drawn p50 "
-        f"{_p50(f['drawn']):.2f} s, p95 {_p95(f['drawn']):.2f} s; server busy {f['busy']:.2f} s CPU per s"
-    )
-    print(f"   errors {len(errors)}")
-    for error in errors[:5]:
-        print(f"   ! {error}")
+    exact = "exact" if a["exact"] else f"MISCOUNT (sent {a['sent']})"
+    shown = " of ".join(map(str, a["shown"]))
+    ms = lambda v: f"p50 {statistics.median(v or [float('nan')]):.2f} s, p95 {_p95(v):.2f} s"  # noqa: E731
+    lines = [
+        f"answers: {n} students; join (page load) p95 {_p95(a['loads']):.2f} s; "
+        f"answer rerun {ms(a['latencies'])}",
+        f"first join -> last answer {a['window']:.1f} s; server busy {a['busy']:.2f} s CPU per s",
+        f"store: {a['answered']} answered of {a['joined']} joined ({counts}); "
+        f"sent {sum(a['sent'].values())}: {exact}",
+        f"teacher's page showed {n} answers {a['seen']:.2f} s after the last answer (last shown: {shown})",
+        f"follow: {len(f['switched'])} of {f['n']} followers switched to learn?sentence=1, "
+        f"{ms(f['switched'])}; page drawn {ms(f['drawn'])}; server busy {f['busy']:.2f} s CPU per s",
+        f"errors {len(errors)}; {Tab.reruns} timer reruns; this load generator: {client:.2f} s CPU per s",
+        *(f"! {error}" for error in errors[:5]),
+    ]
+    print(f"== {name}", *lines, sep="\n   ")
     return errors
+
+
+@contextlib.contextmanager
+def redis_server(folder: Path):
+    """A private redis-server (tests/run.sh's settings): a Unix socket, nothing saved; a child of
+    this process rather than a daemon, so it is stopped however the run ends."""
+    sock = folder / "redis.sock"
+    proc = subprocess.Popen(
+        ["/usr/bin/redis-server", "--port", "0", "--unixsocket", str(sock), "--unixsocketperm", "700",
+         "--save", "", "--appendonly", "no", "--dir", str(folder), "--logfile", str(folder / "redis.log")]
+    )  # fmt: skip
+    try:
+        while not sock.exists() and proc.poll() is None:
+            time.sleep(0.1)
+        yield f"unix://{sock}?db=0"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
 
 
 @contextlib.contextmanager
 def topology(kind: str, folder: Path):
     """A fresh server: (its ws:// URL, the server pids, whether sessions need a sticky cookie)."""
-    store = f"sqlite://{folder}/classes.sqlite3"
-    redis_pid = folder / "redis.pid"
-    if kind == "redis":
-        sock = folder / "redis.sock"
-        subprocess.run(
-            ["/usr/bin/redis-server", "--port", "0", "--unixsocket", str(sock), "--unixsocketperm", "700",
-             "--save", "", "--appendonly", "no", "--dir", str(folder), "--daemonize", "yes",
-             "--pidfile", str(redis_pid), "--logfile", str(folder / "redis.log")],
-            check=True,
-        )  # fmt: skip
-        for _ in range(100):
-            if sock.exists():
-                break
-            time.sleep(0.1)
-        store = f"unix://{sock}?db=0"
-    before = os.environ.get("ATTENTION_CLASS_STORE")
-    os.environ["ATTENTION_CLASS_STORE"] = store  # the servers inherit it; open_store() here reads it
-    try:
+    with contextlib.ExitStack() as stack:
+        store = (
+            stack.enter_context(redis_server(folder)) if kind == "redis" else f"sqlite://{folder}/c.sqlite3"
+        )
+        stack.enter_context(mock.patch.dict(os.environ, ATTENTION_CLASS_STORE=store))  # servers inherit it
         if kind == "replicas":
             from deploy.replicas import Replicas
 
-            with Replicas(2) as r:
-                yield r.url.replace("http://", "ws://"), r.pids, True
-        else:
-            proc, url = start_streamlit(ROOT / "app.py")
-            try:
-                yield url.replace("http://", "ws://"), [proc.pid], False
-            finally:
-                proc.terminate()
-                proc.wait(timeout=30)
-    finally:
-        if before is None:
-            os.environ.pop("ATTENTION_CLASS_STORE")
-        else:
-            os.environ["ATTENTION_CLASS_STORE"] = before
-        if redis_pid.exists():
-            os.kill(int(redis_pid.read_text()), 15)
+            r = stack.enter_context(Replicas(2))
+            yield r.url.replace("http://", "ws://"), r.pids, True
+            return
+        proc, url = start_streamlit(ROOT / "app.py")
+        stack.callback(proc.wait, timeout=30)
+        stack.callback(proc.terminate)
+        yield url.replace("http://", "ws://"), [proc.pid], False
 
 
 async def warm(url: str, sticky: bool) -> None:
@@ -329,29 +302,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--followers", type=int, default=100)
     parser.add_argument("--store", choices=("sqlite", "replicas", "redis", "all"), default="all")
     args = parser.parse_args(argv)
-    kinds = ("sqlite", "replicas", "redis") if args.store == "all" else (args.store,)
-    names = {
-        "sqlite": "one process, SQLite store",
-        "replicas": "2 replicas behind nginx, one shared SQLite file",
-        "redis": "one process, Redis store (private redis-server, Unix socket)",
-    }
-    print(
-        f"{os.cpu_count()} cores; sessions spread over {SPREAD:g} s; a student picks {THINK} s after loading"
-    )
+    kinds = list(TOPOLOGIES) if args.store == "all" else [args.store]
+    print(f"{os.cpu_count()} cores; sessions open over {SPREAD:g} s; a student picks {THINK} s after loading")
     failed = False
     for kind in kinds:
         with (
             tempfile.TemporaryDirectory(prefix="class-mode-") as folder,
-            topology(kind, Path(folder)) as server,
+            topology(kind, Path(folder)) as (url, pids, sticky),
         ):
-            url, pids, sticky = server
             cookie = (lambda: secrets.token_hex(16)) if sticky else (lambda: None)
             asyncio.run(warm(url, sticky))
-            Tab.reruns = 0
+            Tab.reruns, own = 0, (time.process_time(), time.perf_counter())
             a = asyncio.run(answers(url, pids, args.students, cookie))
             f = asyncio.run(follow(url, pids, args.followers, cookie))
-            errors = report(f"{kind}: {names[kind]}", a, f, args.students)
-            print(f"   ({Tab.reruns} fragment reruns sent by the tabs' timers)")
+            client = (time.process_time() - own[0]) / (time.perf_counter() - own[1])
+            errors = report(f"{kind}: {TOPOLOGIES[kind]}", a, f, args.students, client)
             failed |= bool(errors) or not a["exact"]
     return 1 if failed else 0
 
