@@ -47,8 +47,13 @@ class SQLiteStore(Store):
         self.path = Path(path)
         self._local = threading.local()
         self._swept = 0.0
-        # Made by us, readable by this account only (the -wal and -shm files take its mode).
-        os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
+        # Made by us, readable by this account only (the -wal and -shm files take its mode). Only
+        # when missing: closing any descriptor of a database file drops every POSIX lock SQLite
+        # holds on it in this process (sqlite.org/howtocorrupt.html, 2.2), so a second store on a
+        # file this process has open would leave the other processes free to delete the WAL under
+        # it (measured: a server then never saw this process's writes again).
+        with contextlib.suppress(FileExistsError):
+            os.close(os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600))
         db = self._db()
         db.execute("PRAGMA journal_mode = WAL")  # kept in the file: every later connection has it
         db.executescript(SCHEMA)
