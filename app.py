@@ -55,8 +55,7 @@ with st.sidebar:
     )
     language.picker()
     membership.sidebar()
-    if (m := membership.member()) is not None and not m.teacher:  # others run no timer at all
-        membership.poll(pages())  # a student: the teacher's view (when following), a reveal, a new vote
+    membership.watch(pages())  # a student: the page the teacher sends, the reveals
 if class_message:
     st.warning(class_message, icon=":material/groups:")
 if refused:

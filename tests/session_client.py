@@ -44,6 +44,10 @@ class Session:
         self.query, self.page, self.page_name = "", "", page_name
         self.marks: dict[str, float] = {}  # first time a kind of message arrived (MARKS)
         self.homes: dict[str, str] = {}  # widget id -> the fragment that drew it ("": the page)
+        self.options: dict[str, list[str]] = {}  # a radio's or selectbox's options, as shown
+        # run_every fragments (auto_rerun): fragment id -> seconds; a browser reruns each on a timer
+        self.timers: dict[str, float] = {}
+        self.listen = None  # optional: called with (ForwardMsg, perf_counter) for every message read
 
     async def __aenter__(self):
         headers = {"Cookie": f"stroute={self.cookie}"} if self.cookie else None
@@ -63,16 +67,22 @@ class Session:
         await self.ws.close()
 
     async def rerun(
-        self, query: str = "", changes: dict[str, object] | None = None, fragment: str = ""
+        self,
+        query: str = "",
+        changes: dict[str, object] | None = None,
+        fragment: str = "",
+        auto: bool = False,
     ) -> tuple[float, str]:
         """One script run: the page load (query) or a widget change, of the whole page or of one
-        fragment (its id). Returns (seconds, digest of the charts' data sent); self.drawn lists
-        (element kind, fragment id) of what the run sent."""
+        fragment (its id; `auto`: a run_every fragment's timer, as the browser marks it). Returns
+        (seconds, digest of the charts' data sent); self.drawn lists (element kind, fragment id) of
+        what the run sent."""
         homes = {self.homes.get(self.widgets[name][0], "") for name in changes or {}}
         if not fragment and len(homes) == 1:  # as a browser: a widget in a fragment reruns that
             fragment = homes.pop()
         msg = BackMsg()
         msg.rerun_script.fragment_id = fragment
+        msg.rerun_script.is_auto_rerun = auto
         self.drawn: list[tuple[str, str]] = []
         self.query = query or self.query  # the browser sends its address bar, which the app rewrites
         msg.rerun_script.query_string = self.query
@@ -109,6 +119,8 @@ class Session:
             fwd = ForwardMsg()
             fwd.ParseFromString(raw)
             kind = fwd.WhichOneof("type")
+            if self.listen:
+                self.listen(fwd, time.perf_counter())
             if kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
                 self.drawn.append((fwd.delta.new_element.WhichOneof("type"), fwd.delta.fragment_id))
                 self._element(fwd.delta.new_element, digest, fwd.delta.fragment_id)
@@ -116,6 +128,13 @@ class Session:
                 self.query = fwd.page_info_changed.query_string
             elif kind == "new_session":
                 self.page = fwd.new_session.page_script_hash
+                if not fwd.metadata.run.fragment_ids:  # a whole page's run: it announces its timers
+                    self.timers.clear()
+            elif kind == "auto_rerun":
+                self.timers[fwd.auto_rerun.fragment_id] = fwd.auto_rerun.interval
+            elif kind == "stop_auto_rerun":
+                for gone in fwd.stop_auto_rerun.fragment_ids:
+                    self.timers.pop(gone, None)
             elif kind == "script_finished":
                 if fwd.script_finished == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
                     continue  # st.rerun(): the server runs the page again by itself
@@ -158,6 +177,8 @@ class Session:
         if value_kind:
             name = widget_id.rsplit("-", 1)[-1] if widget_id.count("-") >= 2 else widget.label
             self.widgets[name] = (widget_id, value_kind)
+            if kind in ("selectbox", "radio"):  # what the browser sends: an option as it is shown
+                self.options[name] = list(widget.options)
             self.widgets.setdefault(widget.label, (widget_id, value_kind))
         # Like the browser: a widget keeps the value it has, unless the server sets one.
         if widget.set_value or widget_id not in self.states:

@@ -209,6 +209,20 @@ class RedisStore(Store):
         )
         return Tally(question, joined, tuple(rounds))
 
+    def _revealed(self, code: str, questions: list[str], now: float) -> set[str] | None:
+        with self.redis.pipeline() as pipe:  # each question's current round, then its mark
+            pipe.hget(self._key(code), "expires")
+            pipe.hmget(self._key(code, ":rounds"), questions)
+            expires, rounds = pipe.execute()
+        if not expires or float(expires) <= now:
+            return None
+        asked = [(q, n) for q, n in zip(questions, rounds, strict=True) if n]
+        with self.redis.pipeline() as pipe:
+            for question, number in asked:
+                pipe.hexists(self._key(code, ":q:" + question), f"revealed{SEP}{number}")
+            marks = pipe.execute()
+        return {q for (q, _), shown in zip(asked, marks, strict=True) if shown}
+
     def _about(self, code: str, now: float) -> tuple[int, str] | None:
         with self.redis.pipeline() as pipe:
             pipe.hmget(self._key(code), ["expires", "current"])

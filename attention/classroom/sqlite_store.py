@@ -2,7 +2,11 @@
 
 Write-ahead logging lets readers go on while one process writes, busy_timeout makes a writer
 wait its turn instead of failing, and every change is one `BEGIN IMMEDIATE` transaction (the
-write lock is taken first, so two writers never both read and then both write). Each thread has
+write lock is taken first, so two writers never both read and then both write). The threads of
+one process take their turns at a lock of this process first: SQLite's own wait (busy_timeout)
+polls with sleeps of up to 100 ms, so 200 students answering at once on one server waited up to
+a second for writes of a fraction of a millisecond each; that wait is left to the other
+processes (replicas). Each thread has
 its own connection: Streamlit runs each session's script on a thread of its own, and a sqlite3
 connection is not for sharing across threads. Expired classes are deleted when found and, at most
 once a minute, all at once.
@@ -23,6 +27,8 @@ from attention.classroom.rules import Limits
 from attention.classroom.store import Answer, Store
 
 BUSY_MS = 10_000  # a writer waits this long for another: far more than any of our transactions
+_writers: dict[Path, threading.Lock] = {}  # a database file -> its writers' turn in this process
+_writers_lock = threading.Lock()
 PURGE_EVERY = 60.0  # seconds between sweeps of expired classes
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS classes (code TEXT PRIMARY KEY, secret TEXT NOT NULL, expires REAL NOT NULL,
@@ -47,8 +53,15 @@ class SQLiteStore(Store):
         self.path = Path(path)
         self._local = threading.local()
         self._swept = 0.0
-        # Made by us, readable by this account only (the -wal and -shm files take its mode).
-        os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
+        with _writers_lock:
+            self._writer = _writers.setdefault(self.path.resolve(), threading.Lock())
+        # Made by us, readable by this account only (the -wal and -shm files take its mode). Only
+        # when missing: closing any descriptor of a database file drops every POSIX lock SQLite
+        # holds on it in this process (sqlite.org/howtocorrupt.html, 2.2), so a second store on a
+        # file this process has open would leave the other processes free to delete the WAL under
+        # it (measured: a server then never saw this process's writes again).
+        with contextlib.suppress(FileExistsError):
+            os.close(os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600))
         db = self._db()
         db.execute("PRAGMA journal_mode = WAL")  # kept in the file: every later connection has it
         db.executescript(SCHEMA)
@@ -67,15 +80,16 @@ class SQLiteStore(Store):
         """One transaction holding the write lock from its start (expired classes swept first, at
         most once a minute)."""
         db, now = self._db(), time.time()
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            if now - self._swept > PURGE_EVERY:
-                self._sweep(db, now)
-            yield db
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        db.execute("COMMIT")
+        with self._writer:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                if now - self._swept > PURGE_EVERY:
+                    self._sweep(db, now)
+                yield db
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
 
     @contextlib.contextmanager
     def _read(self):
@@ -227,6 +241,21 @@ class SQLiteStore(Store):
             for r, opened, shown in rounds
         )
         return Tally(question, joined, tuple(made))
+
+    def _revealed(self, code: str, questions: list[str], now: float) -> set[str] | None:
+        marks = ", ".join("?" * len(questions))
+        with self._read() as db:
+            if not self._alive(db, code, now):
+                return None
+            return {
+                q
+                for (q,) in db.execute(
+                    "SELECT r.question FROM rounds r WHERE r.code = ? AND r.revealed"
+                    f" AND r.question IN ({marks}) AND r.round = (SELECT MAX(round) FROM rounds"
+                    " WHERE code = r.code AND question = r.question)",
+                    (code, *questions),
+                )
+            }
 
     def _about(self, code: str, now: float) -> tuple[int, str] | None:
         with self._read() as db:

@@ -107,6 +107,15 @@ class Store(abc.ABC):
         current = self.tally(code, question).current
         return bool(current and current.revealed)
 
+    def revealed_among(self, code: str, questions: set[str] | list[str]) -> set[str]:
+        """Those of `questions` whose current round is revealed, in one look at the store (a
+        student's page polls this every second for the questions it holds)."""
+        found, asked = self._code(code), {rules.question(q) for q in questions}
+        revealed = self._revealed(found, sorted(asked), time.time()) if asked else set()
+        if revealed is None or (not asked and self._secret(found, time.time()) is None):
+            raise errors.unknown(code)
+        return revealed
+
     def joined(self, code: str) -> int:
         """How many students are in the class now."""
         return self._summary(code)[0]
@@ -241,6 +250,10 @@ class Store(abc.ABC):
     @abc.abstractmethod
     def _tally(self, code: str, question: str, now: float) -> Tally | None:
         """Every round of `question` with all its counts; None for no class."""
+
+    @abc.abstractmethod
+    def _revealed(self, code: str, questions: list[str], now: float) -> set[str] | None:
+        """Those of `questions` whose current round is revealed; None for no class."""
 
     @abc.abstractmethod
     def _about(self, code: str, now: float) -> tuple[int, str] | None:

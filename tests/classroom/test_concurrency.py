@@ -1,6 +1,7 @@
 """Every answer counted once when a class answers at once: threads of one process (Streamlit's
 sessions) and separate processes (replicas) on one store."""
 
+import gc
 import os
 import subprocess
 import sys
@@ -115,3 +116,55 @@ def test_two_processes_on_one_sqlite_file_see_each_others_answers(tmp_path):
     assert [int(out) for out in outputs] == [60, 60]  # each saw all of the other's answers
     assert store.tally(code, Q, secret).current.counts == {"one": 60, "other": 60}
     assert SQLiteStore(path).tally(code, Q, secret).current.answered == 120  # a third process's view
+
+
+# A server: its store made on a thread that ends, each look on a thread (a connection) of its own
+# that closes after it, as Streamlit's script threads do; it prints the view's version per line read.
+LOOKER = """
+import gc, sys, threading
+from attention.classroom import SQLiteStore
+made = []
+first = threading.Thread(target=lambda: made.append(SQLiteStore(sys.argv[1])))
+first.start(); first.join()
+for _ in sys.stdin:
+    seen = []
+    look = threading.Thread(target=lambda: seen.append(made[0].view(sys.argv[2]).version))
+    look.start(); look.join()
+    gc.collect()  # the look's connection closed: none of this process's stays open between looks
+    print(seen[0], flush=True)
+"""
+
+
+def test_a_second_store_on_a_file_this_process_holds_keeps_its_writes_seen(tmp_path):
+    """Closing any descriptor of a database file drops all of this process's POSIX locks on it: a
+    store that opened and closed the file to set its mode let the other process delete the WAL
+    that this process went on writing to (the other process saw version 1 for ever; measured with
+    a server and benchmarks/class_mode.py, which opens a store per phase)."""
+    path = tmp_path / "classes.sqlite3"
+    first = SQLiteStore(path)
+    code, secret = first.new_class()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    other = subprocess.Popen(
+        [sys.executable, "-c", LOOKER, str(path), code],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+
+    def seen() -> int:
+        other.stdin.write("?\n")
+        other.stdin.flush()
+        return int(other.stdout.readline())
+
+    try:
+        assert seen() == 0
+        second = SQLiteStore(path)  # the first store's connection still open
+        assert second.send_view(code, secret, "learn", {}) == 1 and seen() == 1
+        del first
+        gc.collect()  # the first store's connection closes
+        for version in (2, 3):
+            assert second.send_view(code, secret, "learn", {}) == version and seen() == version
+    finally:
+        other.stdin.close()
+        other.wait(timeout=30)

@@ -49,6 +49,24 @@ def test_a_class_from_start_to_export(store, a_class):
     ]  # fmt: skip
 
 
+def test_the_questions_a_page_holds_are_looked_up_at_once(store, a_class):
+    code, secret = a_class
+    joined(store, code, "ann")
+    store.answer(code, "ann", Q, "A")
+    store.ask(code, secret, "other")
+    assert store.revealed_among(code, {Q, "other", "never.asked"}) == set()
+    store.reveal(code, secret, Q)
+    assert store.revealed_among(code, [Q, "other", "never.asked"]) == {Q}
+    store.ask_again(code, secret, Q)  # its new round is held again
+    store.reveal(code, secret, "other")
+    assert store.revealed_among(code, {Q, "other"}) == {"other"}
+    assert store.revealed_among(code, set()) == set()
+    store.close(code, secret)
+    for asked in ({Q}, set()):
+        with pytest.raises(ClassError):
+            store.revealed_among(code, asked)
+
+
 def test_an_answer_replaced_is_counted_once(store, a_class):
     code, secret = a_class
     joined(store, code, "ann")

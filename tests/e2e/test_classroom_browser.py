@@ -1,10 +1,17 @@
 """What only a browser shows: a hostile link runs no script and the server stays up (projector
-mode on screen: test_first_minute_browser.py)."""
+mode on screen: test_first_minute_browser.py); a class student's tab keeps its one timer through
+a pick and a knob's change, so the reveal and the teacher's view arrive by themselves."""
 
+import asyncio
 import urllib.request
 from urllib.parse import urlencode
 
-from tests.e2e.conftest import wait_idle
+import pytest
+
+from attention.classroom import SQLiteStore
+from deploy.local import ROOT, start_streamlit
+from tests.e2e.conftest import in_thread, script_done, wait_idle
+from tests.session_client import Session, Stats
 
 HOSTILE = [
     ("text", "<img src=x onerror=alert(1)> <script>alert(2)</script> **bold** [x](javascript:alert(3)) $x$"),
@@ -37,3 +44,67 @@ def test_a_hostile_link_shows_notes_and_runs_nothing(server, page):
     assert page.dialogs == []
     with urllib.request.urlopen(f"{server}/_stcore/health", timeout=10) as r:
         assert r.status == 200  # still serving
+
+
+# --- a class's timers: one per student's tab, none elsewhere, and kept through a pick or a knob ----
+
+
+@pytest.fixture(scope="module")
+def classroom(tmp_path_factory):
+    """A server of its own on a class store this test also opens: (its URL, the store)."""
+    path = tmp_path_factory.mktemp("classes") / "classes.sqlite3"
+    store = SQLiteStore(path)
+    proc, url = start_streamlit(ROOT / "app.py", env={"ATTENTION_CLASS_STORE": f"sqlite://{path}"})
+    yield url, store
+    proc.terminate()
+    proc.wait(timeout=20)
+
+
+def timers(url: str, page_name: str, query: str) -> dict[str, float]:
+    async def load():
+        async with Session(url.replace("http://", "ws://"), Stats(), page_name=page_name) as s:
+            await s.rerun(query=query)
+            return s.timers
+
+    return in_thread(asyncio.run, load())
+
+
+def test_only_a_students_tab_reruns_a_fragment_every_second(classroom):
+    """A run_every fragment is a rerun every second for as long as the tab is open: outside a
+    class (every visitor of the app) there is none, and a student has one, whatever the page."""
+    url, store = classroom
+    code, secret = store.new_class()
+    assert timers(url, "", "") == {} and timers(url, "learn", "") == {}
+    assert len(timers(url, "learn", f"class={code}")) == 1  # membership.watch, not one per question
+    assert len(timers(url, "", f"class={code}")) == 1
+
+
+def test_a_follower_who_changed_a_knob_still_follows(classroom, page):
+    """A knob's change reruns only the Explorer's body for others; the browser drops a tab's
+    timers when such a run starts, so a student would stop following (measured: it did)."""
+    url, store = classroom
+    code, secret = store.new_class()
+    page.goto(f"{url}/?class={code}")
+    wait_idle(page)
+    seed = page.get_by_role("spinbutton", name="seed")
+    seed.fill("7")
+    seed.press("Enter")
+    page.wait_for_url("**seed=7**", timeout=30_000)
+    script_done(page)
+    store.send_view(code, secret, "learn", {"sentence": "1"})
+    page.wait_for_url("**/learn?*sentence=1*", timeout=10_000)
+
+
+def test_a_students_pick_is_recorded_and_the_reveal_arrives_by_itself(classroom, page):
+    url, store = classroom
+    code, secret = store.new_class()
+    page.goto(f"{url}/learn?class={code}")
+    script_done(page)
+    question = page.locator('[data-testid="stRadio"]', has_text="How many rows")
+    question.get_by_role("radio").first.check(force=True)  # the option's own input, not the label
+    page.get_by_text("Answer recorded").wait_for(timeout=30_000)
+    tally = store.tally(code, "check_ids", secret)
+    assert tally.current.answered == 1 and tally.current.counts == {"0": 1}
+    store.reveal(code, secret, "check_ids")
+    page.get_by_text("Right:").first.wait_for(timeout=10_000)  # the first option is right
+    assert page.locator('[data-testid="stException"]').count() == 0

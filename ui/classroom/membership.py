@@ -1,7 +1,10 @@
 """Which class this session is in: `?class=CODE` in any link joins it, `&teacher=SECRET` makes the
 session its teacher (the secret leaves the address at once: a projected address bar must not show
 it). The sidebar says which class and how to leave; a student who follows sees their page switch
-to the view the teacher sends, within a second or two (a fragment that polls the store)."""
+to the view the teacher sends, and a question held for the reveal answered, within a second or two:
+one fragment per student polls the store (watch). Outside a class, and for the teacher, there is
+no such fragment: a run_every fragment makes the browser rerun it every POLL seconds, a rerun the
+server pays for (~3 ms of CPU each, for every open tab; benchmarks/class_mode.py)."""
 
 from __future__ import annotations
 
@@ -18,7 +21,8 @@ from ui import url
 from ui.slots import session_id
 
 KEY, CODE = "_class", url.CLASS_KEY  # the membership; the class's code (ui/url.py keeps it in links)
-POLL = 1.0  # seconds between a follower's looks at the teacher's view
+POLL = 1.0  # seconds between a student's looks at the teacher's view and the reveals
+WAITING = "_class_waiting"  # the questions this page holds until the teacher reveals them (questions.py)
 
 
 @dataclass
@@ -29,7 +33,7 @@ class Member:
     nickname: str = ""
     follow: bool = True
     seen: int = 0  # the teacher's view version this session has followed
-    question_state: tuple | None = None  # (question, round, revealed) of the class's question, as last drawn
+    vote: tuple[str, int] | None = None  # the class's question and its round, as this page last saw
 
     @property
     def teacher(self) -> bool:
@@ -130,28 +134,55 @@ def send_view() -> None:
     st.toast(tr("Sent to the class."), icon=":material/cast:")
 
 
+def watching() -> bool:
+    """Whether this session has the student's timer (watch): the browser drops a tab's timers
+    whenever a page's run starts, and only a run of the whole page sets them again, so a callback
+    must not narrow that run to a fragment (st.rerun(scope=...)) for such a session."""
+    m = member()
+    return m is not None and not m.teacher
+
+
+def watch(pages: dict) -> None:
+    """A student's one timer (the page's run, before the page draws): every POLL seconds, the view
+    the teacher sent (while following) and the questions the page holds for the reveal. Nothing
+    outside a class or for the teacher: no fragment, so no rerun every second."""
+    if not watching():
+        return
+    st.session_state[WAITING] = set()  # this run's page adds the questions it holds (questions.py)
+    _watch(pages)
+
+
 @st.fragment(run_every=POLL)
-def poll(pages: dict) -> None:
-    """A student's look at the class, every POLL seconds: a view the teacher sent (when following)
-    switches the page; the question the class is on revealed, or asked again, reruns the page (a
-    new vote starts with no pick). One fragment a page: a lecture hall's reruns stay light."""
+def _watch(pages: dict) -> None:
+    """A newer view switches the page (following); a held question revealed reruns it."""
     m = member()
     if m is None or m.teacher:
         return
     try:
-        view, asked = store().view(m.code), store().current_question(m.code)
-        current = store().tally(m.code, asked).current if asked else None
+        view = store().view(m.code)
+        revealed = store().revealed_among(m.code, st.session_state.get(WAITING, set()))
+        vote = _vote(m.code)
     except ClassError as error:
         leave()
         st.session_state["_class_message"] = str(error)
+        st.rerun()
+    if m.follow:
+        if view.version > m.seen and view.page in pages:
+            m.seen = view.version
+            st.switch_page(pages[view.page], query_params=view.params | url.link_params({}))
+        m.seen = max(m.seen, view.version)
+    if vote != m.vote:  # the teacher asked again: a new vote starts with no pick
+        if m.vote is not None and vote is not None and vote[0] == m.vote[0]:
+            st.session_state[vote[0]] = None
+            m.vote = vote
+            st.rerun(scope="app")
+        m.vote = vote
+    if revealed:
         st.rerun(scope="app")
-    if m.follow and view.version > m.seen and view.page in pages:
-        m.seen = view.version
-        st.switch_page(pages[view.page], query_params=view.params | url.link_params({}))
-    m.seen = max(m.seen, view.version)
-    state = (asked, current.number, current.revealed) if current else None
-    if m.question_state != state:
-        if m.question_state and state and m.question_state[:2] != state[:2]:
-            st.session_state[asked] = None  # asked again: a new vote, no pick yet
-        m.question_state = state
-        st.rerun(scope="app")
+
+
+def _vote(code: str) -> tuple[str, int] | None:
+    """The question the class is on and its round (None before the teacher asks one)."""
+    asked = store().current_question(code)
+    current = store().tally(code, asked).current if asked else None
+    return (asked, current.number) if current else None

@@ -6,7 +6,13 @@ says "answer recorded" and shows nothing of the answer until the teacher reveals
 without predicting" waits for the reveal too. The teacher's page shows, under the question, Ask
 the class; then a live histogram of the answers and how many of those joined have answered
 (refreshed every second, without rerunning the page), Reveal, and Ask again (a second vote,
-the first kept beside it)."""
+the first kept beside it).
+
+Built for a class of 200 answering at once (benchmarks/class_mode.py): before the reveal a
+student's question is a fragment, so a pick reruns only the question (nothing else on the page
+changes until the reveal; a page's rerun is 10-20 times the CPU), and the page holds its
+questions without a timer of its own: membership.watch, the one timer a student's tab has, reruns
+the page when one is revealed."""
 
 from __future__ import annotations
 
@@ -19,38 +25,47 @@ from ui.classroom import membership
 from ui.classroom.membership import Member, member
 from ui.widgets import chart, literal
 
-POLL = 1.0  # seconds: the teacher's histogram
+POLL = 1.0  # seconds between the teacher's looks at the histogram
 
 
-def self_check(key: str, question: str, options: list[str], answer: str, why: str) -> str | None:
+def self_check(
+    key: str, question: str, options: list[str], answer: str, why: str, revealed: bool
+) -> str | None:
     """A prediction before the reveal: feedback once the learner picks an option; in a class,
-    the pick is recorded and the answer waits for the teacher's reveal."""
+    the pick is recorded and the answer waits for the teacher's reveal (`revealed`: the class's
+    round of it is, looked up once per run by predict)."""
     if len(set(options)) != len(options):
         raise ValueError(f"{key}: options must differ: {options}")  # "6 | 6 | 3" asks nothing
     m = member()
-    student = m is not None and not m.teacher
-    picked = st.radio(
-        tr("Predict: {question}", question=question),
-        options,
-        index=None,
-        key=key,
-        format_func=literal,
-        **({"on_change": _record, "args": (key, options)} if student else {}),
-    )
+    label = tr("Predict: {question}", question=question)
+    if m is not None and not m.teacher and not revealed:
+        _held(key, label, options)
+        return st.session_state.get(key)
+    picked = st.radio(label, options, index=None, key=key, format_func=literal)
     if m is None:
         if picked is not None:
             _feedback(picked, answer, why)
         return picked
     if m.teacher:
         teacher_panel(key, options, answer)
-    if _revealed(m, key):
+    if revealed:
         _feedback(picked, answer, why)
-    elif student and picked is not None:
+    return picked
+
+
+@st.fragment
+def _held(key: str, label: str, options: list[str]) -> None:
+    """A class student's question before the reveal, a fragment: a pick reruns only this. A pick
+    from inside a fragment keeps the tab's timers (membership.watch): a page's run narrowed by a
+    callback would not, as the browser drops every timer when a page's run starts."""
+    picked = st.radio(
+        label, options, index=None, key=key, format_func=literal, on_change=_record, args=(key, options)
+    )
+    if picked is not None:
         st.info(
             tr("Answer recorded. Your teacher reveals the answer to the whole class."),
             icon=":material/how_to_vote:",
         )
-    return picked
 
 
 def _feedback(picked: str | None, answer: str, why: str) -> None:
@@ -65,12 +80,14 @@ def _feedback(picked: str | None, answer: str, why: str) -> None:
 def predict(key: str, question: str, options: list[str], answer: str, why: str, everything: bool) -> bool:
     """Ask before showing: True (draw what answers it) once the learner has picked an option or
     asked to see it, or when `everything` is on show; in a class, once the teacher has revealed."""
-    picked = self_check(key, question, options, answer, why)
     m = member()
+    revealed = m is not None and _revealed(m, key)
+    picked = self_check(key, question, options, answer, why, revealed)
     if m is not None:
-        if _revealed(m, key):
+        if revealed:
             return True
-        if not m.teacher:  # the page's class poll (membership.poll) reruns it at the reveal
+        if not m.teacher:  # membership.watch looks for the reveal every second
+            st.session_state.setdefault(membership.WAITING, set()).add(key)
             st.caption(tr("Waiting for your teacher to reveal the answer…"))
         return False
     if picked is not None or everything or st.session_state.get(f"{key}_seen"):
@@ -100,6 +117,7 @@ def _record(key: str, options: list[str]) -> None:
         membership.store().answer(m.code, m.student, key, str(options.index(picked)))
     except ClassError as error:
         st.session_state["_class_message"] = str(error)
+        st.rerun()  # revealed meanwhile, or the class gone: the whole page, not only the question
 
 
 @st.fragment(run_every=POLL)
