@@ -78,7 +78,7 @@ def fit(fig: go.Figure, width_px: int) -> go.Figure:
     margin = {"t": 80, "b": 80, "l": 80, "r": 80} | (layout.get("margin") or {})
     updates: dict = {}
     title, grow, right = _fit_title(layout, width_px, base)
-    if right > width_px - TOOLBAR_WIDTH or _under_toolbar(layout, width_px, margin):
+    if right > width_px - TOOLBAR_WIDTH or _under_toolbar(layout, width_px, margin, base):
         grow += TOOLBAR_PX
         if title:
             title["pad"]["t"] += TOOLBAR_PX
@@ -130,9 +130,10 @@ def _fit_title(layout: dict, width_px: int, base: float) -> tuple[dict | None, f
     return new, grow, width_px / 2 + widest / 2 if centred else left + widest
 
 
-def _under_toolbar(layout: dict, width_px: int, margin: dict) -> bool:
-    """Whether a legend across the top or a panel's title at the top (an annotation at the top of
-    the plot area, or above it) reaches the top right, where the toolbar stands."""
+def _under_toolbar(layout: dict, width_px: int, margin: dict, base: float) -> bool:
+    """Whether a legend across the top, an axis's title on top or a panel's title at the top (an
+    annotation at the top of the plot area, or above it) reaches the top right, where the toolbar
+    stands."""
     legend = layout.get("legend") or {}
     if (
         layout.get("showlegend") is not False
@@ -142,6 +143,14 @@ def _under_toolbar(layout: dict, width_px: int, margin: dict) -> bool:
     ):
         return True
     plot_w = width_px - margin["l"] - margin["r"]
+    for name, axis in layout.items():  # a keys axis on top: its title, centred over the plot
+        if name.startswith("xaxis") and isinstance(axis, dict) and axis.get("side") == "top":
+            title = axis.get("title")
+            text = title.get("text") if isinstance(title, dict) else title
+            start, end = axis.get("domain") or [0, 1]
+            middle = margin["l"] + plot_w * (start + end) / 2
+            if text and middle + text_px(text, base) / 2 > width_px - TOOLBAR_WIDTH:
+                return True
     for note in layout.get("annotations") or []:
         if (
             note.get("yref", "paper") != "paper"

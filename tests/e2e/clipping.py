@@ -1,8 +1,9 @@
 """What a reader cannot see, read from the page in the browser: text cut by a box that hides what
 overflows it, by a row that scrolls sideways out of sight (a segmented control's options) or by the
-window's edge; plotly text outside its chart or its plot area (a bar's share clipped by the axes) or
-under plotly's toolbar; a data grid wider than its box. Each returns a list of short descriptions;
-an empty list means nothing is cut.
+window's edge, or spilling out of its element (over its neighbour's column); plotly text outside
+its chart or its plot area (a bar's share clipped by the axes) or under plotly's toolbar; a data
+grid wider than its box. Each returns a list of short descriptions; an empty list means nothing is
+cut.
 
 A box made to be read by swiping sideways (a formula, a code block, and on a phone a table) shows
 the rest on a swipe: what is in it is not cut."""
@@ -43,6 +44,13 @@ _CUT_TEXT = """([root, swipe]) => {
       if (HIDES.has(s.overflowY) && (b.top > upper || b.bottom < lower)) {
         upper = Math.max(upper, b.top); lower = Math.min(lower, b.bottom); why = `${name(e)}'s box`;
       }
+    }
+    const element = from.closest('[data-testid=stElementContainer]');
+    const own = element && element.getBoundingClientRect();
+    if (own && left !== -Infinity && (r.left < own.left - 1 || r.right > own.right + 1)) {
+      out.push(`"${label.slice(0, 60)}" spills out of its element: text ${px(r.left, r.right)}, ` +
+               `element ${px(own.left, own.right)}`);
+      return;
     }
     if (r.left < left - 1 || r.right > right + 1 || r.top < upper - 1 || r.bottom > lower + 1)
       out.push(`"${label.slice(0, 60)}" cut by ${why}: text ${px(r.left, r.right)} x ` +

@@ -73,3 +73,13 @@ def test_a_panel_title_at_the_top_right_gets_the_strip_too():
     left = figure([], layout | {"annotations": [note | {"x": 0.0, "xanchor": "left"}]})
     fit(left, 1100)
     assert left.layout.margin.t == 40  # at the left, clear of the toolbar: as it was
+
+
+def test_a_keys_axis_title_on_top_of_a_narrow_chart_gets_the_strip():
+    """Learn's matrices side by side (445 px): the keys' title, centred on top, reached the toolbar."""
+    layout = {"height": 460, "margin": {"t": 110, "b": 10, "l": 10, "r": 40}}
+    keys = {"side": "top", "title": {"text": "키 (참조되는 쪽) →"}}
+    narrow, wide = figure([], layout | {"xaxis": keys}), figure([], layout | {"xaxis": keys})
+    fit(narrow, 445)
+    fit(wide, 960)
+    assert narrow.layout.margin.t == 110 + TOOLBAR_PX and wide.layout.margin.t == 110
