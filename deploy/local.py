@@ -92,6 +92,7 @@ def start_streamlit(
         proc, url = _start(script, port or free_port(), args, cwd, env)
         if listens(proc.pid, int(url.rsplit(":", 1)[1])) is not False:
             return proc, url
+        print(f"{url}: another process answers on this port; not ours", file=sys.stderr)
         proc.kill()
         proc.wait()
     raise RuntimeError(f"{url}: another process answers on this port")
