@@ -66,7 +66,7 @@ class Tab(Session):
     def __init__(self, url: str, stats: Stats, cookie: str | None, page_name: str = ""):
         super().__init__(url, stats, cookie, page_name)
         self.listen, self.lock, self.ticks = self._heard, asyncio.Lock(), {}
-        self.counts, self.switched, self.ready = [], None, None
+        self.counts, self.switched, self.ready, self.alerts = [], None, None, []
         self.restart = self.closing = False
 
     async def __aexit__(self, *exc) -> None:
@@ -92,6 +92,16 @@ class Tab(Session):
             element = fwd.delta.new_element
             if element.WhichOneof("type") == "markdown" and (found := COUNT.search(element.markdown.body)):
                 self.counts.append((now, int(found[1]), int(found[2])))
+            elif element.WhichOneof("type") == "alert":
+                self.alerts.append(element.alert.body)
+
+    async def join(self, query: str) -> float:
+        """The page load of a class's link; a page that did not join (no student's timer) is an
+        error, with what the page said."""
+        seconds = await self.run(query=query)
+        if not self.timers and "teacher=" not in query:
+            raise RuntimeError(f"not in the class after {query}: {self.alerts[-3:]}")
+        return seconds
 
     async def run(self, **rerun) -> float:
         async with self.lock:
@@ -160,12 +170,14 @@ async def answers(url: str, pids: list[int], n: int, cookie) -> dict:
         try:
             async with Tab(url, stats, cookie(), "learn") as tab:
                 joins.append(time.perf_counter())
-                loads.append(await tab.run(query=f"class={code}"))
+                loads.append(await tab.join(f"class={code}"))
                 await asyncio.sleep(random.Random(i).uniform(*THINK))
                 options = tab.options[QUESTION]
                 pick = i % len(options)
                 clicked = time.perf_counter()
                 await tab.run(changes={QUESTION: options[pick]})
+                if not tab.alerts or not tab.alerts[-1].startswith("Answer recorded"):
+                    raise RuntimeError(f"the pick was not recorded: {tab.alerts[-1:]}")
                 answered.append(time.perf_counter())
                 latencies.append(answered[-1] - clicked)
                 sent[str(pick)] = sent.get(str(pick), 0) + 1
@@ -203,7 +215,7 @@ async def follow(url: str, pids: list[int], n: int, cookie) -> dict:
         await asyncio.sleep(SPREAD * i / n)
         try:
             async with Tab(url, stats, cookie()) as tab:
-                await tab.run(query=f"class={code}")
+                await tab.join(f"class={code}")
                 tabs.append(tab)
                 await finished.wait()
         except Exception as error:

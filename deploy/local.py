@@ -3,6 +3,7 @@ tests, the load test and the browser benchmark (one copy of this code)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -51,6 +52,27 @@ def wait_healthy(url: str, proc: subprocess.Popen | None = None, timeout: float 
     raise RuntimeError(f"{url} did not become healthy in {timeout} s")
 
 
+def listens(pid: int, port: int) -> bool | None:
+    """Whether process `pid` holds the socket listening on TCP `port` (Linux's /proc); None where
+    /proc cannot say."""
+    try:
+        inodes = set()
+        for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+            with open(table) as f:
+                for line in list(f)[1:]:
+                    fields = line.split()  # sl, local address:port (hex), remote, state (0A: LISTEN), ...
+                    if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                        inodes.add(f"socket:[{fields[9]}]")
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return None
+    for fd in fds:
+        with contextlib.suppress(OSError):  # closed meanwhile
+            if os.readlink(f"/proc/{pid}/fd/{fd}") in inodes:
+                return True
+    return False
+
+
 def start_streamlit(
     script: Path | str = ROOT / "app.py",
     port: int | None = None,
@@ -60,8 +82,23 @@ def start_streamlit(
 ) -> tuple[subprocess.Popen, str]:
     """`streamlit run script` on loopback, from `cwd` (whose .streamlit/config.toml it reads);
     returns the process and its URL once it is healthy. Extra `args` go to streamlit. Its log goes
-    to a temporary file (`proc.log`): a pipe nobody reads would stall a talkative server."""
-    port = port or free_port()
+    to a temporary file (`proc.log`): a pipe nobody reads would stall a talkative server.
+
+    On a machine others use, another server can take the free port between the choice and the
+    bind; its /_stcore/health answers too, and a test or a load then talks to it (measured: half
+    of a class's sessions went to someone else's app). So the port must be this process's: with
+    no `port` given, another free one is tried; a `port` given that another process holds raises."""
+    for _ in range(1 if port else 5):
+        proc, url = _start(script, port or free_port(), args, cwd, env)
+        if listens(proc.pid, int(url.rsplit(":", 1)[1])) is not False:
+            return proc, url
+        print(f"{url}: another process answers on this port; not ours", file=sys.stderr)
+        proc.kill()
+        proc.wait()
+    raise RuntimeError(f"{url}: another process answers on this port")
+
+
+def _start(script, port: int, args, cwd: Path, env) -> tuple[subprocess.Popen, str]:
     log = tempfile.TemporaryFile()  # noqa: SIM115 (lives as long as the server; closed with it)
     proc = subprocess.Popen(
         [

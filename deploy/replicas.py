@@ -24,7 +24,7 @@ from pathlib import Path
 
 if __package__ in (None, ""):  # run as a script: deploy/replicas.py
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from deploy.local import ROOT, free_ports, start_streamlit, wait_healthy
+from deploy.local import ROOT, free_port, listens, start_streamlit, wait_healthy
 
 CONF = ROOT / "deploy" / "nginx.conf"
 
@@ -48,16 +48,18 @@ class Replicas:
         nginx = shutil.which("nginx") or "/usr/sbin/nginx"
         if not Path(nginx).exists():
             raise SystemExit("nginx is missing: apt-get install -y nginx")
-        *self.ports, spare = free_ports(self.count + 1)  # all distinct, nginx's among them
-        self.port = self.port or spare
+        self.ports = []
         try:
-            for port in self.ports:
+            for _ in range(self.count):
                 # each listens on loopback, but nginx lets anyone in: only the listed models
                 # open, unless the administrator said otherwise (docs/classroom.md: who may open what)
                 public = {
                     "ATTENTION_LISTED_MODELS_ONLY": os.environ.get("ATTENTION_LISTED_MODELS_ONLY") or "1"
                 }
-                self.procs.append(start_streamlit(ROOT / "app.py", port, env=public)[0])
+                proc, url = start_streamlit(ROOT / "app.py", env=public)  # a port that is its own
+                self.procs.append(proc)
+                self.ports.append(int(url.rsplit(":", 1)[1]))
+            self.port = self.port or free_port()  # the replicas' ports are bound by now: not these
             self.prefix = tempfile.mkdtemp(prefix="attention-nginx-")
             Path(self.prefix, "nginx.conf").write_text(nginx_conf(self.port, self.ports))
             self.log = tempfile.TemporaryFile() if self.capture else None  # noqa: SIM115 (closed by __exit__)
@@ -69,6 +71,8 @@ class Replicas:
             )
             self.procs.append(self.nginx)
             wait_healthy(self.url, self.nginx)
+            if listens(self.nginx.pid, self.port) is False:  # another server answered for it
+                raise RuntimeError(f"{self.url}: another process answers on nginx's port")
         except BaseException:
             self.__exit__()
             raise

@@ -63,6 +63,18 @@ def test_a_student_answer_is_held_until_the_teacher_reveals(store):
     assert student.success or student.error  # now the answer, right or not
 
 
+def test_a_pick_the_class_refused_says_why_not_recorded(store):
+    code, secret = store.new_class()
+    student = learn(**{"class": code})
+    store.leave(code, student.session_state[membership.KEY].student)  # no longer counted as joined
+    radio = student.radio(key="check_ids")
+    student = radio.set_value(re.sub(r"\\(.)", r"\1", radio.options[0])).run()
+    assert not student.exception
+    assert not any("Answer recorded" in i.value for i in student.info)
+    assert any("join" in w.value.lower() for w in student.warning), [w.value for w in student.warning]
+    assert store.tally(code, "check_ids", secret).rounds == ()  # nothing counted
+
+
 def test_the_teacher_sees_the_histogram_and_reveals(store):
     code, secret = store.new_class()
     teacher = learn(**{"class": code, "teacher": secret})

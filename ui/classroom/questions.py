@@ -26,6 +26,7 @@ from ui.classroom.membership import Member, member
 from ui.widgets import chart, literal
 
 POLL = 1.0  # seconds between the teacher's looks at the histogram
+REFUSED = "_class_refused"  # question -> why the class did not take this session's pick
 
 
 def self_check(
@@ -61,7 +62,9 @@ def _held(key: str, label: str, options: list[str]) -> None:
     picked = st.radio(
         label, options, index=None, key=key, format_func=literal, on_change=_record, args=(key, options)
     )
-    if picked is not None:
+    if refused := st.session_state.get(REFUSED, {}).get(key):
+        st.warning(literal(refused), icon=":material/error:")  # not "recorded" when it was not
+    elif picked is not None:
         st.info(
             tr("Answer recorded. Your teacher reveals the answer to the whole class."),
             icon=":material/how_to_vote:",
@@ -113,11 +116,15 @@ def _record(key: str, options: list[str]) -> None:
     m, picked = member(), st.session_state.get(key)
     if m is None or picked is None:
         return
+    refused = st.session_state.setdefault(REFUSED, {})
     try:
         membership.store().answer(m.code, m.student, key, str(options.index(picked)))
     except ClassError as error:
-        st.session_state["_class_message"] = str(error)
-        st.rerun()  # revealed meanwhile, or the class gone: the whole page, not only the question
+        refused[key] = str(error)  # said under the question, in place of "Answer recorded"
+    else:
+        refused.pop(key, None)
+        return
+    st.rerun()  # revealed meanwhile, or the class gone: the whole page, not only the question
 
 
 @st.fragment(run_every=POLL)
