@@ -6,7 +6,7 @@ from attention.i18n import tr
 from ui import language, url
 from ui.chrome import APP_CSS, PROJECTOR_CSS, pages, per_process, per_rerun
 from ui.classroom import membership
-from ui.widgets import narrow
+from ui.widgets import literal, narrow
 
 st.set_page_config(page_title="Attention Explorer", page_icon=":material/grid_on:", layout="wide")
 refused = language.choose()  # this session's language, before any words are written
@@ -57,9 +57,9 @@ with st.sidebar:
     membership.sidebar()
     membership.watch(pages())  # a student: the page the teacher sends, the reveals
 if class_message:
-    st.warning(class_message, icon=":material/groups:")
+    st.warning(literal(class_message), icon=":material/groups:")  # it repeats the link
 if refused:
-    st.warning(refused, icon=":material/translate:")
+    st.warning(literal(refused), icon=":material/translate:")
 st.html(APP_CSS + (PROJECTOR_CSS if st.session_state["projector"] else ""))
 if page.url_path not in url.OWN:  # the pages that keep their view in the URL write it themselves
     url.write({})  # the projector setting only

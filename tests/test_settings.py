@@ -46,7 +46,9 @@ def test_every_setting_is_read_in_settings_py_alone():
         for folder in ("attention", "ui", "pages", "benchmarks")
         for path in root.glob(f"{folder}/**/*.py")
         if path.name != "settings.py"
-        and re.search(r"os\.environ(\.get|\[)|getenv|\bnumber\(\"|\bflag\(", path.read_text())  # reads, not a child's env
+        and re.search(
+            r"os\.environ(\.get|\[)|getenv|\bnumber\(\"|\bflag\(", path.read_text()
+        )  # reads, not a child's env
     ]
     assert readers == []
 

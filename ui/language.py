@@ -37,7 +37,7 @@ def choose() -> str | None:
             "The address asks for the language “{asked}”, which this app does not have; it shows {name}. "
             "It has: {codes}.",
             asked=refused[:16],
-            name=LANGUAGES[s[KEY]],
+            name=LANGUAGES.get(s[KEY], s[KEY]),
             codes=", ".join(LANGUAGES),
         )
     return None

@@ -65,10 +65,18 @@ def table(counted: dict[str, Cost]) -> None:
     st.table(pd.DataFrame(rows).style.format({tr("× English"): "{:.1f}"}), hide_index=True)
 
 
+MARKUP = {ord(c): f"&#{ord(c)};" for c in "&<>\"'*_`$[]:~\\#|"}  # HTML's and markdown's
+
+
+def inert(text: str) -> str:
+    """Text that neither HTML nor markdown reads as markup (a reader's own sentence's tokens)."""
+    return text.translate(MARKUP)
+
+
 def token_strips(counted: dict[str, Cost]) -> None:
     """Each sentence's GPT-2 tokens as Inside a model labels them."""
     for key, c in counted.items():
-        chips = " ".join(f"<code>{html.escape(label)}</code>" for label in c.labels)
+        chips = " ".join(f"<code>{inert(label)}</code>" for label in c.labels)
         st.markdown(f"**{html.escape(name(key))}** · {chips}", unsafe_allow_html=True)
 
 

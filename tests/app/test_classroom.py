@@ -122,3 +122,20 @@ def test_a_hostile_nickname_is_inert(store):
     [row] = [r for r in store.export(code, secret, nicknames=True) if r.nickname]
     assert len(row.nickname) <= 30 and "\u202e" not in row.nickname  # cut, control characters gone
     assert all("<img" not in m.value for m in at.markdown)  # never drawn as HTML
+
+
+def test_leaving_stays_left(store):
+    """Leave drops the class from the address too: the next run does not join it again."""
+    code, _ = store.new_class()
+    at = learn(**{"class": code})
+    assert membership.KEY in at.session_state
+    at = at.button(key="class_leave").click().run()
+    at = at.run()
+    assert membership.KEY not in at.session_state and "class" not in at.query_params
+    assert store.joined(code) == 0
+
+
+def test_a_link_s_text_in_a_message_is_not_markdown(store):
+    at = session(60, **{"class": "[Sign in](//ev.il)", "lang": "[x](//y.z)"}).run()
+    shown = [w for w in at.warning if "Sign in" in w.value or "x" in w.value]
+    assert shown and all("](//" not in w.value.replace("\\", "") or "\\[" in w.value for w in shown)

@@ -21,6 +21,7 @@ from ui import url
 from ui.slots import session_id
 
 KEY, CODE = "_class", url.CLASS_KEY  # the membership; the class's code (ui/url.py keeps it in links)
+REFUSED = "_class_refused"  # question -> why the class did not take this session's pick (questions.py)
 POLL = 1.0  # seconds between a student's looks at the teacher's view and the reveals
 WAITING = "_class_waiting"  # the questions this page holds until the teacher reveals them (questions.py)
 
@@ -79,6 +80,8 @@ def enter(code: str, secret: str | None = None, nickname: str = "") -> Member:
 
 def leave() -> None:
     m = st.session_state.pop(KEY, None)
+    if "class" in st.query_params:  # else the next run's from_link would join it again
+        del st.query_params["class"]
     st.session_state.pop(CODE, None)
     if m is not None and not m.teacher:
         with contextlib.suppress(ClassError):  # the class is gone already
@@ -177,6 +180,7 @@ def _watch(pages: dict) -> None:
     if vote != m.vote:  # the teacher asked again: a new vote starts with no pick
         if m.vote is not None and vote is not None and vote[0] == m.vote[0]:
             st.session_state[vote[0]] = None
+            st.session_state.get(REFUSED, {}).pop(vote[0], None)  # and no refusal from the last vote
             m.vote = vote
             st.rerun(scope="app")
         m.vote = vote

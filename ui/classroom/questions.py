@@ -22,11 +22,10 @@ from attention.classroom import ClassError, Tally
 from attention.figures.classroom import answer_bars
 from attention.i18n import tr
 from ui.classroom import membership
-from ui.classroom.membership import Member, member
+from ui.classroom.membership import REFUSED, Member, member
 from ui.widgets import chart, literal
 
 POLL = 1.0  # seconds between the teacher's looks at the histogram
-REFUSED = "_class_refused"  # question -> why the class did not take this session's pick
 
 
 def self_check(
