@@ -2,6 +2,8 @@
 the picker change it, every page link keeps it; Korean, Japanese and Cyrillic text is drawn with
 real glyphs (no missing-glyph boxes) in the page and in the charts."""
 
+import re
+
 import pytest
 
 from tests.e2e.conftest import script_done, wait_idle
@@ -44,6 +46,7 @@ def test_a_link_asks_for_ukrainian_and_every_page_link_keeps_it(page, server):
     hrefs = [links.nth(i).get_attribute("href") for i in range(links.count())]
     assert hrefs and all("lang=uk" in h for h in hrefs), hrefs
     links.nth(1).click()  # Learn
+    page.wait_for_url(re.compile(r"/learn"))
     script_done(page)
     assert "lang=uk" in page.url and "/learn" in page.url
 
