@@ -5,6 +5,7 @@ costs a head. No Streamlit."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from attention.chapter3.text import graphemes, tokenize
@@ -39,6 +40,7 @@ class Cost:
         return self.words > 1
 
 
+@functools.lru_cache(maxsize=64)  # six sentences on every rerun of the page, and a reader's own
 def cost(text: str) -> Cost:
     ids = encode(text)
     raw = [gpt2().decode_single_token_bytes(i) for i in ids]

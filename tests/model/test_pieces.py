@@ -3,17 +3,11 @@
 import numpy as np
 import pytest
 
+from attention.i18n.sentences import JOURNEY
 from attention.model import pieces
 from attention.model.tokenizer import encode, gpt2
 
-SENTENCES = {
-    "en": "Your journey starts with one step",
-    "uk": "Твоя подорож починається з одного кроку",
-    "pl": "Twoja podróż zaczyna się od jednego kroku",
-    "ja": "あなたの旅は一歩から始まります",
-    "ko": "당신의 여정은 한 걸음에서 시작됩니다",
-    "af": "Jou reis begin met een tree",
-}
+SENTENCES = JOURNEY  # the book's first sentence in each interface language
 
 
 def token_bytes(text):
