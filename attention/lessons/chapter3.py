@@ -6,6 +6,7 @@ intermediate values the way the book's chapter 3 and Raschka's blog post write t
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, replace
 
@@ -36,10 +37,15 @@ def first_tokens(config: ExplorerConfig, limit: int = MAX_TOKENS) -> ExplorerCon
     return config if len(texts) <= limit else replace(config, text=" ".join(texts[:limit]))
 
 
+@functools.lru_cache(maxsize=64)  # a class on one sentence: built once, not per page load
 def trainable_weights(config: ExplorerConfig) -> dict[str, np.ndarray]:
-    """Section 3.4's W_query, W_key, W_value, each (d_in, d_out), seeded as the engine seeds them."""
+    """Section 3.4's W_query, W_key, W_value, each (d_in, d_out), seeded as the engine seeds them
+    (read-only: every session shares them)."""
     module, _ = build_module(config)
-    return {name: getattr(module, name).detach().numpy() for name in ("W_query", "W_key", "W_value")}
+    weights = {name: getattr(module, name).detach().numpy() for name in ("W_query", "W_key", "W_value")}
+    for w in weights.values():
+        w.flags.writeable = False
+    return weights
 
 
 def fmt(value: float, digits: int = 4) -> str:
@@ -155,6 +161,7 @@ def multihead_shapes(batch: int, tokens: int, d_in: int, d_out: int, heads: int)
     ]
 
 
+@functools.lru_cache(maxsize=4)  # read, never changed, by every Learn page load
 def exercise_3_2(seed: int = 123) -> torch.Tensor:
     """The wrapper with d_out = 1 per head and 2 heads on the book's inputs: width 2."""
     from attention.chapter3.embeddings import presets
@@ -168,6 +175,7 @@ def exercise_3_2(seed: int = 123) -> torch.Tensor:
         return module(batch)  # (2, 6, 2)
 
 
+@functools.lru_cache(maxsize=16)  # a module built, if on the meta device, on every Learn load
 def parameter_count(d_in: int = 768, d_out: int = 768, heads: int = 12, qkv_bias: bool = False) -> int:
     """Exercise 3.3: GPT-2-sized MultiHeadAttention has 2,360,064 parameters."""
     with torch.device("meta"):  # shapes only, no memory

@@ -4,8 +4,10 @@ attention.lessons.chapter3 or the engine's trace."""
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import replace
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -13,10 +15,10 @@ from attention.figures.explorer import StepPanel, shape_text, step_figure, vecto
 from attention.figures.layout import token_labels
 from attention.i18n import tr, tr_n
 from attention.lessons import chapter3 as lesson
-from ui.cache import cached_trace
+from ui.cache import LEARN_PER_TRACE, cached_figure, cached_table, cached_trace
 from ui.classroom.questions import predict
 from ui.learn.controls import D_OUTS, HEADS, Lesson
-from ui.widgets import chart, chart_width, formulas, literal
+from ui.widgets import chart, chart_width, decimals, formulas, literal, projected
 
 WIDE = 900  # px a full-width matrix is drawn at
 HALF = WIDE // 2
@@ -30,9 +32,19 @@ def scaling_table() -> pd.DataFrame:
 
 def matrix(page: Lesson, z, name: str, title: str, subtitle: str, *, key: str, width: int = WIDE, **marks):
     """A (T, T) matrix as a heatmap with its numbers in the cells, rows queries, columns keys;
-    `marks`: StepPanel's mask and scale."""
+    `marks`: StepPanel's mask and scale. Built once per matrix, texts and width for every session
+    that shows it (ui/cache.py): a class loading Learn at once builds each one once."""
     panel, width = StepPanel(name, z, title, subtitle, **marks), chart_width(width)  # a phone's: 360 px
-    chart(step_figure(page.tokens, panel, numbers=True, width_px=width), key=key, width=width)
+    arrays = [np.ascontiguousarray(a) for a in (z, marks.get("mask")) if a is not None]
+    drawn = hashlib.blake2b(b"".join(a.tobytes() + str(a.shape).encode() for a in arrays)).digest()
+    projector = bool(st.session_state.get("projector"))
+    fig = cached_figure(
+        page.trace,
+        ("learn", name, title, subtitle, width, projector, str(marks.get("scale")), drawn),
+        lambda: projected(step_figure(page.tokens, panel, numbers=True, width_px=width), width),
+        most=LEARN_PER_TRACE,
+    )
+    chart(fig, key=key, ready=True)
 
 
 def two_matrices(page: Lesson, left: tuple, right: tuple, **marks) -> None:
@@ -54,7 +66,8 @@ def tokens_to_embeddings(page: Lesson) -> None:
     )
     st.code(f"vocabulary = {info.vocabulary}", language=None, wrap_lines=True)
     # TRANSLATORS: a table's column header: the token's text
-    st.dataframe(pd.DataFrame({tr("token"): info.texts, "id": info.ids}), width="content")
+    ids = lambda: {"data": pd.DataFrame({tr("token"): info.texts, "id": info.ids})}  # noqa: E731
+    st.dataframe(**cached_table(page.trace, ("ids",), ids), width="content")
     T, vocab, d_in = len(page.tokens), len(info.vocab), page.config.d_in
     options = {  # the choices by what they say; the first is right
         "token": tr("{n}: one per token", n=T),
@@ -158,11 +171,11 @@ def trainable_weights(page: Lesson, query: int) -> None:
     )
     for column, (name, w) in zip(st.columns(3), weights.items(), strict=True):
         column.markdown(f"**{name}** {tuple(w.shape)}")
-        column.dataframe(pd.DataFrame(w).style.format("{:.4f}"), width="content")
+        weights_table = lambda w=w: decimals(pd.DataFrame(w))  # noqa: E731
+        column.dataframe(**cached_table(trace, (name,), weights_table), width="content")
     for column, name in zip(st.columns(3), ("queries", "keys", "values"), strict=True):
         column.markdown(f"**{name}** {shape_text(trace, name)}")
-        values = pd.DataFrame(getattr(trace, name)[0, 0].numpy(), index=page.labels)
-        column.dataframe(values.style.format("{:.4f}"), width="content")
+        column.dataframe(**cached_table(trace, (name,), lambda n=name: _rows(page, n)), width="content")
     two_matrices(
         page,
         (
@@ -185,6 +198,11 @@ def trainable_weights(page: Lesson, query: int) -> None:
         tr("Row {query} (“{token}”) of ω: {row}", query=query, token=literal(page.tokens[query]), row=row)
     )
     why_scale(page)
+
+
+def _rows(page: Lesson, name: str) -> dict:
+    """A step's (T, d) matrix of the first head, a row per token: st.dataframe's keywords."""
+    return decimals(pd.DataFrame(getattr(page.trace, name)[0, 0].numpy(), index=page.labels))
 
 
 def why_scale(page: Lesson) -> None:
@@ -210,8 +228,8 @@ def why_scale(page: Lesson) -> None:
         page.everything,
     ):
         columns = {name: tr(name) for name in lesson.SCALING_COLUMNS}  # headers in the reader's words
-        formats = dict(zip(columns.values(), ("{:.2f}", "{:.3f}", "{:.3f}"), strict=True))
-        st.dataframe(scaling_table().rename(columns=columns).style.format(formats), hide_index=True)
+        places = dict(zip(columns.values(), (2, 3, 3), strict=True))
+        st.dataframe(**decimals(scaling_table().rename(columns=columns), places), hide_index=True)
 
 
 def multi_head(page: Lesson) -> None:
