@@ -51,7 +51,8 @@ class SQLiteStore(Store):
     def __init__(self, path: str | Path, limits: Limits | None = None):
         super().__init__(limits)
         self.path = Path(path)
-        self._local = threading.local()
+        self._pool: list[sqlite3.Connection] = []  # connections not in use, any thread's
+        self._pool_lock = threading.Lock()
         self._swept = 0.0
         with _writers_lock:
             self._writer = _writers.setdefault(self.path.resolve(), threading.Lock())
@@ -62,25 +63,35 @@ class SQLiteStore(Store):
         # it (measured: a server then never saw this process's writes again).
         with contextlib.suppress(FileExistsError):
             os.close(os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600))
-        db = self._db()
-        db.execute("PRAGMA journal_mode = WAL")  # kept in the file: every later connection has it
-        db.executescript(SCHEMA)
+        with self._db() as db:
+            db.execute("PRAGMA journal_mode = WAL")  # kept in the file: every later connection has it
+            db.executescript(SCHEMA)
 
-    def _db(self) -> sqlite3.Connection:
-        db = getattr(self._local, "db", None)
+    @contextlib.contextmanager
+    def _db(self):
+        """A connection for one statement or transaction, from this store's pool. Streamlit runs
+        every rerun on a new thread: a connection per thread opened one per student's tick, half
+        the tick's store work (py-spy). SQLite's connections may change threads between uses."""
+        with self._pool_lock:
+            db = self._pool.pop() if self._pool else None
         if db is None:
-            db = sqlite3.connect(self.path, timeout=BUSY_MS / 1000, isolation_level=None)
+            db = sqlite3.connect(
+                self.path, timeout=BUSY_MS / 1000, isolation_level=None, check_same_thread=False
+            )
             db.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
             db.execute("PRAGMA synchronous = NORMAL")  # WAL's safe setting: a crash loses no committed vote
-            self._local.db = db
-        return db
+        try:
+            yield db
+        finally:
+            with self._pool_lock:
+                self._pool.append(db)
 
     @contextlib.contextmanager
     def _write(self):
         """One transaction holding the write lock from its start (expired classes swept first, at
         most once a minute)."""
-        db, now = self._db(), time.time()
-        with self._writer:
+        now = time.time()
+        with self._db() as db, self._writer:
             db.execute("BEGIN IMMEDIATE")
             try:
                 if now - self._swept > PURGE_EVERY:
@@ -94,12 +105,12 @@ class SQLiteStore(Store):
     @contextlib.contextmanager
     def _read(self):
         """One snapshot: what it reads is one moment, whatever others commit meanwhile."""
-        db = self._db()
-        db.execute("BEGIN")
-        try:
-            yield db
-        finally:
-            db.execute("COMMIT")
+        with self._db() as db:
+            db.execute("BEGIN")
+            try:
+                yield db
+            finally:
+                db.execute("COMMIT")
 
     def _alive(self, db: sqlite3.Connection, code: str, now: float) -> bool:
         row = db.execute("SELECT expires FROM classes WHERE code = ?", (code,)).fetchone()
@@ -131,7 +142,8 @@ class SQLiteStore(Store):
             return "ok"
 
     def _secret(self, code: str, now: float) -> str | None:
-        row = self._db().execute("SELECT secret, expires FROM classes WHERE code = ?", (code,)).fetchone()
+        with self._db() as db:
+            row = db.execute("SELECT secret, expires FROM classes WHERE code = ?", (code,)).fetchone()
         if row and row[1] <= now:
             self.purge()
         return row[0] if row and row[1] > now else None
@@ -276,11 +288,10 @@ class SQLiteStore(Store):
             return db.execute("SELECT version FROM classes WHERE code = ?", (code,)).fetchone()[0]
 
     def _view(self, code: str, now: float) -> View | None:
-        row = (
-            self._db()
-            .execute("SELECT expires, version, page, params FROM classes WHERE code = ?", (code,))
-            .fetchone()
-        )
+        with self._db() as db:
+            row = db.execute(
+                "SELECT expires, version, page, params FROM classes WHERE code = ?", (code,)
+            ).fetchone()
         return View(row[1], row[2], json.loads(row[3])) if row and row[0] > now else None
 
     def _answers(self, code: str, now: float) -> list[Answer]:
@@ -300,7 +311,8 @@ class SQLiteStore(Store):
                 db.execute(f"DELETE FROM {table} WHERE code = ?", (code,))
 
     def _locked(self, caller: str, now: float) -> float:
-        row = self._db().execute("SELECT count, until FROM tries WHERE caller = ?", (caller,)).fetchone()
+        with self._db() as db:
+            row = db.execute("SELECT count, until FROM tries WHERE caller = ?", (caller,)).fetchone()
         return row[1] - now if row and row[0] >= self.limits.tries and row[1] > now else 0.0
 
     def _strike(self, caller: str, now: float) -> None:

@@ -198,9 +198,9 @@ def left_over(store, code):
     if hasattr(store, "redis"):
         listed = store.redis.zscore(store.prefix + "classes", canonical) is not None
         return [k for k in store.redis.scan_iter(store.prefix + "*") if canonical in k] + ["classes"] * listed
-    db = store._db()
     tables = ("classes", "students", "rounds", "answers")
-    return [t for t in tables if db.execute(f"SELECT 1 FROM {t} WHERE code = ?", (canonical,)).fetchone()]
+    with store._db() as db:
+        return [t for t in tables if db.execute(f"SELECT 1 FROM {t} WHERE code = ?", (canonical,)).fetchone()]
 
 
 def test_close_deletes_the_class(store, a_class):
