@@ -59,22 +59,49 @@ TOPOLOGIES = {
 
 
 class Tab(Session):
-    """One browser tab: a Session whose run_every fragments rerun on their timers."""
+    """One browser tab: a Session whose run_every fragments rerun on their timers (the teacher's
+    page has two), and which reads the runs the server starts by itself (a student's page woken
+    by the class's bell, ui/classroom/bell.py) whenever it is not running one of its own."""
 
     reruns = 0  # timer reruns sent, all tabs
+    woken = 0  # runs the server started, all tabs
 
     def __init__(self, url: str, stats: Stats, cookie: str | None, page_name: str = ""):
         super().__init__(url, stats, cookie, page_name)
         self.listen, self.lock, self.ticks = self._heard, asyncio.Lock(), {}
         self.counts, self.switched, self.ready, self.alerts = [], None, None, []
-        self.restart = self.closing = False
+        self.restart = self.closing = self.in_class = False
+        self.reader: asyncio.Task | None = None
+
+    async def __aenter__(self):
+        await super().__aenter__()
+        self.reader = asyncio.create_task(self._read_pushed())
+        return self
 
     async def __aexit__(self, *exc) -> None:
         self.closing = True
-        for task in self.ticks.values():
+        tasks = [*self.ticks.values(), self.reader]
+        for task in tasks:
             task.cancel()
-        await asyncio.gather(*self.ticks.values(), return_exceptions=True)
+        await asyncio.gather(*tasks, return_exceptions=True)
         await super().__aexit__(*exc)
+
+    async def _read_pushed(self) -> None:
+        """As the browser: a run the server starts is drawn whenever it comes (between this tab's
+        own runs: the lock, first come first served, keeps one run at a time on the socket)."""
+        while not self.closing:
+            try:
+                async with self.lock:
+                    if await self.pushed(0.02):
+                        Tab.woken += 1
+                        self._timers()
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # a dropped connection: the report counts it
+                if not self.closing:
+                    self.stats.errors.append(f"pushed run: {type(error).__name__}: {error}")
+                return
+            await asyncio.sleep(0)
 
     def _heard(self, fwd, now: float) -> None:
         kind = fwd.WhichOneof("type")
@@ -92,14 +119,16 @@ class Tab(Session):
             element = fwd.delta.new_element
             if element.WhichOneof("type") == "markdown" and (found := COUNT.search(element.markdown.body)):
                 self.counts.append((now, int(found[1]), int(found[2])))
+            elif element.WhichOneof("type") == "markdown" and element.markdown.body.startswith("**Class "):
+                self.in_class = True
             elif element.WhichOneof("type") == "alert":
                 self.alerts.append(element.alert.body)
 
     async def join(self, query: str) -> float:
-        """The page load of a class's link; a page that did not join (no student's timer) is an
-        error, with what the page said."""
+        """The page load of a class's link; a page that did not join (its sidebar does not say
+        "**Class …** · student") is an error, with what the page said."""
         seconds = await self.run(query=query)
-        if not self.timers and "teacher=" not in query:
+        if not self.in_class and "teacher=" not in query:
             raise RuntimeError(f"not in the class after {query}: {self.alerts[-3:]}")
         return seconds
 
@@ -252,7 +281,8 @@ def report(name: str, a: dict, f: dict, n: int, client: float) -> list[str]:
         f"teacher's page showed {n} answers {a['seen']:.2f} s after the last answer (last shown: {shown})",
         f"follow: {len(f['switched'])} of {f['n']} followers switched to learn?sentence=1, "
         f"{ms(f['switched'])}; page drawn {ms(f['drawn'])}; server busy {f['busy']:.2f} s CPU per s",
-        f"errors {len(errors)}; {Tab.reruns} timer reruns; this load generator: {client:.2f} s CPU per s",
+        f"errors {len(errors)}; {Tab.reruns} timer reruns, {Tab.woken} runs the server started; "
+        f"this load generator: {client:.2f} s CPU per s",
         *(f"! {error}" for error in errors[:5]),
     ]
     print(f"== {name}", *lines, sep="\n   ")
@@ -324,7 +354,7 @@ def main(argv: list[str] | None = None) -> int:
         ):
             cookie = (lambda: secrets.token_hex(16)) if sticky else (lambda: None)
             asyncio.run(warm(url, sticky))
-            Tab.reruns, own = 0, (time.process_time(), time.perf_counter())
+            Tab.reruns, Tab.woken, own = 0, 0, (time.process_time(), time.perf_counter())
             a = asyncio.run(answers(url, pids, args.students, cookie))
             f = asyncio.run(follow(url, pids, args.followers, cookie))
             client = (time.process_time() - own[0]) / (time.perf_counter() - own[1])

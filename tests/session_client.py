@@ -112,9 +112,30 @@ class Session:
                 msg.rerun_script.widget_states.widgets.add().CopyFrom(state)
         start = time.perf_counter()
         await self.ws.send(msg.SerializeToString())
+        return await self._read_run(start)
+
+    async def pushed(self, seconds: float) -> bool:
+        """Waits up to `seconds` for a run the server started by itself (a class's page woken by
+        ui/classroom/bell.py) and reads it whole, as rerun reads its own: whether one came."""
+        try:
+            first = await asyncio.wait_for(self.ws.recv(), timeout=seconds)  # cancelling recv loses nothing
+        except TimeoutError:
+            return False
+        fwd = ForwardMsg()
+        fwd.ParseFromString(first)
+        if fwd.WhichOneof("type") != "new_session":  # what trails a run (its status), not a run
+            self.stats.received += len(first)
+            return False
+        self.drawn = []
+        await self._read_run(time.perf_counter(), first)
+        return True
+
+    async def _read_run(self, start: float, first: bytes | None = None) -> tuple[float, str]:
+        """The messages of one run until it finishes: (seconds since `start`, digest of the charts)."""
         digest = hashlib.sha256()
         while True:
-            raw = await asyncio.wait_for(self.ws.recv(), timeout=120)
+            raw = first if first is not None else await asyncio.wait_for(self.ws.recv(), timeout=120)
+            first = None
             self.stats.received += len(raw)
             fwd = ForwardMsg()
             fwd.ParseFromString(raw)

@@ -7,6 +7,9 @@ canary per name, which fails naming the installed version when an upgrade change
     self_pipe(), patch_self_pipe(...)
                                asyncio: how other threads wake a selector event loop (ui/wakeups.py)
     FrozenFigure               plotly: a figure that is only its JSON, never validated (ui/cache.py)
+    this_session(), rerun_session(id), session_alive(id)
+                               Streamlit: a session rerun from another thread, as run-on-save does
+                               (ui/classroom/bell.py)
 """
 
 from __future__ import annotations
@@ -18,7 +21,9 @@ from collections.abc import Callable
 
 import plotly.io as pio
 from plotly.basedatatypes import BaseFigure
+from streamlit.runtime import Runtime
 from streamlit.runtime.pages_manager import PagesManager
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 # --- Streamlit: the old (v1) pages/ folder ---------------------------------------------------------
 
@@ -30,6 +35,43 @@ def serves_pages_directory() -> bool:
     pages/ folder is served as pages, False once st.navigation ran. No public API says which way a
     page is served, and ui/router.py must know before it draws anything."""
     return bool(PagesManager.uses_pages_directory)
+
+
+# --- Streamlit: a session rerun by the server -------------------------------------------------------
+
+
+def this_session() -> str | None:
+    """The Streamlit session id of the run calling it (None outside a server's run: AppTest, a
+    bare script). get_script_run_ctx is exported by streamlit.runtime.scriptrunner but not
+    documented; it is how Streamlit's own elements find their session."""
+    ctx = get_script_run_ctx(suppress_warning=True)
+    return ctx.session_id if ctx is not None and Runtime.exists() else None
+
+
+def _active(session_id: str):
+    """The AppSession of an active session, or None: Runtime.instance()._session_mgr (private)."""
+    return Runtime.instance()._session_mgr.get_active_session_info(session_id) if Runtime.exists() else None
+
+
+def session_alive(session_id: str) -> bool:
+    return _active(session_id) is not None
+
+
+def rerun_session(session_id: str) -> bool:
+    """A whole-page rerun of another session, from any thread, as Streamlit's run-on-save reruns
+    a session when its source changes: AppSession.request_rerun(its _client_state, private: the
+    last run's page, address and widget values), on the runtime's event loop (AppSession's private
+    _event_loop), never a fragment's (the last run may have been one). No public API reruns a
+    session the server chooses. False when the session is gone."""
+    info = _active(session_id)
+    if info is None:
+        return False
+    session = info.session
+    state = type(session._client_state)()
+    state.CopyFrom(session._client_state)
+    state.fragment_id, state.is_auto_rerun = "", False
+    session._event_loop.call_soon_threadsafe(session.request_rerun, state)
+    return True
 
 
 # --- asyncio: how another thread wakes a selector event loop ---------------------------------------

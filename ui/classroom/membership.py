@@ -1,10 +1,9 @@
 """Which class this session is in: `?class=CODE` in any link joins it, `&teacher=SECRET` makes the
 session its teacher (the secret leaves the address at once: a projected address bar must not show
 it). The sidebar says which class and how to leave; a student who follows sees their page switch
-to the view the teacher sends, and a question held for the reveal answered, within a second or two:
-one fragment per student polls the store (watch). Outside a class, and for the teacher, there is
-no such fragment: a run_every fragment makes the browser rerun it every POLL seconds, a rerun the
-server pays for (~3 ms of CPU each, for every open tab; benchmarks/class_mode.py)."""
+to the view the teacher sends, and a question held for the reveal answered, within a second: the
+process's bell (ui/classroom/bell.py) reruns a student's page when the class moves on; a waiting
+student costs the server nothing."""
 
 from __future__ import annotations
 
@@ -17,12 +16,12 @@ import streamlit as st
 from attention.classroom import ClassError, Store, open_store
 from attention.classroom.codes import canonical, shown
 from attention.i18n import tr
-from ui import url
+from ui import internals, url
+from ui.classroom import bell as ringing
 from ui.slots import session_id
 
 KEY, CODE = "_class", url.CLASS_KEY  # the membership; the class's code (ui/url.py keeps it in links)
 REFUSED = "_class_refused"  # question -> why the class did not take this session's pick (questions.py)
-POLL = 1.0  # seconds between a student's looks at the teacher's view and the reveals
 WAITING = "_class_waiting"  # the questions this page holds until the teacher reveals them (questions.py)
 
 
@@ -141,55 +140,43 @@ def send_view() -> None:
 
 
 def watching() -> bool:
-    """Whether this session has the student's timer (watch): the browser drops a tab's timers
-    whenever a page's run starts, and only a run of the whole page sets them again, so a callback
-    must not narrow that run to a fragment (st.rerun(scope=...)) for such a session."""
+    """Whether this session is a class's student: its page changes when the class moves on (the
+    bell reruns it), so a callback must not narrow that run to a fragment (st.rerun(scope=...))."""
     m = member()
     return m is not None and not m.teacher
 
 
 def watch(pages: dict) -> None:
-    """A student's one timer (the page's run, before the page draws): every POLL seconds, the view
-    the teacher sent (while following) and the questions the page holds for the reveal. Nothing
-    outside a class or for the teacher: no fragment, so no rerun every second."""
+    """A student's page's run, before the page draws: follow a newer view the teacher sent,
+    start a new vote afresh; then tell the bell what this page shows (ui/classroom/bell.py), which
+    reruns it when the class moves on. Nothing outside a class or for the teacher."""
+    session = internals.this_session()
     if not watching():
+        if session is not None:
+            bell().forget(session)
         return
-    st.session_state[WAITING] = set()  # this run's page adds the questions it holds (questions.py)
-    _watch(pages)
-
-
-@st.fragment(run_every=POLL)
-def _watch(pages: dict) -> None:
-    """A newer view switches the page (following); a held question revealed reruns it."""
     m = member()
-    if m is None or m.teacher:
-        return
+    st.session_state[WAITING] = set()  # this run's page adds the questions it holds (questions.py)
     try:
-        view = store().view(m.code)
-        revealed = store().revealed_among(m.code, st.session_state.get(WAITING, set()))
-        vote = _vote(m.code)
+        view, vote = store().view(m.code), ringing.vote(store(), m.code)
     except ClassError as error:
         leave()
         st.session_state["_class_message"] = str(error)
         st.rerun()
-    if m.follow:
-        if view.version > m.seen and view.page in pages:
-            m.seen = view.version
-            st.switch_page(pages[view.page], query_params=view.params | url.link_params({}))
-        m.seen = max(m.seen, view.version)
+    if m.follow and view.version > m.seen and view.page in pages:
+        m.seen = view.version
+        st.switch_page(pages[view.page], query_params=view.params | url.link_params({}))
+    m.seen = max(m.seen, view.version)
     if vote != m.vote:  # the teacher asked again: a new vote starts with no pick
         if m.vote is not None and vote is not None and vote[0] == m.vote[0]:
             st.session_state[vote[0]] = None
             st.session_state.get(REFUSED, {}).pop(vote[0], None)  # and no refusal from the last vote
-            m.vote = vote
-            st.rerun(scope="app")
         m.vote = vote
-    if revealed:
-        st.rerun(scope="app")
+    if session is not None:
+        bell().listen(session, ringing.Tab(m.code, m.follow, m.seen, m.vote, st.session_state[WAITING]))
 
 
-def _vote(code: str) -> tuple[str, int] | None:
-    """The question the class is on and its round (None before the teacher asks one)."""
-    asked = store().current_question(code)
-    current = store().tally(code, asked).current if asked else None
-    return (asked, current.number) if current else None
+@functools.cache
+def bell() -> ringing.Bell:
+    """The process's bell, on the process's store."""
+    return ringing.Bell(store())

@@ -11,8 +11,8 @@ the first kept beside it).
 Built for a class of 200 answering at once (benchmarks/class_mode.py): before the reveal a
 student's question is a fragment, so a pick reruns only the question (nothing else on the page
 changes until the reveal; a page's rerun is 10-20 times the CPU), and the page holds its
-questions without a timer of its own: membership.watch, the one timer a student's tab has, reruns
-the page when one is revealed."""
+questions without a timer: the process's bell (ui/classroom/bell.py) reruns the page when one is
+revealed."""
 
 from __future__ import annotations
 
@@ -55,9 +55,7 @@ def self_check(
 
 @st.fragment
 def _held(key: str, label: str, options: list[str]) -> None:
-    """A class student's question before the reveal, a fragment: a pick reruns only this. A pick
-    from inside a fragment keeps the tab's timers (membership.watch): a page's run narrowed by a
-    callback would not, as the browser drops every timer when a page's run starts."""
+    """A class student's question before the reveal, a fragment: a pick reruns only this."""
     picked = st.radio(
         label, options, index=None, key=key, format_func=literal, on_change=_record, args=(key, options)
     )
@@ -88,7 +86,7 @@ def predict(key: str, question: str, options: list[str], answer: str, why: str, 
     if m is not None:
         if revealed:
             return True
-        if not m.teacher:  # membership.watch looks for the reveal every second
+        if not m.teacher:  # the bell reruns the page when the teacher reveals it
             st.session_state.setdefault(membership.WAITING, set()).add(key)
             st.caption(tr("Waiting for your teacher to reveal the answer…"))
         return False

@@ -34,7 +34,6 @@ from attention.i18n import DEFAULT, LANGUAGES, N_, language, tr
 from attention.i18n.sentences import JOURNEY
 from ui import url
 from ui.cache import cached_trace
-from ui.classroom import membership
 from ui.explorer.sidebar import look, sidebar
 
 CUSTOM_PRESET = N_("— your own settings —")  # the example picker's value (and message) for none
@@ -138,9 +137,7 @@ def _sync(source: str) -> None:
     s["_notes"] = notes
     s["w_preset"] = _preset_of(config)
     same = shown == {key: s.get(key) for key in SIDEBAR} and look(config) == s.get("_sidebar_look")
-    # A class student's tab has a timer (membership.watch) that the browser drops when a page's run
-    # starts, and a run narrowed here starts as the page's: only the whole page sets it again.
-    if source in BODY_ONLY and same and not membership.watching():
+    if source in BODY_ONLY and same:
         with contextlib.suppress(StreamlitAPIException):  # no body drawn yet (it stopped before): the page
             st.rerun(scope=BODY)
     st.rerun()  # the sidebar must change too: the page, whatever drew this

@@ -1,0 +1,68 @@
+"""ui/classroom/bell.py: one look per class and round, and only the pages that must change rerun."""
+
+import pytest
+
+from attention.classroom import SQLiteStore
+from ui.classroom.bell import Bell, Tab, vote
+
+Q = "check_ids"
+
+
+@pytest.fixture
+def setup(tmp_path):
+    """A class, its store, and a bell whose reruns and live sessions are recorded, not real."""
+    store = SQLiteStore(tmp_path / "c.sqlite3")
+    code, secret = store.new_class()
+    rerun, gone = [], set()
+    bell = Bell(store, rerun=rerun.append, alive=lambda s: s not in gone)
+    bell.thread = object()  # no thread: the test rings by hand
+    return store, code, secret, bell, rerun, gone
+
+
+def tab(store, code, follow=True, waiting=()):
+    return Tab(code, follow, store.view(code).version, vote(store, code), set(waiting))
+
+
+def test_nothing_rings_while_the_class_stands_still(setup):
+    store, code, secret, bell, rerun, _ = setup
+    bell.listen("a", tab(store, code))
+    assert bell.ring() == [] and rerun == [] and "a" in bell.tabs
+
+
+def test_a_sent_view_wakes_followers_only(setup):
+    store, code, secret, bell, rerun, _ = setup
+    bell.listen("follows", tab(store, code))
+    bell.listen("alone", tab(store, code, follow=False))
+    store.send_view(code, secret, "learn", {"sentence": "1"})
+    assert bell.ring() == ["follows"] and rerun == ["follows"]
+    assert "follows" not in bell.tabs and "alone" in bell.tabs  # it listens again after its run
+    assert bell.ring() == []  # rung once, not every round
+
+
+def test_a_reveal_wakes_the_pages_holding_that_question(setup):
+    store, code, secret, bell, rerun, _ = setup
+    store.ask(code, secret, Q)
+    bell.listen("holds", tab(store, code, waiting={Q}))
+    bell.listen("other", tab(store, code, waiting={"check_mask"}))
+    assert bell.ring() == []
+    store.reveal(code, secret, Q)
+    assert bell.ring() == ["holds"]
+
+
+def test_asking_again_wakes_everyone_for_the_new_vote(setup):
+    store, code, secret, bell, rerun, _ = setup
+    store.ask(code, secret, Q)
+    bell.listen("a", tab(store, code))
+    bell.listen("b", tab(store, code, follow=False))
+    store.ask_again(code, secret, Q)
+    assert sorted(bell.ring()) == ["a", "b"]
+
+
+def test_an_ended_class_wakes_its_pages_and_gone_sessions_are_forgotten(setup):
+    store, code, secret, bell, rerun, gone = setup
+    bell.listen("a", tab(store, code))
+    bell.listen("left", tab(store, code))
+    gone.add("left")
+    assert bell.ring() == [] and "left" not in bell.tabs
+    store.close(code, secret)
+    assert bell.ring() == ["a"] and bell.tabs == {}
