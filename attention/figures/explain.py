@@ -23,23 +23,21 @@ from attention.figures.layout import (
     token_label,
     token_labels,
 )
-from attention.i18n import N_, tr
+from attention.i18n import tr
+from attention.model.explain import NAMES  # each method's name as a reader sees it
 
-# What each attribution method is called where a reader sees it (attention.model.explain.METHODS)
-METHOD_NAMES = {
-    # TRANSLATORS: an attribution method: the last layer's attention weights, mean over its heads
-    "attention": N_("raw attention"),
-    # TRANSLATORS: an attribution method (Abnar & Zuidema 2020): attention multiplied through the layers
-    "rollout": N_("rollout"),
-    # TRANSLATORS: an attribution method (Abnar & Zuidema 2020): the maximum flow through the layers
-    "flow": N_("flow"),
-    # TRANSLATORS: an attribution method: the gradient times the token's embedding
-    "gradient": N_("gradient × input"),
-    # TRANSLATORS: the ground truth: the change in log-probability when the token is removed
-    "ablation": N_("ablation (truth)"),
-}
 LENS_CELL_PX = 34  # a lens cell at least this wide gets its top token written in it
 COMMIT_SCALE = "Plasma"  # the strip's stages: dark = decided early, bright = late
+
+
+def token_axis(tokens: Sequence[str], axis_title: str, plot_px: float) -> dict:
+    """A position axis labelled with every k-th token, at most one label per 13 px (a phone's 32
+    tokens would overlap); hover still names every position."""
+    axis = position_axis(token_labels(tokens), axis_title)
+    step = max(1, -(-len(axis["tickvals"]) // max(1, int(plot_px // 13))))
+    if step > 1:
+        axis |= {"tickvals": axis["tickvals"][::step], "ticktext": axis["ticktext"][::step]}
+    return axis | {"tickangle": -60 if len(tokens) > 8 else 0}
 
 
 def stage_names(stages: int) -> list[str]:
@@ -64,6 +62,66 @@ def _hover(words: Sequence[Sequence[Sequence[str]]], probs: np.ndarray) -> list[
     ]
 
 
+def _lens_trace(final_probs: np.ndarray, top_words, top_probs: np.ndarray, cell_px: float) -> dict:
+    """The lens heatmap: colour p(final prediction), the top token written where a cell has room."""
+    trace = {
+        "type": "heatmap",
+        "z": f32(final_probs),
+        "zmin": 0.0,
+        "zmax": 1.0,
+        "colorscale": SEQUENTIAL,
+        "text": _hover(top_words, top_probs),
+        "xgap": 1,
+        "ygap": 1,
+        "colorbar": {"thickness": 10, "len": 1, "y": 1, "yanchor": "top", "yref": "paper", "x": 1},
+        "hovertemplate": tr("%{y}, position %{x}<br>p(final prediction) %{z:.3f}<br>top:<br>%{text}")
+        + "<extra></extra>",
+    }
+    if cell_px >= LENS_CELL_PX:
+        limit = 4 if cell_px < 40 else 6 if cell_px < 56 else 9
+        top1 = [[token_label(cell[0], limit) for cell in row] for row in top_words]
+        trace |= {"customdata": top1, "texttemplate": "%{customdata}", "textfont": {"size": 10}}
+    trace["colorbar"]["title"] = {"text": tr("p(final)"), "side": "top"}
+    return trace
+
+
+def _strip_traces(commit: np.ndarray, stages: int, cell_px: float) -> list[dict]:
+    """The commitment strip on the second y axis, one colour per stage, and one legend entry per
+    stage (a square of its colour) saying what the colours mean."""
+    names = stage_names(stages)
+    colours = sample_colorscale(COMMIT_SCALE, [i / max(stages - 1, 1) * 0.85 for i in range(stages)])
+    steps = [[edge, colours[i]] for i in range(stages) for edge in (i / stages, (i + 1) / stages)]
+    strip = {
+        "type": "heatmap",
+        "z": f32(np.asarray(commit, dtype=np.float32)[None, :] + 0.5),
+        "zmin": 0.0,
+        "zmax": float(stages),
+        "colorscale": steps,
+        "showscale": False,
+        "xgap": 1,
+        "yaxis": "y2",
+        "customdata": [[names[int(c)] for c in commit]],
+        "hovertemplate": tr("position %{x}: decided at %{customdata}") + "<extra></extra>",
+    }
+    if cell_px >= 16:
+        strip |= {"text": [[stage_short(int(c)) for c in commit]], "texttemplate": "%{text}"}
+        strip["textfont"] = {"size": 11 if cell_px >= 22 else 9}
+    keys = [
+        {
+            "type": "scatter",
+            "mode": "markers",
+            "x": [None],
+            "y": [None],
+            "yaxis": "y2",
+            "name": name,
+            "marker": {"symbol": "square", "size": 12, "color": colour},
+            "hoverinfo": "skip",
+        }
+        for name, colour in zip(names, colours, strict=True)
+    ]
+    return [strip, *keys]
+
+
 def lens_figure(
     tokens: Sequence[str],
     final_probs: np.ndarray,
@@ -75,88 +133,48 @@ def lens_figure(
     """The logit lens, stages (rows, embeddings at the top) × positions: colour = the probability
     of the model's final prediction read at that stage, each cell's top-1 written where it fits
     (hover: top k). Under it the commitment strip: each position coloured by the first stage from
-    which its final top-1 stays top-1 (`commit`), on the same x axis."""
+    which its final top-1 stays top-1 (`commit`), on the same x axis; the legend names the colours."""
     stages, t = final_probs.shape
-    names = stage_names(stages)
-    cell_px = width_px / max(t, 1)
-    top1 = [[token_label(row[i][0], 5 if cell_px < 48 else 8) for i in range(t)] for row in top_words]
-    hover = _hover(top_words, top_probs)
-    heat = {
-        "type": "heatmap",
-        "z": f32(final_probs),
-        "zmin": 0.0,
-        "zmax": 1.0,
-        "colorscale": SEQUENTIAL,
-        "text": hover,
-        "xgap": 1,
-        "ygap": 1,
-        "colorbar": {
-            "thickness": 10,
-            "len": 0.7,
-            "y": 1,
-            "yanchor": "top",
-            "title": {"text": tr("p(final)"), "side": "top"},
-        },
-        "hovertemplate": tr("%{{y}}, position %{{x}}<br>p(final prediction) %{{z:.3f}}<br>top:<br>%{{text}}")
-        + "<extra></extra>",
-    }
-    if cell_px >= LENS_CELL_PX:
-        heat |= {"customdata": top1, "texttemplate": "%{customdata}", "textfont": {"size": 11}}
-    colours = sample_colorscale(COMMIT_SCALE, [i / max(stages - 1, 1) * 0.9 for i in range(stages)])
-    steps = [[edge, colours[i]] for i in range(stages) for edge in (i / stages, (i + 1) / stages)]
-    strip = {
-        "type": "heatmap",
-        "z": f32(np.asarray(commit, dtype=np.float32)[None, :] + 0.5),
-        "zmin": 0.0,
-        "zmax": float(stages),
-        "colorscale": steps,
-        "xgap": 1,
-        "yaxis": "y2",
-        "customdata": [[names[int(c)] for c in commit]],
-        "colorbar": {
-            "thickness": 10,
-            "len": 0.26,
-            "y": 0,
-            "yanchor": "bottom",
-            "tickvals": [i + 0.5 for i in range(stages)],
-            "ticktext": names,
-            "tickfont": {"size": 10},
-            "title": {"text": tr("decided at"), "side": "top"},
-        },
-        "hovertemplate": tr("position %{{x}}: decided at %{{customdata}}") + "<extra></extra>",
-    }
-    if cell_px >= 20:
-        strip |= {
-            "text": [[stage_short(int(c)) for c in commit]],
-            "texttemplate": "%{text}",
-            "textfont": {"size": 11},
-        }
-    row_px = 30
-    height = 90 + row_px * stages + 34 + 110
-    split = 1 - (row_px * stages) / (row_px * stages + 60)
-    axis = position_axis(token_labels(tokens), tr("token (each column: the prediction of the next token)"))
+    cell_px = (width_px - 140) / max(t, 1)
+    lens_px, strip_px, gap_px = 26 * stages, 26, 14
+    per_row = max(1, (width_px - 100) // 100)  # legend entries in a row
+    legend_px = 26 * -(-stages // per_row) + 10
+    axis = token_axis(tokens, tr("token (each column: the prediction of the next token)"), width_px - 140)
+    plot_px = lens_px + strip_px + gap_px
+    lens = _lens_trace(final_probs, top_words, top_probs, cell_px)
+    lens["colorbar"] |= {"len": max(90, lens_px), "lenmode": "pixels"}  # beside the lens, not the strip
     return figure(
-        [heat, strip],
+        [lens, *_strip_traces(commit, stages, cell_px)],
         {
             "title": chart_title(tr("What the model would predict if it stopped at each stage")),
-            "xaxis": axis | {"tickangle": -60 if t > 8 else 0, "anchor": "y2"},
+            "xaxis": axis | {"anchor": "y2"},
             "yaxis": {
-                "domain": [split, 1],
+                "domain": [(strip_px + gap_px) / plot_px, 1],
                 "tickvals": list(range(stages)),
-                "ticktext": names,
+                "ticktext": stage_names(stages),
                 "autorange": "reversed",
                 "showgrid": False,
             },
             "yaxis2": {
-                "domain": [0, split * 0.6],
+                "domain": [0, strip_px / plot_px],
                 "tickvals": [0],
                 "ticktext": [tr("decided at")],
                 "showgrid": False,
+                "zeroline": False,
                 "fixedrange": True,
+                "range": [-0.5, 0.5],
             },
-            "height": height,
+            "legend": {
+                "orientation": "h",
+                "yref": "container",
+                "y": 0,
+                "yanchor": "bottom",
+                "x": 0,
+                "title": {"text": tr("decided at:")},
+            },
+            "height": 60 + plot_px + 130 + legend_px,
             "width": width_px,
-            "margin": {"l": 10, "r": 10, "t": 60, "b": 10},
+            "margin": {"l": 10, "r": 10, "t": 60, "b": 10 + legend_px},
         },
     )
 
@@ -165,6 +183,9 @@ def parts_figure(names: Sequence[str], values: np.ndarray, logit: float, width_p
     """The final logit as a waterfall: each part's direct contribution (`names`, `values`) added in
     the residual stream's order, the last bar the sum (which the model's `logit` equals)."""
     n = len(names)
+    running = np.concatenate([[0.0], np.cumsum(values)])
+    low, high = min(0.0, float(running.min())), max(0.0, float(running.max()))
+    pad = 0.18 * max(high - low, 1e-6)  # room for the numbers written beside the bars
     data = [
         {
             "type": "waterfall",
@@ -189,7 +210,11 @@ def parts_figure(names: Sequence[str], values: np.ndarray, logit: float, width_p
                 tr("The logit, part by part"),
                 tr("each part's direct contribution; the model's logit is {logit:.4f}", logit=logit),
             ),
-            "xaxis": {"title": {"text": tr("contribution to the logit")}, "zeroline": True},
+            "xaxis": {
+                "title": {"text": tr("contribution to the logit")},
+                "zeroline": True,
+                "range": [low - (pad if low < 0 else 0), high + pad],
+            },
             "yaxis": {"autorange": "reversed", "automargin": True, "type": "category"},
             "height": 120 + 22 * (n + 1),
             "width": width_px,
@@ -232,7 +257,7 @@ def heads_figure(heads: np.ndarray, width_px: int) -> go.Figure:
             "selected": {"marker": {"opacity": 0.01}},
             "unselected": {"marker": {"opacity": 0.01}},
             "hovertemplate": tr(
-                "head %{{customdata[0]}}.%{{customdata[1]}}: %{{text}}<br>click to knock it out in the lab"
+                "head %{customdata[0]}.%{customdata[1]}: %{text}<br>click to knock it out in the lab"
             )
             + "<extra></extra>",
             "showlegend": False,
@@ -244,13 +269,7 @@ def heads_figure(heads: np.ndarray, width_px: int) -> go.Figure:
             "title": chart_title(
                 tr("Each head's direct contribution"), tr("click a head to open it in the lab")
             ),
-            "xaxis": {
-                "title": {"text": tr("head")},
-                "tickmode": "linear",
-                "dtick": 1,
-                "side": "top",
-                "fixedrange": True,
-            },
+            "xaxis": {"title": {"text": tr("head")}, "tickmode": "linear", "dtick": 1, "fixedrange": True},
             "yaxis": {
                 "title": {"text": tr("layer")},
                 "tickmode": "linear",
@@ -258,9 +277,9 @@ def heads_figure(heads: np.ndarray, width_px: int) -> go.Figure:
                 "autorange": "reversed",
                 "fixedrange": True,
             },
-            "height": 150 + max(24, min(40, int(cell))) * layers,
+            "height": 160 + max(24, min(40, int(cell))) * layers,
             "width": width_px,
-            "margin": {"l": 10, "r": 10, "t": 100, "b": 10},
+            "margin": {"l": 10, "r": 10, "t": 70, "b": 10},
             "hovermode": "closest",
             "dragmode": False,
         },
@@ -280,7 +299,7 @@ def methods_figure(tokens: Sequence[str], scores: dict[str, np.ndarray | None], 
     z = np.stack([normalised(np.asarray(scores[m], dtype=np.float64)) for m in shown])
     raw = [[f"{v:+.4f}" for v in np.asarray(scores[m], dtype=np.float64)] for m in shown]
     t = z.shape[1]
-    names = [tr(METHOD_NAMES[m]) for m in shown]
+    names = [tr(NAMES[m]) for m in shown]
     trace = {
         "type": "heatmap",
         "z": f32(z),
@@ -291,12 +310,12 @@ def methods_figure(tokens: Sequence[str], scores: dict[str, np.ndarray | None], 
         "xgap": 1,
         "ygap": 2,
         "colorbar": {"thickness": 10, "tickvals": [-1, 0, 1]},
-        "hovertemplate": tr("%{{y}}, token %{{x}}<br>score %{{customdata}} (scaled %{{z:.2f}})")
+        "hovertemplate": tr("%{y}, token %{x}<br>score %{customdata} (scaled %{z:.2f})")
         + "<extra></extra>",
     }
     if width_px / max(t, 1) >= 40:
         trace |= {"texttemplate": "%{z:.2f}", "textfont": {"size": 11}}
-    axis = position_axis(token_labels(tokens), tr("token"))
+    axis = token_axis(tokens, tr("token"), width_px - 160)
     return figure(
         [trace],
         {
@@ -304,7 +323,7 @@ def methods_figure(tokens: Sequence[str], scores: dict[str, np.ndarray | None], 
                 tr("Which tokens mattered, by each method"),
                 tr("each row divided by its largest |score|: 1 = the token that method names most"),
             ),
-            "xaxis": axis | {"tickangle": -60 if t > 8 else 0},
+            "xaxis": axis,
             "yaxis": {"tickvals": list(range(len(names))), "ticktext": names, "autorange": "reversed"},
             "height": 150 + 34 * len(names) + (60 if t > 8 else 0),
             "width": width_px,
@@ -320,10 +339,8 @@ def methods_table(
     method left out), and a last row: each method's Spearman ρ with the ablation (1 for itself)."""
     shown = [m for m, s in scores.items() if s is not None]
     index = [f"{i}: {token}" for i, token in enumerate(tokens)]
-    frame = pd.DataFrame(
-        {tr(METHOD_NAMES[m]): np.asarray(scores[m], dtype=np.float64) for m in shown}, index=index
-    )
-    rho = {tr(METHOD_NAMES[m]): (1.0 if m == "ablation" else correlations.get(m, np.nan)) for m in shown}
+    frame = pd.DataFrame({tr(NAMES[m]): np.asarray(scores[m], dtype=np.float64) for m in shown}, index=index)
+    rho = {tr(NAMES[m]): (1.0 if m == "ablation" else correlations.get(m, np.nan)) for m in shown}
     # TRANSLATORS: a table's last row: each method's Spearman rank correlation with the ablation
-    frame.loc[tr("Spearman ρ with ablation")] = pd.Series(rho)
+    frame.loc[tr("Spearman ρ")] = pd.Series(rho)
     return frame

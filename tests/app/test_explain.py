@@ -58,7 +58,7 @@ def answered(at):
     return at.button(key="m_predict_removal_show").click().run()
 
 
-RHO = "Spearman ρ with ablation"
+RHO = "Spearman ρ"
 
 
 def table(at):
@@ -88,8 +88,11 @@ def test_the_lens_and_the_logits_parts_are_the_backends(bundled):
     attention = (parts.heads.sum(1) + parts.attention_bias).numpy()
     expected = [parts.embeddings, attention[0], parts.mlps[0], attention[1], parts.mlps[1], parts.norm_shift]
     np.testing.assert_allclose(bars[:-1], expected, rtol=1e-5, atol=1e-6)
-    heads = decode(figure(at, "<b>Each head's direct contribution")["data"][0]["z"])
-    np.testing.assert_allclose(heads, parts.heads.numpy(), rtol=1e-5, atol=1e-6)
+    heads = figure(at, "<b>Each head's direct contribution")
+    np.testing.assert_allclose(decode(heads["data"][0]["z"]), parts.heads.numpy(), rtol=1e-5, atol=1e-6)
+    targets = heads["data"][1]
+    assert targets["customdata"][6] == [1, 2] and targets["text"][6] == f"{parts.heads[1, 2]:+.4f}"
+    assert targets["hovertemplate"].startswith("head %{customdata[0]}.%{customdata[1]}: %{text}")
     assert f"(logit {parts.logit:.4f})" in said(at) and f"add up to {parts.total:.4f}, the logit" in said(at)
     assert "Decided at" in said(at) and url_params(at)["position"] == str(len(ids) - 1)
 
@@ -121,9 +124,9 @@ def test_the_table_is_the_backends_and_the_position_changes_it(bundled):
     e = explain(model, torch.tensor([ids]))
     frame = table(at)
     assert list(frame.index[:2]) == [f"0: {tokens[0]}", f"1: {tokens[1]}"] and len(frame) == len(ids)
-    np.testing.assert_allclose(frame["ablation (truth)"], e.scores["ablation"], rtol=1e-6)
-    np.testing.assert_allclose(frame["rollout"], e.scores["rollout"], rtol=1e-6)
-    assert rho(at)["flow"] == pytest.approx(e.correlations["flow"]) and rho(at)["ablation (truth)"] == 1
+    np.testing.assert_allclose(frame["ablation"], e.scores["ablation"], rtol=1e-6)
+    np.testing.assert_allclose(frame["attention rollout"], e.scores["rollout"], rtol=1e-6)
+    assert rho(at)["attention flow"] == pytest.approx(e.correlations["flow"]) and rho(at)["ablation"] == 1
     at = at.selectbox(key="m_position").set_value(20).run()
     e = explain(model, torch.tensor([ids]), 20)
     frame = table(at)
@@ -139,7 +142,7 @@ def test_the_baseline_is_said_changes_the_ablation_and_stays_in_the_address(bund
     assert "replaced by the mean token embedding" in said(at)
     at = at.segmented_control(key="m_baseline").set_value("zero").run()
     e = explain(model, torch.tensor([ids]), baseline="zero")
-    np.testing.assert_allclose(table(at)["ablation (truth)"], e.scores["ablation"], rtol=1e-6)
+    np.testing.assert_allclose(table(at)["ablation"], e.scores["ablation"], rtol=1e-6)
     assert "replaced by zeros" in said(at) and url_params(at)["baseline"] == "zero"
 
 
@@ -147,9 +150,9 @@ def test_flow_is_skipped_on_a_long_sentence_and_the_page_says_so():
     at = answered(page(view="explain", text=LONG).run())
     assert not at.exception
     assert "Attention flow is left out" in said(at) and f"up to {FLOW_MAX_TOKENS} tokens" in said(at)
-    assert "flow" not in table(at).columns and "rollout" in table(at).columns
+    assert "attention flow" not in table(at).columns and "attention rollout" in table(at).columns
     at = at.selectbox(key="m_position").set_value(10).run()  # a short prefix: flow is back
-    assert "flow" in table(at).columns and "Attention flow is left out" not in said(at)
+    assert "attention flow" in table(at).columns and "Attention flow is left out" not in said(at)
 
 
 def test_the_predictions_are_asked_first_and_answered_from_the_numbers(bundled):
@@ -175,7 +178,7 @@ def test_on_the_copy_model_the_copied_token_matters_and_the_page_names_who_agree
     period = lab.repeat_period(ids)
     position = lab.repeat_positions(ids)[3]
     at = answered(page(view="explain", position=str(position)).run())
-    ablation = table(at)["ablation (truth)"].to_numpy()
+    ablation = table(at)["ablation"].to_numpy()
     assert position - period + 1 in np.argsort(ablation)[-2:]
     assert "Pointing at the same token as the ablation" in said(at) or "No method puts" in said(at)
 

@@ -39,8 +39,9 @@ OTHER = N_(
 )
 METHODS_NOTE = N_(
     "The scores are on each method's own scale (the chart divides each row by its largest |score| so "
-    "that they compare). The last row: each method's Spearman ρ with the ablation, 1 = the same order "
-    "of tokens, 0 = unrelated, nan = undefined (one token, or a method that scores all alike)."
+    "that they compare). The row Spearman ρ (last, or first in a long table): each method's rank "
+    "correlation with the ablation, 1 = the same order of tokens, 0 = unrelated, nan = undefined (one "
+    "token, or a method that scores all alike)."
 )
 
 
