@@ -310,8 +310,7 @@ def methods_figure(tokens: Sequence[str], scores: dict[str, np.ndarray | None], 
         "xgap": 1,
         "ygap": 2,
         "colorbar": {"thickness": 10, "tickvals": [-1, 0, 1]},
-        "hovertemplate": tr("%{y}, token %{x}<br>score %{customdata} (scaled %{z:.2f})")
-        + "<extra></extra>",
+        "hovertemplate": tr("%{y}, token %{x}<br>score %{customdata} (scaled %{z:.2f})") + "<extra></extra>",
     }
     if width_px / max(t, 1) >= 40:
         trace |= {"texttemplate": "%{z:.2f}", "textfont": {"size": 11}}
