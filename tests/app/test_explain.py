@@ -17,7 +17,7 @@ from attention.model.lens import logit_lens, logit_parts
 from tests.app.conftest import figure, session, url_params
 from tests.specs import decode
 
-LONG = sentence.SENTENCE + " Alice was beginning to get very tired"  # more tokens than flow takes
+LONG = sentence.SENTENCE + " " + sentence.SENTENCE  # 64 tokens: more than flow takes
 
 
 @pytest.fixture(scope="module")
@@ -146,7 +146,9 @@ def test_the_baseline_is_said_changes_the_ablation_and_stays_in_the_address(bund
     assert "replaced by zeros" in said(at) and url_params(at)["baseline"] == "zero"
 
 
-def test_flow_is_skipped_on_a_long_sentence_and_the_page_says_so():
+def test_flow_is_skipped_on_a_long_sentence_and_the_page_says_so(bundled):
+    _, info, _, _ = bundled
+    assert len(sentence.encode(info, LONG, 128)[0]) > FLOW_MAX_TOKENS
     at = answered(page(view="explain", text=LONG).run())
     assert not at.exception
     assert "Attention flow is left out" in said(at) and f"up to {FLOW_MAX_TOKENS} tokens" in said(at)
