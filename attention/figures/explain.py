@@ -43,7 +43,7 @@ def token_axis(tokens: Sequence[str], axis_title: str, plot_px: float) -> dict:
 def stage_names(stages: int) -> list[str]:
     """Stage 0 is the residual after the embeddings, stage l after layer l − 1 (attention.model.lens;
     zero-based, as heads are named "layer.head")."""
-    return [tr("embeddings")] + [tr("layer {n}", n=n) for n in range(stages - 1)]
+    return [tr("embeddings")] + [tr("layer {layer}", layer=n) for n in range(stages - 1)]
 
 
 def stage_short(stage: int) -> str:

@@ -78,11 +78,6 @@ def position_control(source: str, ids: Sequence[int], tokens: Sequence[str]) -> 
     )
 
 
-def stage_name(stage: int) -> str:
-    """Stage 0 is after the embeddings, stage l after layer l − 1 (zero-based, as heads are named)."""
-    return tr("the embeddings") if stage == 0 else tr("layer {n}", n=stage - 1)
-
-
 def lens_words(lens: Lens, info: ModelInfo) -> list[list[list[str]]]:
     """(S, T, k) the lens's top tokens as text."""
     shown = shown_text(info)
@@ -130,12 +125,12 @@ def parts_charts(lens: Lens, parts: LogitParts, info: ModelInfo, tokens: Sequenc
     target = shown_text(info)(parts.token)
     st.markdown(
         tr(
-            "After “{token}” the model predicts “{target}” (logit {logit:.4f}); it is the top token from "
-            "{stage} on. The parts below add up to {total:.4f}, the logit.",
+            "After “{token}” the model predicts “{target}” (logit {logit:.4f}); the stage from which it "
+            "stays the top token: {stage}. The parts below add up to {total:.4f}, the logit.",
             token=literal(tokens[parts.position]),
             target=literal(target),
             logit=parts.logit,
-            stage=stage_name(int(lens.commit[parts.position])),
+            stage=figures.stage_names(lens.stages)[int(lens.commit[parts.position])],
             total=parts.total,
         )
     )
