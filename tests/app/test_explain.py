@@ -198,3 +198,19 @@ def test_a_bad_link_gets_a_note_and_the_page_goes_on(params, note):
     at = page(view="lens", **params).run()
     assert not at.exception and note in said(at)
     assert figure(at, "<b>The logit, part by part")
+
+
+def test_an_explanation_on_a_big_model_waits_in_the_heavy_work_line(monkeypatch):
+    """Past HEAVY_PARAMETERS an explanation (T + 1 forwards in a batch and a backward pass) takes a
+    SWEEPS slot and gives it back; the lens does not."""
+    from attention import slots
+    from ui.model import caches as models
+
+    monkeypatch.setattr(models, "HEAVY_PARAMETERS", 0)
+    asked = []
+    real_ask = slots.SWEEPS.ask
+    monkeypatch.setattr(slots.SWEEPS, "ask", lambda ticket: asked.append(ticket) or real_ask(ticket))
+    at = page(view="lens", text="a b a b a b").run()
+    assert not at.exception and not asked
+    at = answered(page(view="explain", text="a b a b a b").run())
+    assert not at.exception and asked and slots.SWEEPS.running == 0 and len(table(at)) == 6

@@ -169,14 +169,24 @@ def importance(source, gpt, ids, corrupted, kind, method, mode) -> HeadMap:
     bundled ones runs ~100 forwards (benchmarks/importance.py): it waits in the heavy-work line
     (attention.slots.SWEEPS, shared with the scaling sweeps) with the line's length shown."""
     args = (source, tuple(ids), tuple(corrupted), kind, method, mode)
-    heavy = method == "exact" and sum(p.numel() for p in gpt.parameters()) > HEAVY_PARAMETERS
-    if not heavy:
-        return _importance(*args, gpt)
-    held = st.session_state.setdefault("_held_model", {}).setdefault("map", {})  # goes with the page
+    if method == "exact" and _large(gpt):
+        return _in_line("map", tr("Running every head…"), lambda: _importance(*args, gpt))
+    return _importance(*args, gpt)
+
+
+def _large(gpt: GPTModel) -> bool:
+    """Larger than the bundled models: its heavy work waits in line."""
+    return sum(p.numel() for p in gpt.parameters()) > HEAVY_PARAMETERS
+
+
+def _in_line(name: str, words: str, compute):
+    """compute() in the heavy-work line (attention.slots.SWEEPS, shared with the scaling sweeps),
+    the line's length shown; its place held under `name` for this page."""
+    held = st.session_state.setdefault("_held_model", {}).setdefault(name, {})  # goes with the page
     ticket, _ = wait_for(SWEEPS, held, "heavy computation")
     try:
-        with st.spinner(tr("Running every head…")):
-            return _importance(*args, gpt)
+        with st.spinner(words):
+            return compute()
     finally:
         ticket.release()
 
@@ -214,12 +224,8 @@ def explanation(source: str, gpt: GPTModel, ids: list[int], position: int, basel
     larger than the bundled ones runs one batched forward of T + 1 rows and a backward pass: it
     waits in the heavy-work line, as an exact head map does."""
     args = (source, tuple(ids), position, baseline)
-    if sum(p.numel() for p in gpt.parameters()) <= HEAVY_PARAMETERS:
-        return _explanation(*args, gpt)
-    held = st.session_state.setdefault("_held_model", {}).setdefault("explain", {})  # goes with the page
-    ticket, _ = wait_for(SWEEPS, held, "heavy computation")
-    try:
-        with st.spinner(tr("Scoring every token by every method…")):
-            return _explanation(*args, gpt)
-    finally:
-        ticket.release()
+    if _large(gpt):
+        return _in_line(
+            "explain", tr("Scoring every token by every method…"), lambda: _explanation(*args, gpt)
+        )
+    return _explanation(*args, gpt)
