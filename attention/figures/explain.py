@@ -129,16 +129,18 @@ def lens_figure(
     top_probs: np.ndarray,
     commit: np.ndarray,
     width_px: int,
+    scale: float = 1.0,
 ) -> go.Figure:
     """The logit lens, stages (rows, embeddings at the top) × positions: colour = the probability
     of the model's final prediction read at that stage, each cell's top-1 written where it fits
     (hover: top k). Under it the commitment strip: each position coloured by the first stage from
-    which its final top-1 stays top-1 (`commit`), on the same x axis; the legend names the colours."""
+    which its final top-1 stays top-1 (`commit`), on the same x axis; the legend names the colours.
+    `scale`: rows that much taller, for text that much larger (a projector)."""
     stages, t = final_probs.shape
     cell_px = (width_px - 140) / max(t, 1)
-    lens_px, strip_px, gap_px = 26 * stages, 26, 14
+    lens_px, strip_px, gap_px = round(26 * scale) * stages, round(26 * scale), 14
     per_row = max(1, (width_px - 100) // 100)  # legend entries in a row
-    legend_px = 26 * -(-stages // per_row) + 10
+    legend_px = round(26 * scale) * -(-stages // per_row) + 10
     axis = token_axis(tokens, tr("token (each column: the prediction of the next token)"), width_px - 140)
     plot_px = lens_px + strip_px + gap_px
     lens = _lens_trace(final_probs, top_words, top_probs, cell_px)
@@ -179,9 +181,12 @@ def lens_figure(
     )
 
 
-def parts_figure(names: Sequence[str], values: np.ndarray, logit: float, width_px: int) -> go.Figure:
+def parts_figure(
+    names: Sequence[str], values: np.ndarray, logit: float, width_px: int, scale: float = 1.0
+) -> go.Figure:
     """The final logit as a waterfall: each part's direct contribution (`names`, `values`) added in
-    the residual stream's order, the last bar the sum (which the model's `logit` equals)."""
+    the residual stream's order, the last bar the sum (which the model's `logit` equals); `scale`
+    as lens_figure's."""
     n = len(names)
     running = np.concatenate([[0.0], np.cumsum(values)])
     low, high = min(0.0, float(running.min())), max(0.0, float(running.max()))
@@ -195,6 +200,7 @@ def parts_figure(names: Sequence[str], values: np.ndarray, logit: float, width_p
             "measure": ["relative"] * n + ["total"],
             "text": [f"{v:+.2f}" for v in values] + [f"{float(np.sum(values)):.2f}"],
             "textposition": "outside",
+            "textfont": {"size": round(12 * scale)},
             "cliponaxis": False,
             "increasing": {"marker": {"color": DIVERGING[-1][1]}},
             "decreasing": {"marker": {"color": DIVERGING[0][1]}},
@@ -216,7 +222,7 @@ def parts_figure(names: Sequence[str], values: np.ndarray, logit: float, width_p
                 "range": [low - (pad if low < 0 else 0), high + pad],
             },
             "yaxis": {"autorange": "reversed", "automargin": True, "type": "category"},
-            "height": 120 + 22 * (n + 1),
+            "height": 120 + round(22 * scale) * (n + 1),
             "width": width_px,
             "margin": {"l": 10, "r": 60, "t": 70, "b": 10},
             "showlegend": False,
@@ -224,7 +230,7 @@ def parts_figure(names: Sequence[str], values: np.ndarray, logit: float, width_p
     )
 
 
-def heads_figure(heads: np.ndarray, width_px: int) -> go.Figure:
+def heads_figure(heads: np.ndarray, width_px: int, scale: float = 1.0) -> go.Figure:
     """Each head's direct contribution (L, H), diverging around 0, the numbers in the cells; a
     nearly transparent marker over each cell carries (layer, head): Streamlit returns no click on a
     heatmap but does on a marker."""
@@ -269,15 +275,21 @@ def heads_figure(heads: np.ndarray, width_px: int) -> go.Figure:
             "title": chart_title(
                 tr("Each head's direct contribution"), tr("click a head to open it in the lab")
             ),
-            "xaxis": {"title": {"text": tr("head")}, "tickmode": "linear", "dtick": 1, "fixedrange": True},
+            "xaxis": {
+                "title": {"text": tr("head")},
+                "tickmode": "linear",
+                "dtick": 1,
+                "range": [-0.5, count - 0.5],  # the markers' size must not widen the axes
+                "fixedrange": True,
+            },
             "yaxis": {
                 "title": {"text": tr("layer")},
                 "tickmode": "linear",
                 "dtick": 1,
-                "autorange": "reversed",
+                "range": [layers - 0.5, -0.5],
                 "fixedrange": True,
             },
-            "height": 160 + max(24, min(40, int(cell))) * layers,
+            "height": 160 + round(max(24, min(40, int(cell))) * scale) * layers,
             "width": width_px,
             "margin": {"l": 10, "r": 10, "t": 70, "b": 10},
             "hovermode": "closest",
@@ -292,9 +304,12 @@ def normalised(scores: np.ndarray) -> np.ndarray:
     return scores / top if top > 0 else np.zeros_like(scores)
 
 
-def methods_figure(tokens: Sequence[str], scores: dict[str, np.ndarray | None], width_px: int) -> go.Figure:
+def methods_figure(
+    tokens: Sequence[str], scores: dict[str, np.ndarray | None], width_px: int, scale: float = 1.0
+) -> go.Figure:
     """Every method's scores (rows) on the tokens up to the prediction's position (columns), each
-    row divided by its largest |score| so that the methods compare: −1..1, red = mattered."""
+    row divided by its largest |score| so that the methods compare: −1..1, red = mattered; `scale`
+    as lens_figure's."""
     shown = [m for m, s in scores.items() if s is not None]
     z = np.stack([normalised(np.asarray(scores[m], dtype=np.float64)) for m in shown])
     raw = [[f"{v:+.4f}" for v in np.asarray(scores[m], dtype=np.float64)] for m in shown]
@@ -324,7 +339,7 @@ def methods_figure(tokens: Sequence[str], scores: dict[str, np.ndarray | None], 
             ),
             "xaxis": axis,
             "yaxis": {"tickvals": list(range(len(names))), "ticktext": names, "autorange": "reversed"},
-            "height": 150 + 34 * len(names) + (60 if t > 8 else 0),
+            "height": round((150 + 34 * len(names) + (60 if t > 8 else 0)) * scale),
             "width": width_px,
             "margin": {"l": 10, "r": 10, "t": 70, "b": 10},
         },

@@ -18,7 +18,7 @@ from attention.model.explain import FLOW_MAX_TOKENS, NAMES, Explanation, summary
 from attention.model.gpt import GPTModel
 from ui.classroom.questions import predict
 from ui.model import caches as models
-from ui.model.lens import position_control, shown_text
+from ui.model.lens import position_control, shown_text, text_scale
 from ui.model.url import BASELINES, label
 from ui.widgets import MAIN_PX, chart, chart_width, keep_choice, literal, number_table
 
@@ -134,7 +134,7 @@ def results(e: Explanation, tokens: Sequence[str], target: str) -> None:
             )
         )
     kept = tokens[: e.position + 1]
-    chart(figures.methods_figure(kept, e.scores, chart_width(MAIN_PX)), key="m_explain_chart")
+    chart(figures.methods_figure(kept, e.scores, chart_width(MAIN_PX), text_scale()), key="m_explain_chart")
     number_table(figures.methods_table(kept, e.scores, e.correlations), key="m_explain_table")
     st.caption(tr(METHODS_NOTE))
 

@@ -18,7 +18,7 @@ from attention.model.catalog import ModelInfo
 from attention.model.gpt import GPTModel
 from attention.model.lens import Lens, LogitParts
 from ui.model import caches as models
-from ui.widgets import MAIN_PX, chart, chart_width, literal, projected, show_notes
+from ui.widgets import MAIN_PX, PROJECTOR_SCALE, chart, chart_width, literal, projected, show_notes
 
 LENS = N_(
     "The **logit lens**: after the embeddings and after every layer, the model's running sum (the "
@@ -39,6 +39,11 @@ PARTS = N_(
     "read through the last norm and the output layer (the norm's scaling taken from the final residual, "
     "as TransformerLens does). Pick the prediction:"
 )
+
+
+def text_scale() -> float:
+    """How much larger this session's chart text is (a projector's): rows grow with it."""
+    return PROJECTOR_SCALE if st.session_state.get("projector") else 1.0
 
 
 def shown_text(info: ModelInfo):
@@ -93,6 +98,7 @@ def lens_chart(lens: Lens, info: ModelInfo, tokens: Sequence[str]) -> None:
         lens.top_probs.numpy(),
         lens.commit.numpy(),
         chart_width(MAIN_PX),
+        text_scale(),
     )
     chart(fig, key="m_lens")
     st.caption(tr(STRIP, last=lens.stages - 2))
@@ -136,7 +142,7 @@ def parts_charts(lens: Lens, parts: LogitParts, info: ModelInfo, tokens: Sequenc
     )
     names, values = part_bars(parts)
     width = chart_width(MAIN_PX)
-    chart(figures.parts_figure(names, values, parts.logit, width), key="m_dla_parts")
+    chart(figures.parts_figure(names, values, parts.logit, width, text_scale()), key="m_dla_parts")
     st.caption(
         tr(
             "A layer's attention bar is the sum of its heads (the map below) and its out_proj bias "
@@ -145,7 +151,7 @@ def parts_charts(lens: Lens, parts: LogitParts, info: ModelInfo, tokens: Sequenc
         )
     )
     st.plotly_chart(  # no toolbar: a map of heads to click needs none
-        projected(figures.heads_figure(parts.heads.numpy(), width)),
+        projected(figures.heads_figure(parts.heads.numpy(), width, text_scale())),
         key="m_dla_heads",
         on_select=_open_head,
         selection_mode="points",
