@@ -214,3 +214,16 @@ def test_an_explanation_on_a_big_model_waits_in_the_heavy_work_line(monkeypatch)
     assert not at.exception and not asked
     at = answered(page(view="explain", text="a b a b a b").run())
     assert not at.exception and asked and slots.SWEEPS.running == 0 and len(table(at)) == 6
+
+
+def test_on_a_projector_the_rows_grow_with_the_text():
+    heights = {}
+    for projector in (False, True):
+        at = page(view="lens", **({"projector": "1"} if projector else {})).run()
+        heights[projector] = [
+            figure(at, title)["layout"]["height"]
+            for title in ("<b>What the model would predict", "<b>The logit, part by part", "<b>Each head's")
+        ]
+        font = figure(at, "<b>The logit, part by part")["layout"].get("font", {"size": 14})
+        assert font["size"] == (20 if projector else 14)  # 14 x 1.4 on a projector
+    assert all(big > small for big, small in zip(heights[True], heights[False], strict=True))
