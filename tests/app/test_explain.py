@@ -227,3 +227,14 @@ def test_on_a_projector_the_rows_grow_with_the_text():
         font = figure(at, "<b>The logit, part by part")["layout"].get("font", {"size": 14})
         assert font["size"] == (20 if projector else 14)  # 14 x 1.4 on a projector
     assert all(big > small for big, small in zip(heights[True], heights[False], strict=True))
+
+
+def test_a_new_sentence_asks_the_questions_again_and_keeps_the_results_in_view():
+    at = page(view="explain").run()
+    at = at.radio(key="m_predict_attention").set_value("Yes, the same token").run()
+    at = at.radio(key="m_predict_removal").set_value("16: ·Alice").run()
+    assert len(at.dataframe) == 1
+    at = at.text_input(key="m_text").set_value("a b c d e f a b c d e f").run()
+    assert not at.exception
+    assert [r.value for r in at.radio] == [None, None]  # no feedback about the old sentence's numbers
+    assert not at.success and not at.error and len(table(at)) == 12

@@ -20,7 +20,7 @@ from ui.classroom.questions import predict
 from ui.model import caches as models
 from ui.model.lens import position_control, shown_text, text_scale
 from ui.model.url import BASELINES, label
-from ui.widgets import MAIN_PX, chart, chart_width, keep_choice, literal, number_table
+from ui.widgets import MAIN_PX, chart, chart_width, keep_choice, literal, number_table, reset_predictions
 
 INTRO = N_(
     "Tools that explain a prediction answer with attention maps, rollout or gradients, and they often "
@@ -139,6 +139,22 @@ def results(e: Explanation, tokens: Sequence[str], target: str) -> None:
     st.caption(tr(METHODS_NOTE))
 
 
+QUESTIONS = ("m_predict_attention", "m_predict_removal")
+
+
+def _asked_afresh(key: tuple) -> None:
+    """A new sentence, model or baseline (`key`) is a new prediction: the questions are asked again,
+    their old answers cleared (their feedback would be about other numbers); a reader who had
+    answered or skipped them keeps seeing the results below."""
+    s = st.session_state
+    if s.get("_m_predicted_for") not in (None, key):
+        engaged = any(s.get(k) is not None or s.get(f"{k}_seen") for k in QUESTIONS)
+        reset_predictions("m_predict_")
+        if engaged:
+            s.update({f"{k}_seen": True for k in QUESTIONS})
+    s["_m_predicted_for"] = key
+
+
 def explain_view(
     source: str, model: GPTModel, info: ModelInfo, ids: list[int], tokens: tuple[str, ...]
 ) -> None:
@@ -146,6 +162,7 @@ def explain_view(
     st.caption(tr(INTRO))
     s, shown = st.session_state, shown_text(info)
     baseline = s["m_baseline"] if s["m_baseline"] in BASELINES else "mean"
+    _asked_afresh((source, tuple(ids), baseline))
     if len(tokens) >= 3:  # two tokens leave nothing to guess
         last = models.explanation(source, model, ids, len(ids) - 1, baseline)
         target = shown(last.target)
