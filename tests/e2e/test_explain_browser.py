@@ -4,7 +4,11 @@ knocked out in the lab; the explanation's chart and table drawn once the questio
 
 import re
 
+import pytest
+
+from tests.e2e.clipping import everything_cut
 from tests.e2e.conftest import ARTIFACTS, script_done
+from tests.e2e.test_nothing_cut_browser import PHONE
 
 # Where plotly drew head 1.2's click target (its point of the scatter carrying customdata)
 HEAD_POINT = """([layer, head]) => { const gd = [...document.querySelectorAll('.js-plotly-plot')].find(
@@ -68,3 +72,28 @@ def test_the_explanation_draws_its_chart_and_table(server, page):
     assert page.get_by_text("Traceback").count() == 0
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "model_explain.png"), full_page=True)
+
+
+@pytest.mark.parametrize(
+    ("view", "lang", "phone"),
+    [("lens", "pl", False), ("explain", "pl", False), ("lens", "uk", True), ("explain", "af", True)],
+)
+def test_nothing_is_cut_in_the_longest_languages(server, browser, view, lang, phone):
+    """Every text, chart label and table whole, at 1366 x 768 and on a phone, the questions passed."""
+    size = {"width": 390, "height": 844} if phone else {"width": 1366, "height": 768}
+    context = browser.new_context(viewport=size, **({"user_agent": PHONE} if phone else {}))
+    page = context.new_page()
+    try:
+        # on a phone the default model: the copy model's long name is cut in the picker's box in uk and
+        # af (the picker's, not these views')
+        model = "" if phone else "model=bundled&"
+        page.goto(f"{server}/model?{model}view={view}&lang={lang}")
+        script_done(page, timeout=120_000)
+        for key in ("m_predict_attention_show", "m_predict_removal_show") if view == "explain" else ():
+            page.locator(f".st-key-{key} button").click()
+            script_done(page, timeout=120_000)
+        page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot .main-svg').length >= 1")
+        page.wait_for_timeout(800)  # plotly lays its text out after the first frame
+        assert everything_cut(page, phone=phone) == []
+    finally:
+        context.close()
