@@ -104,6 +104,8 @@ def test_every_method_scores_each_token_up_to_the_position(small):
     assert e.target == int(logits.argmax())
     assert e.logprob == pytest.approx(torch.log_softmax(logits, -1)[e.target].item(), abs=1e-5)
     assert explain(small, ids).position == 19  # None: the last token
+    assert explain(small, ids, position=np.int64(-9)).position == 11  # a numpy int, counted from the end
+    assert not any(s.flags.writeable for s in e.scores.values())  # safe to share from a page's cache
     trace = small.trace(ids)
     np.testing.assert_allclose(e.scores["attention"], trace.weights[-1].mean(0)[11, :12].numpy(), atol=1e-6)
     for method in METHODS[:-1]:
