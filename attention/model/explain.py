@@ -91,6 +91,9 @@ def explain(
         "gradient": gradient,
         "ablation": _ablation(model, ids, target, baseline),
     }
+    for values in scores.values():
+        if values is not None:
+            values.setflags(write=False)  # a page's cache shares them between sessions
     truth = scores["ablation"]
     correlations = {
         m: spearman(scores[m], truth) if scores[m] is not None else float("nan") for m in METHODS[:-1]

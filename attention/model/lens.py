@@ -17,6 +17,7 @@ residual and each piece is centred and divided by it, so the pieces add up to th
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 import torch
@@ -101,7 +102,7 @@ def stream(model: GPTModel, ids: torch.Tensor) -> Stream:
 def logit_lens(model: GPTModel, ids: torch.Tensor, k: int = LENS_TOP) -> Lens:
     """Every stage read through final_norm and out_head: ids (1, T) or (T,). One stage's (T, vocab)
     logits at a time (all S at once would be hundreds of MB for GPT-2 small at 128 tokens)."""
-    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= model.cfg["vocab_size"]:
+    if not _whole(k) or not 1 <= k <= model.cfg["vocab_size"]:
         raise ConfigError(
             tr("top={k}: give a whole number in 1..{most}.", k=repr(k), most=model.cfg["vocab_size"]), "top"
         )
@@ -111,7 +112,7 @@ def logit_lens(model: GPTModel, ids: torch.Tensor, k: int = LENS_TOP) -> Lens:
     top_ids, top_probs, logprobs, best = [], [], [], []
     for stage in stages:
         logp = torch.log_softmax(model.out_head(model.final_norm(stage)), -1)  # (T, vocab)
-        values, indices = logp.topk(k, -1)  # (T, k)
+        values, indices = logp.topk(int(k), -1)  # (T, k)
         top_ids.append(indices)
         top_probs.append(values.exp())
         logprobs.append(logp.gather(-1, final_ids[:, None])[:, 0])  # (T,)
@@ -127,9 +128,13 @@ def logit_lens(model: GPTModel, ids: torch.Tensor, k: int = LENS_TOP) -> Lens:
     )
 
 
+def _whole(value) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)  # numpy's ints too
+
+
 def check_position(position: int, length: int) -> int:
     """position in -length..length-1 (negative counts from the end) -> 0..length-1."""
-    if isinstance(position, bool) or not isinstance(position, int) or not -length <= position < length:
+    if not _whole(position) or not -length <= position < length:
         raise ConfigError(
             tr(
                 "position={position} is not a token of this input; use 0..{last}.",
@@ -138,7 +143,7 @@ def check_position(position: int, length: int) -> int:
             ),
             "position",
         )
-    return position % length
+    return int(position) % length
 
 
 @torch.no_grad()
@@ -152,7 +157,7 @@ def logit_parts(
     norm = model.final_norm
     if token is None:
         token = int(model.out_head(norm(final)).argmax())
-    if isinstance(token, bool) or not isinstance(token, int) or not 0 <= token < model.cfg["vocab_size"]:
+    if not _whole(token) or not 0 <= token < model.cfg["vocab_size"]:
         raise ConfigError(
             tr("A token id is outside the vocabulary (0..{last}).", last=model.cfg["vocab_size"] - 1), "token"
         )
@@ -170,7 +175,7 @@ def logit_parts(
     biases = torch.stack([_bias(block.att.out_proj, final) for block in model.trf_blocks])  # (L, emb_dim)
     return LogitParts(
         position=position,
-        token=token,
+        token=int(token),
         logit=float(model.out_head(norm(final))[token]),
         embeddings=float(read(parts.embeddings[position])),
         heads=read(written).cpu(),

@@ -3,6 +3,8 @@ Spearman against a hand example; gradient × input against finite differences; t
 ablation against one run per token; on the copy model the ablation names the token being copied;
 bad input is a ConfigError; the command line's JSON."""
 
+# ruff: noqa: F811  (bundled and small are test_interventions' fixtures, taken as arguments)
+
 import copy
 import json
 
@@ -12,24 +14,18 @@ import torch
 
 from attention.errors import ConfigError
 from attention.i18n import use
-from attention.model import catalog, roles
 from attention.model import explain as explain_module
+from attention.model import roles
 from attention.model.__main__ import main
-from attention.model.checkpoint import load_gpt2
 from attention.model.explain import FLOW_MAX_TOKENS, METHODS, explain, flow, rollout, spearman, summary
-from attention.model.gpt import GPTModel
-from tests.model.test_interventions import PHRASE, SMALL, START, repeated_phrase
-
-
-@pytest.fixture(scope="module")
-def bundled():
-    return load_gpt2(catalog.BUNDLED_PATH)
-
-
-@pytest.fixture(scope="module")
-def small():
-    torch.manual_seed(5)
-    return GPTModel(SMALL).eval()
+from tests.model.test_interventions import (  # noqa: F401 (bundled, small: fixtures)
+    PHRASE,
+    SMALL,
+    START,
+    bundled,
+    repeated_phrase,
+    small,
+)
 
 
 def random_attention(layers: int, heads: int, tokens: int, seed: int = 0) -> torch.Tensor:
@@ -108,6 +104,8 @@ def test_every_method_scores_each_token_up_to_the_position(small):
     assert e.target == int(logits.argmax())
     assert e.logprob == pytest.approx(torch.log_softmax(logits, -1)[e.target].item(), abs=1e-5)
     assert explain(small, ids).position == 19  # None: the last token
+    assert explain(small, ids, position=np.int64(-9)).position == 11  # a numpy int, counted from the end
+    assert not any(s.flags.writeable for s in e.scores.values())  # safe to share from a page's cache
     trace = small.trace(ids)
     np.testing.assert_allclose(e.scores["attention"], trace.weights[-1].mean(0)[11, :12].numpy(), atol=1e-6)
     for method in METHODS[:-1]:

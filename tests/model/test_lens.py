@@ -101,8 +101,8 @@ def test_the_logit_parts_add_up_to_the_logit(name, request):
             assert parts.mlps.shape == parts.attention_bias.shape == (model.layers,)
 
 
-@pytest.mark.slow  # TransformerLens's import and bridge: seconds
-@pytest.mark.parametrize("name", ["bundled", "random"])
+@pytest.mark.slow  # TransformerLens's import and three bridges: seconds
+@pytest.mark.parametrize("name", MODELS)
 def test_each_heads_part_equals_transformer_lens_apply_ln_to_stack(name, request, monkeypatch):
     """TransformerLens's bridge does not fold the norms into the weights: its apply_ln centres
     and divides by the final residual's scale, so its unembedding is final_norm's scale times
