@@ -5,7 +5,7 @@ import streamlit as st
 
 from attention.i18n import tr
 from ui.model import caches as models
-from ui.model import groups, lab, picker, reading, roles, views
+from ui.model import explain, groups, lab, lens, picker, reading, roles, views
 from ui.model.url import keep_url, sync_url
 from ui.router import use_router
 from ui.widgets import page_title, show_notes
@@ -52,6 +52,10 @@ elif shown == "lab":
     lab.knockout_view(source, model, info, ids, tokens)
 elif shown == "map":
     lab.importance_view(source, model, info, ids, tokens)
+elif shown == "lens":
+    lens.lens_view(source, model, info, ids, tokens)
+elif shown == "explain":
+    explain.explain_view(source, model, info, ids, tokens)
 else:
     views.share(source, text, view, layer, head)
 

@@ -4,6 +4,7 @@
         [--mode zero|mean] [--reference TEXT ...] [--top 5] [--json]
     python -m attention.model importance --model bundled --text "…" [--positions 18:33]
         [--mode zero|mean] [--corrupted TEXT [--answers RIGHT WRONG]] [--method exact|attribution] [--json]
+    python -m attention.model lens|explain …    where it decided, which tokens mattered (reading.py, below)
 
 --model: "bundled" (the shipped model, offline), a folder in GPT-2's layout, or a hub repo id
 (downloaded on first use). Token positions count from 0; position t's loss is −log p(token t |
@@ -55,7 +56,7 @@ import numpy as np
 import torch
 
 from attention.errors import ConfigError
-from attention.model import catalog, roles, sentence, tokenizer
+from attention.model import catalog, reading, roles, sentence, tokenizer
 from attention.model.attribution import attribution_map, attribution_patching_map
 from attention.model.interventions import (
     MODES,
@@ -78,36 +79,39 @@ def main(argv: list[str] | None = None) -> int:
     try:
         model, info = catalog.load(args.model)
         ids, tokens = sentence.encode(info, args.text, model.cfg["context_length"])
-        out = (ablate if args.command == "ablate" else importance)(args, model, info, ids, tokens)
+        out = COMMANDS[args.command][0](args, model, info, ids, tokens)
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     if args.json:
         print(json.dumps(plain(out), ensure_ascii=False))
     else:
-        print("\n".join((ablate_text if args.command == "ablate" else importance_text)(out)))
+        print("\n".join(COMMANDS[args.command][1](out)))
     return 0
 
 
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(
         prog="python -m attention.model",
-        description=__doc__,
+        description=__doc__ + "\n" + reading.__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     commands = top.add_subparsers(dest="command", required=True)
     for name, words in (
         ("ablate", "ablate heads: loss, next tokens, pattern scores"),
         ("importance", "L x H map"),
+        *reading.COMMANDS.items(),
     ):
         sub = commands.add_parser(name, help=words)
         sub.add_argument("--model", default=catalog.BUNDLED, help='"bundled" (default), a folder, a hub id')
         sub.add_argument("--text", required=True)
-        sub.add_argument("--mode", choices=MODES, default="zero")
+        if name in ("ablate", "importance"):
+            sub.add_argument("--mode", choices=MODES, default="zero")
         sub.add_argument(
             "--json", action="store_true", help="one JSON object (schema: python -m attention.model --help)"
         )
         sub.add_argument("--threads", type=int, help="torch's CPU threads (default: torch's own choice)")
+    reading.add_arguments(commands)
     ablate_parser, importance_parser = commands.choices["ablate"], commands.choices["importance"]
     ablate_parser.add_argument("--heads", required=True, help="layer.head, comma-separated: 1.1,1.3")
     ablate_parser.add_argument("--reference", nargs="+", help="mean mode: texts to average over")
@@ -307,6 +311,21 @@ def importance_text(out: dict) -> list[str]:
             *_grid(patching["recovery"], "8.3f"),
         ]
     return lines
+
+
+def _reading(run):
+    return lambda args, model, info, ids, tokens: run(
+        args, model, info, ids, tokens, described(args, model, info)
+    )
+
+
+# command -> (what it computes, its text report)
+COMMANDS = {
+    "ablate": (ablate, ablate_text),
+    "importance": (importance, importance_text),
+    "lens": (_reading(reading.lens), reading.lens_text),
+    "explain": (_reading(reading.explained), reading.explain_text),
+}
 
 
 if __name__ == "__main__":

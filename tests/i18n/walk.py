@@ -1,4 +1,5 @@
-"""Open every page (and the Explorer's every view) in one language, for the prose tests."""
+"""Open every page (the Explorer's every view, and Inside a model's "page/view" ones) in one
+language, for the prose tests."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from attention import i18n
 from tests.app.conftest import session
 
 PAGES = ("explorer", "learn", "languages", "modern", "compare", "scaling", "train", "model")
+PAGES += ("model/lens", "model/explain")  # Inside a model's views that explain a prediction: page/view
 EXPLORER_VIEWS = ("steps", "heads", "vectors", "query", "tokens", "share")
 
 
@@ -14,10 +16,16 @@ def opened(page: str, lang: str, **params: str):
     thread speaks `lang` too: AppTest reads a widget's value back through its format_func here,
     not on the script's thread (tests/i18n/conftest.py puts English back)."""
     i18n.use(lang)
+    name, _, view = page.partition("/")
     at = session(120, lang=lang, **params).run()
-    if page != "explorer":
-        at.switch_page(f"pages/{page}.py")
+    if name != "explorer":
+        at.switch_page(f"pages/{name}.py")
+        if view:
+            at.query_params["view"] = view
         at.run()
+    if view == "explain":  # past the predict-first questions: the table and the words under it too
+        for key in ("m_predict_attention_show", "m_predict_removal_show"):
+            at = at.button(key=key).click().run()
     return at
 
 

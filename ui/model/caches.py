@@ -1,7 +1,8 @@
 """Inside a model's caches: each model loaded once per server process and shared read-only by
 every session (30 students must not load 30 copies); its sentence views, layer traces, head
-roles, knockouts and importance maps cached by plain values (source, token ids), their arrays
-made read-only as they enter (attention.readonly.freeze: every session reads the same ones)."""
+roles, knockouts, importance maps, logit lenses and explanations cached by plain values (source,
+token ids), their arrays made read-only as they enter (attention.readonly.freeze: every session
+reads the same ones)."""
 
 from __future__ import annotations
 
@@ -11,14 +12,17 @@ from dataclasses import dataclass
 
 import numpy as np
 import streamlit as st
+import torch
 
 from attention.chapter3.trace import AttentionTrace
 from attention.i18n import N_, tr
 from attention.model import catalog, lab, sentence
 from attention.model.attribution import attribution_map, attribution_patching_map
 from attention.model.catalog import ModelInfo
+from attention.model.explain import Explanation, explain
 from attention.model.gpt import GPTModel
 from attention.model.interventions import HeadMap, Metric, ablation_map, patching_map
+from attention.model.lens import Lens, LogitParts, logit_lens, logit_parts
 from attention.model.roles import head_roles, text_roles
 from attention.model.sentence import SentenceView
 from attention.readonly import freeze
@@ -165,13 +169,63 @@ def importance(source, gpt, ids, corrupted, kind, method, mode) -> HeadMap:
     bundled ones runs ~100 forwards (benchmarks/importance.py): it waits in the heavy-work line
     (attention.slots.SWEEPS, shared with the scaling sweeps) with the line's length shown."""
     args = (source, tuple(ids), tuple(corrupted), kind, method, mode)
-    heavy = method == "exact" and sum(p.numel() for p in gpt.parameters()) > HEAVY_PARAMETERS
-    if not heavy:
-        return _importance(*args, gpt)
-    held = st.session_state.setdefault("_held_model", {}).setdefault("map", {})  # goes with the page
+    if method == "exact" and _large(gpt):
+        return _in_line("map", tr("Running every head…"), lambda: _importance(*args, gpt))
+    return _importance(*args, gpt)
+
+
+def _large(gpt: GPTModel) -> bool:
+    """Larger than the bundled models: its heavy work waits in line."""
+    return sum(p.numel() for p in gpt.parameters()) > HEAVY_PARAMETERS
+
+
+def _in_line(name: str, words: str, compute):
+    """compute() in the heavy-work line (attention.slots.SWEEPS, shared with the scaling sweeps),
+    the line's length shown; its place held under `name` for this page."""
+    held = st.session_state.setdefault("_held_model", {}).setdefault(name, {})  # goes with the page
     ticket, _ = wait_for(SWEEPS, held, "heavy computation")
     try:
-        with st.spinner(tr("Running every head…")):
-            return _importance(*args, gpt)
+        with st.spinner(words):
+            return compute()
     finally:
         ticket.release()
+
+
+# --- Where it decided and Which explanation? (attention.model.lens, attention.model.explain) -------
+
+
+@st.cache_resource(max_entries=8, ttl=3600, show_spinner=False)  # (S, T, 5) each: small
+def _lens(source: str, ids: tuple[int, ...], _gpt: GPTModel) -> Lens:
+    return logit_lens(_gpt, torch.tensor([ids]))
+
+
+def lens(source: str, gpt: GPTModel, ids: list[int]) -> Lens:
+    """The logit lens on the sentence (every stage's top tokens, when each prediction commits)."""
+    return _lens(source, tuple(ids), gpt)
+
+
+@st.cache_resource(max_entries=16, ttl=3600, show_spinner=False)
+def _parts(source: str, ids: tuple[int, ...], position: int, _gpt: GPTModel) -> LogitParts:
+    return logit_parts(_gpt, torch.tensor([ids]), position)
+
+
+def parts(source: str, gpt: GPTModel, ids: list[int], position: int) -> LogitParts:
+    """The final top-1 logit at `position`, split into its direct contributions."""
+    return _parts(source, tuple(ids), position, gpt)
+
+
+@st.cache_resource(max_entries=16, ttl=3600, show_spinner=False)
+def _explanation(source: str, ids: tuple[int, ...], position: int, baseline: str, _gpt) -> Explanation:
+    return freeze(explain(_gpt, torch.tensor([ids]), position, baseline))
+
+
+def explanation(source: str, gpt: GPTModel, ids: list[int], position: int, baseline: str) -> Explanation:
+    """Every attribution method and the ablation for the prediction after `position`. A model
+    larger than the bundled ones runs one batched forward of T + 1 rows and a backward pass: it
+    waits in the heavy-work line, as an exact head map does."""
+    args = (source, tuple(ids), position, baseline)
+    if _large(gpt):
+        return _in_line(
+            "explain", tr("Scoring every token by every method…"), lambda: _explanation(*args, gpt)
+        )
+    return _explanation(*args, gpt)

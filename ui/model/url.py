@@ -1,7 +1,7 @@
 """Inside a model's address: the model, sentence, view, layer, head, query token, temperature, the
-token ids appended one step at a time, and the lab's knocked-out heads, mode, map and corrupted
-sentence, parsed from the URL into the page's widgets and written back (none at the opening view:
-a bare URL)."""
+token ids appended one step at a time, the lab's knocked-out heads, mode, map and corrupted
+sentence, and the position explained and the ablation's baseline, parsed from the URL into the
+page's widgets and written back (none at the opening view: a bare URL)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,8 @@ VIEWS = {
     "next": N_("Next token"),
     "lab": N_("Knock out heads"),
     "map": N_("Head importance"),
+    "lens": N_("Where it decided"),
+    "explain": N_("Which explanation?"),
     "share": N_("Share & export"),
 }  # URL name (the m_view widget's value) -> the view's label, translated where shown (label)
 # what a knocked-out head writes instead (interventions.MODES)
@@ -30,10 +32,13 @@ METHODS = {
     "exact": N_("Exact: runs the model once per head"),
     "attribution": N_("Fast estimate: attribution"),
 }
+# what an ablated token's embedding becomes (attention.model.explain.BASELINES)
+BASELINES = {"mean": N_("Mean embedding"), "zero": N_("Zeros")}
+POSITION_VIEWS = ("lens", "explain")  # the views that explain the prediction at a chosen position
 TEMPERATURES = [0.5, 0.7, 1.0, 1.5, 2.0]
 WIDGETS = [
     *("m_source", "m_text", "m_view", "m_layer", "m_head", "m_query", "m_temperature", "m_appended"),
-    *("m_ko", "m_mode", "m_map", "m_method", "m_corrupted", "m_group"),
+    *("m_ko", "m_mode", "m_map", "m_method", "m_corrupted", "m_group", "m_position", "m_baseline"),
 ]
 GROUPS = ("tokens", "characters", "words")  # ui/model/groups.GROUPINGS' keys
 
@@ -62,6 +67,8 @@ def load_url(raw: dict[str, tuple[str, ...]]) -> None:
         "map": list(MAPS),
         "method": list(METHODS),
         "group": list(GROUPS),
+        "position": sentence.MAX_TOKENS,
+        "baseline": list(BASELINES),
     }
     values, notes = view_values(raw, spec)
     s["m_source"] = values.get("model", catalog.default())
@@ -82,6 +89,10 @@ def load_url(raw: dict[str, tuple[str, ...]]) -> None:
     s["m_method"] = values.get("method", "exact")
     s["m_group"] = values.get("group", "tokens")
     s["m_corrupted"] = str(raw["corrupted"][-1])[:2000] if raw.get("corrupted") else ""
+    # the position is checked against the sentence's length in the view (ui/model/lens.position_control)
+    s["m_position"], s["m_baseline"] = values.get("position"), values.get("baseline", "mean")
+    s["_m_position_url"] = s["m_position"] is not None
+    s.pop("_m_position_ids", None)  # the link's position is for the link's sentence
     s["_model_notes"] = notes
 
 
@@ -133,6 +144,8 @@ def url_params(source: str, text: str, shown: str | None = None) -> dict[str, st
     params |= {"layer": str(s["m_layer"]), "head": str(s["m_head"])}
     if shown == "tokens" and s["m_query"] is not None:
         params["query"] = str(s["m_query"])
+    if shown in POSITION_VIEWS and s["m_position"] is not None:
+        params["position"] = str(s["m_position"])
     if s["m_appended"]:
         params["next"] = ",".join(map(str, s["m_appended"]))
     if s["m_temperature"] != 1.0:
@@ -145,6 +158,7 @@ def url_params(source: str, text: str, shown: str | None = None) -> dict[str, st
         "m_method": "exact",
         "m_corrupted": "",
         "m_group": "tokens",
+        "m_baseline": "mean",
     }
     params |= {key[2:]: s[key] for key, default in defaults.items() if s[key] != default}
     return {} if params == opening() else params

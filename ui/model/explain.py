@@ -1,0 +1,176 @@
+"""Inside a model's "Which explanation?": which tokens made the model predict what it did, by raw
+attention, rollout, flow and gradient × input, each scored against the ground truth (what removing
+the token does). Two predict-first questions, then the chosen position's table, chart and paragraph.
+The numbers come from attention.model.explain through ui.model.caches; the words under them are
+explain.summary's and this module's, written from those numbers."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import streamlit as st
+
+from attention.figures import explain as figures
+from attention.i18n import N_, tr
+from attention.model.catalog import ModelInfo
+from attention.model.explain import FLOW_MAX_TOKENS, NAMES, Explanation, summary
+from attention.model.gpt import GPTModel
+from ui.classroom.questions import predict
+from ui.model import caches as models
+from ui.model.lens import position_control, shown_text, text_scale
+from ui.model.url import BASELINES, label
+from ui.widgets import MAIN_PX, chart, chart_width, keep_choice, literal, number_table, reset_predictions
+
+INTRO = N_(
+    "Tools that explain a prediction answer with attention maps, rollout or gradients, and they often "
+    "disagree. Here each is scored against a ground truth you can trust: remove a token (its embedding "
+    "replaced, its position kept) and measure how much the prediction's log-probability falls."
+)
+SAME = N_(
+    "Both name “{token}”: the last layer's attention gives it {weight:.2f} of its weight, and removing it "
+    "lowers the log-probability of “{target}” by {drop:.2f}. Over all the tokens the two rank alike with "
+    "Spearman ρ = {rho}."
+)
+OTHER = N_(
+    "The last layer's attention puts most weight on “{attended}” ({weight:.2f}), but removing “{ablated}” "
+    "hurts most (the log-probability of “{target}” falls by {drop:.2f}; removing “{attended}”: by "
+    "{other:.2f}). Over all the tokens the two rank alike with Spearman ρ = {rho}."
+)
+METHODS_NOTE = N_(
+    "The scores are on each method's own scale (the chart divides each row by its largest |score| so "
+    "that they compare). The row Spearman ρ (last, or first in a long table): each method's rank "
+    "correlation with the ablation, 1 = the same order of tokens, 0 = unrelated, nan = undefined (one "
+    "token, or a method that scores all alike)."
+)
+
+
+def rho_text(rho: float) -> str:
+    return "—" if np.isnan(rho) else f"{rho:.2f}"
+
+
+def _attention_question(e: Explanation, tokens: Sequence[str], target: str) -> bool:
+    """Will the last layer's attention name the token whose removal hurts most? (the last position)"""
+    attention, truth = e.scores["attention"], e.scores["ablation"]
+    attended, ablated = int(np.argmax(attention)), int(np.argmax(truth))
+    yes, no = tr("Yes, the same token"), tr("No, another token")
+    values = {"weight": attention[attended], "drop": truth[ablated], "target": literal(target)}
+    values["rho"] = rho_text(e.correlations["attention"])
+    if attended == ablated:
+        why = tr(SAME, token=literal(tokens[ablated]), **values)
+    else:
+        why = tr(
+            OTHER,
+            attended=literal(tokens[attended]),
+            ablated=literal(tokens[ablated]),
+            other=truth[attended],
+            **values,
+        )
+    question = tr(
+        "Take the prediction after the last token, “{token}”. Will the last layer's attention (the mean "
+        "of its heads) put its largest weight on the token whose removal hurts that prediction most?",
+        token=literal(tokens[-1]),
+    )
+    answer = yes if attended == ablated else no
+    return predict("m_predict_attention", question, [yes, no], answer, why, everything=False)
+
+
+def _removal_question(e: Explanation, tokens: Sequence[str], target: str) -> bool:
+    """Which token, removed, hurts the last prediction most? Options: the ablation's top, the
+    attention's top, the last, the one before it and the first, in sentence order."""
+    truth, last = e.scores["ablation"], len(tokens) - 1
+    best = int(np.argmax(truth))
+    picked = {best, int(np.argmax(e.scores["attention"])), last, last - 1, 0}
+    options = [f"{i}: {tokens[i]}" for i in sorted(picked)[:5]]
+    why = tr(
+        "Removing it lowers the log-probability of “{target}” by {drop:.2f}, more than removing any other "
+        "token ({baseline} in its place).",
+        target=literal(target),
+        drop=truth[best],
+        baseline=tr(NAMES[e.baseline]),
+    )
+    question = tr(
+        "Which token, removed, will hurt the prediction after “{token}” most?", token=literal(tokens[-1])
+    )
+    return predict("m_predict_removal", question, options, f"{best}: {tokens[best]}", why, everything=False)
+
+
+def baseline_control(where) -> str:
+    """What an ablated token's embedding becomes: the mean token embedding, or zeros."""
+    keep_choice("m_baseline", "mean")
+    where.segmented_control(
+        tr("Removed token becomes"),
+        list(BASELINES),
+        key="m_baseline",
+        format_func=label(BASELINES),
+        help=tr(
+            "The ablation replaces a token's embedding (its position embedding is kept) by the mean of "
+            "every token's embedding, or by zeros. Zeros can push the model somewhere it never was; the "
+            "mean is the usual, milder choice."
+        ),
+    )
+    return st.session_state["m_baseline"]
+
+
+def results(e: Explanation, tokens: Sequence[str], target: str) -> None:
+    """The paragraph, the chart and the table for one explanation."""
+    shown = [literal(t) for t in tokens[: e.position + 1]]
+    st.markdown(summary(e, shown, literal(target)))
+    st.caption(
+        tr(
+            "Ablation: each token's embedding replaced by {baseline}, one token at a time; its score is how "
+            "much the log-probability of “{target}” falls (higher: it mattered more).",
+            baseline=tr(NAMES[e.baseline]),
+            target=literal(target),
+        )
+    )
+    if e.scores["flow"] is None:
+        st.caption(
+            tr(
+                "Attention flow is left out: it solves a max-flow problem for every token, so it is only "
+                "computed up to {most} tokens, and this prediction reads {n}.",
+                most=FLOW_MAX_TOKENS,
+                n=e.position + 1,
+            )
+        )
+    kept = tokens[: e.position + 1]
+    chart(figures.methods_figure(kept, e.scores, chart_width(MAIN_PX), text_scale()), key="m_explain_chart")
+    number_table(figures.methods_table(kept, e.scores, e.correlations), key="m_explain_table")
+    st.caption(tr(METHODS_NOTE))
+
+
+QUESTIONS = ("m_predict_attention", "m_predict_removal")
+
+
+def _asked_afresh(key: tuple) -> None:
+    """A new sentence, model or baseline (`key`) is a new prediction: the questions are asked again,
+    their old answers cleared (their feedback would be about other numbers); a reader who had
+    answered or skipped them keeps seeing the results below."""
+    s = st.session_state
+    if s.get("_m_predicted_for") not in (None, key):
+        engaged = any(s.get(k) is not None or s.get(f"{k}_seen") for k in QUESTIONS)
+        reset_predictions("m_predict_")
+        if engaged:
+            s.update({f"{k}_seen": True for k in QUESTIONS})
+    s["_m_predicted_for"] = key
+
+
+def explain_view(
+    source: str, model: GPTModel, info: ModelInfo, ids: list[int], tokens: tuple[str, ...]
+) -> None:
+    """Predict first (on the last prediction), then any position's explanation."""
+    st.caption(tr(INTRO))
+    s, shown = st.session_state, shown_text(info)
+    baseline = s["m_baseline"] if s["m_baseline"] in BASELINES else "mean"
+    _asked_afresh((source, tuple(ids), baseline))
+    if len(tokens) >= 3:  # two tokens leave nothing to guess
+        last = models.explanation(source, model, ids, len(ids) - 1, baseline)
+        target = shown(last.target)
+        if not _attention_question(last, tokens, target) or not _removal_question(last, tokens, target):
+            return
+    left, right = st.columns([3, 2], vertical_alignment="bottom")
+    with left:
+        position = position_control(source, ids, tokens)
+    baseline = baseline_control(right)
+    e = models.explanation(source, model, ids, position, baseline)
+    results(e, tokens, shown(e.target))
