@@ -135,6 +135,44 @@ def app_modules() -> list[Path]:
     return [ROOT / "app.py", *sorted((ROOT / "ui").rglob("*.py")), *sorted((ROOT / "pages").glob("*.py"))]
 
 
+def test_streamlit_reads_config_options_from_a_dict_that_a_parse_replaces():
+    """read_config_without_lock: get_option's lock guards config._config_options, a dict of
+    ConfigOption by key; every element a run sends reads one through config.get_option."""
+    import streamlit.config as config
+    import streamlit.runtime.forward_msg_cache as forward_msg_cache
+
+    config.get_option("global.minCachedMessageSize")  # parsed by now
+    options = getattr(config, "_config_options", None)
+    assert isinstance(options, dict), f"{STREAMLIT}: config._config_options is not a dict; {SEE}"
+    assert hasattr(config, "_config_lock"), f"{STREAMLIT}: no config._config_lock; {SEE}"
+    assert "config.get_option(" in inspect.getsource(forward_msg_cache), f"{STREAMLIT}: {SEE}"
+    before = {key: config.get_option(key) for key in options}
+    original = config.get_option
+    try:
+        internals.read_config_without_lock()
+        assert config.get_option is not original
+        assert {key: config.get_option(key) for key in options} == before  # the same answers
+        with pytest.raises(RuntimeError):
+            config.get_option("no.suchOption")  # Streamlit's own message for an unknown key
+    finally:
+        config.get_option = original
+
+
+def test_streamlit_reruns_a_session_with_its_client_state_on_its_event_loop():
+    """rerun_session: Runtime.instance()._session_mgr's get_active_session_info(id).session, an
+    AppSession with _client_state (a ClientState), _event_loop and request_rerun(client_state)."""
+    from streamlit.proto.ClientState_pb2 import ClientState
+    from streamlit.runtime.app_session import AppSession
+    from streamlit.runtime.websocket_session_manager import WebsocketSessionManager
+
+    assert hasattr(WebsocketSessionManager, "get_active_session_info"), f"{STREAMLIT}: {SEE}"
+    source = inspect.getsource(AppSession)
+    for name in ("self._client_state = ", "self._event_loop = ", "def request_rerun(self, client_state"):
+        assert name in source, f"{STREAMLIT}: AppSession has no {name!r}; {SEE}"
+    assert {"fragment_id", "is_auto_rerun"} <= {f.name for f in ClientState.DESCRIPTOR.fields}
+    assert internals.this_session() is None and internals.rerun_session("nobody") is False  # no server
+
+
 def test_no_module_but_internals_touches_a_private_name():
     touching = {
         str(path.relative_to(ROOT)): uses

@@ -14,7 +14,7 @@ from attention import i18n, settings
 from attention.devices import configure_torch_threads
 from attention.i18n import N_, tr
 from attention.settings import ASSETS
-from ui import wakeups
+from ui import internals, wakeups
 
 APP_CSS = "<style>" + (ASSETS / "app.css").read_text() + "</style>"
 PROJECTOR_CSS = "<style>" + (ASSETS / "projector.css").read_text() + "</style>"
@@ -24,7 +24,8 @@ PROJECTOR_CSS = "<style>" + (ASSETS / "projector.css").read_text() + "</style>"
 def per_process() -> int:
     """Once per server process: torch's thread pool is process-wide, and one thread per computation
     lets 30 students' reruns run side by side; the event loop that sends every element to the
-    browsers wakes once per batch of messages (ui/wakeups.py). (A module's function, not one
+    browsers wakes once per batch of messages (ui/wakeups.py); reading Streamlit's config takes no
+    process-wide lock (ui/internals.py: runs at once convoyed on it). (A module's function, not one
     defined in app.py under st.cache_resource: app.py runs on every rerun, and so would the
     decorator, which reads the function's source: 7% of a first page load.)
 
@@ -37,6 +38,7 @@ def per_process() -> int:
     visitor may open (attention.settings.REACH, listed_only)."""
     settings.REACH.serve(st.get_option("server.address"))
     wakeups.coalesce()
+    internals.read_config_without_lock()
     gc.collect()
     gc.freeze()
     return configure_torch_threads()

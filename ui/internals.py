@@ -7,6 +7,7 @@ canary per name, which fails naming the installed version when an upgrade change
     self_pipe(), patch_self_pipe(...)
                                asyncio: how other threads wake a selector event loop (ui/wakeups.py)
     FrozenFigure               plotly: a figure that is only its JSON, never validated (ui/cache.py)
+    read_config_without_lock()  Streamlit: config.get_option without its process-wide lock (ui/chrome.py)
     this_session(), rerun_session(id), session_alive(id)
                                Streamlit: a session rerun from another thread, as run-on-save does
                                (ui/classroom/bell.py)
@@ -21,6 +22,7 @@ from collections.abc import Callable
 
 import plotly.io as pio
 from plotly.basedatatypes import BaseFigure
+from streamlit import config as streamlit_config
 from streamlit.runtime import Runtime
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.runtime.scriptrunner import get_script_run_ctx
@@ -37,6 +39,31 @@ def serves_pages_directory() -> bool:
     return bool(PagesManager.uses_pages_directory)
 
 
+# --- Streamlit: config reads without a lock ---------------------------------------------------------
+
+_GET_OPTION = streamlit_config.get_option  # Streamlit's own, captured at import
+
+
+def _get_option(key: str):
+    options = streamlit_config._config_options  # replaced whole when the config is parsed, never edited
+    option = options.get(key) if options is not None else None
+    return option.value if option is not None else _GET_OPTION(key)
+
+
+def read_config_without_lock() -> None:
+    """Process-wide: streamlit.config.get_option reads the parsed options without taking
+    config._config_lock (private), a process-wide RLock. Every element a run sends reads an option
+    under it (forward_msg_cache.populate_hash_if_needed): with dozens of runs at once (a class's
+    followers switching page together) the threads convoy on that lock, each run ~6x its CPU
+    (py-spy: 83% of samples waiting in get_option; 124 against ~20 ms a Learn page). Reading the
+    dict needs no lock: a parse assigns a new dict (config._config_options); before the first
+    parse, or for an unknown key, Streamlit's own get_option answers. Callers that look it up as
+    config.get_option at call time (Streamlit's modules do) get this one. Only over Streamlit's own:
+    AppTest swaps in a mock of its own for its runs (global.appTest), which must answer."""
+    if streamlit_config.get_option is _GET_OPTION:
+        streamlit_config.get_option = _get_option
+
+
 # --- Streamlit: a session rerun by the server -------------------------------------------------------
 
 
@@ -45,12 +72,17 @@ def this_session() -> str | None:
     bare script). get_script_run_ctx is exported by streamlit.runtime.scriptrunner but not
     documented; it is how Streamlit's own elements find their session."""
     ctx = get_script_run_ctx(suppress_warning=True)
-    return ctx.session_id if ctx is not None and Runtime.exists() else None
+    return ctx.session_id if ctx is not None and _served() else None
+
+
+def _served() -> bool:
+    """A server's runtime: AppTest installs a MagicMock(spec=Runtime) as the instance."""
+    return Runtime.exists() and type(Runtime.instance()) is Runtime
 
 
 def _active(session_id: str):
     """The AppSession of an active session, or None: Runtime.instance()._session_mgr (private)."""
-    return Runtime.instance()._session_mgr.get_active_session_info(session_id) if Runtime.exists() else None
+    return Runtime.instance()._session_mgr.get_active_session_info(session_id) if _served() else None
 
 
 def session_alive(session_id: str) -> bool:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import torch
 
+from attention.chapter3 import AttentionTrace
 from attention.chapter3.modules import MultiHeadAttention, MultiHeadAttentionWrapper, reset_parameters
 from attention.explorer.config import ExplorerConfig
 from attention.explorer.engine import build_module, run
@@ -72,9 +73,16 @@ class WorkedQuery:
         return max(range(len(self.weights)), key=self.weights.__getitem__)
 
 
+@functools.lru_cache(maxsize=32)  # every Learn load shows it: traced once per sentence, not per load
+def simplified(config: ExplorerConfig) -> AttentionTrace:
+    """The engine's trace of section 3.3's simplified self-attention (no weights) on config's input
+    (frozen: shared by every session, as ui/cache.py shares traces)."""
+    return run(replace(config, variant="simplified"))
+
+
 def worked_query(config: ExplorerConfig, query: int) -> WorkedQuery:
     """Simplified self-attention (no weights) for `query`, from the engine's own trace."""
-    trace = run(replace(config, variant="simplified"))
+    trace = simplified(config)
     x = trace.x[0].tolist()
     scores = trace.scores[0, 0, query].tolist()
     weights = trace.weights[0, 0, query].tolist()
@@ -95,7 +103,7 @@ def worked_query(config: ExplorerConfig, query: int) -> WorkedQuery:
 
 def simplified_matrices(config: ExplorerConfig) -> dict:
     """Section 3.3 for every query at once: scores x·xᵀ (T, T) and their row-wise softmax."""
-    trace = run(replace(config, variant="simplified"))
+    trace = simplified(config)
     return {"scores": trace.scores[0, 0].numpy(), "weights": trace.weights[0, 0].numpy()}
 
 

@@ -23,6 +23,41 @@ from ui import internals
 BELL = 0.25  # seconds between the process's looks at its classes
 
 
+class Recent:
+    """What the store said about a class, shared by this process's sessions for up to BELL
+    seconds: a page run reads the class's view, vote and reveals (ringing 100 pages at once is
+    100 runs reading the same rows), and the bell writes what it has just read before it rings,
+    so a page it wakes sees what woke it."""
+
+    def __init__(self, seconds: float = BELL):
+        self.seconds, self.lock, self.kept = seconds, threading.Lock(), {}
+
+    def get(self, key: tuple, fetch):
+        now = time.monotonic()
+        with self.lock:
+            hit = self.kept.get(key)
+        if hit is not None and now - hit[0] < self.seconds:
+            return hit[1]
+        value = fetch()  # the store raises ClassError for a class that ended: not kept
+        self.put(key, value, now)
+        return value
+
+    def put(self, key: tuple, value, now: float | None = None) -> None:
+        with self.lock:
+            if len(self.kept) > 10_000:  # classes come and go: start afresh rather than grow
+                self.kept.clear()
+            self.kept[key] = (time.monotonic() if now is None else now, value)
+
+
+recent = Recent()
+
+
+def shared(key: tuple, fetch):
+    """fetch(), or what this process read of it in the last BELL seconds, on a server; without
+    one (AppTest) there is no bell to keep it fresh: the store, always."""
+    return recent.get(key, fetch) if internals.this_session() is not None else fetch()
+
+
 @dataclass
 class Tab:
     """What a student's page showed at its last run: the bell rings when the class has moved on."""
@@ -102,4 +137,8 @@ class Bell:
             revealed = self.store.revealed_among(code, held) if held else set()
         except ClassError:  # the class ended: each page says so and leaves it
             return [session for session, _ in members]
+        recent.put(("view", code), view)  # the pages it wakes read what it read
+        recent.put(("vote", code), now_voting)
+        for question in held:
+            recent.put(("revealed", code, question), question in revealed)
         return [session for session, tab in members if due(tab, view, now_voting, revealed)]

@@ -158,7 +158,8 @@ def watch(pages: dict) -> None:
     m = member()
     st.session_state[WAITING] = set()  # this run's page adds the questions it holds (questions.py)
     try:
-        view, vote = store().view(m.code), ringing.vote(store(), m.code)
+        view = ringing.shared(("view", m.code), lambda: store().view(m.code))
+        vote = ringing.shared(("vote", m.code), lambda: ringing.vote(store(), m.code))
     except ClassError as error:
         leave()
         st.session_state["_class_message"] = str(error)

@@ -21,7 +21,7 @@ import streamlit as st
 from attention.classroom import ClassError, Tally
 from attention.figures.classroom import answer_bars
 from attention.i18n import tr
-from ui.classroom import membership
+from ui.classroom import bell, membership
 from ui.classroom.membership import REFUSED, Member, member
 from ui.widgets import chart, literal
 
@@ -103,7 +103,9 @@ def predict(key: str, question: str, options: list[str], answer: str, why: str, 
 
 def _revealed(m: Member, key: str) -> bool:
     try:
-        return membership.store().revealed(m.code, key)
+        if m.teacher:  # the teacher's own click must show at once
+            return membership.store().revealed(m.code, key)
+        return bell.shared(("revealed", m.code, key), lambda: membership.store().revealed(m.code, key))
     except ClassError:
         return True  # the class has ended: the page is the student's own again
 
