@@ -29,6 +29,9 @@ for other in PAGES:  # by name: iterating the session's state costs more (it fil
         st.session_state.pop(f"_held_{other.url_path}", None)
 if "projector" not in st.session_state:  # a shared link or a reload keeps projector mode
     st.session_state["projector"] = st.query_params.get("projector") == "1"
+# A class student: the page the teacher sent (switched to before anything is drawn: 100 followers
+# switch at once), a new vote; then the process's bell is told what this page shows.
+membership.watch(pages())
 
 
 def links() -> None:
@@ -55,7 +58,6 @@ with st.sidebar:
     )
     language.picker()
     membership.sidebar()
-    membership.watch(pages())  # a student: the page the teacher sends, the reveals
 if class_message:
     st.warning(literal(class_message), icon=":material/groups:")  # it repeats the link
 if refused:

@@ -8,7 +8,6 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 
-import pyarrow as pa
 from plotly.basedatatypes import BaseFigure
 
 from attention import i18n
@@ -71,9 +70,7 @@ def cached_trace(config: ExplorerConfig) -> AttentionTrace:
 # so 8 per trace x 16 traces stay under ~50 MB.
 FIGURES_PER_TRACE = 8
 LEARN_PER_TRACE = 48  # Learn's: at most 12 tokens (a matrix with its numbers is ~10 KB), ~20 a page
-TABLES_PER_TRACE = 48
 _figures: weakref.WeakKeyDictionary[AttentionTrace, dict[tuple, object]] = weakref.WeakKeyDictionary()
-_tables: weakref.WeakKeyDictionary[AttentionTrace, dict[tuple, object]] = weakref.WeakKeyDictionary()
 
 
 def cached_figure(
@@ -83,29 +80,14 @@ def cached_figure(
     trace. Shared by sessions, frozen (ui/widgets.chart(ready=True) draws it as it is); one per
     language, as its titles and hover text are in the session's language. `most` figures are kept
     per trace (Learn's: many, each a few KB)."""
-    return _cached(_figures, trace, (i18n.language(), *key), lambda: FrozenFigure(build()), most)
-
-
-def cached_table(trace: AttentionTrace, key: tuple, build: Callable[[], dict]) -> dict:
-    """st.dataframe's keywords that `build()` makes of `trace` (ui/widgets.decimals), by `key`, its
-    frame made an Arrow table once for every session: Streamlit's pandas-to-Arrow conversion was
-    a fifth of Learn's load (py-spy). Nothing changes a shared one: st.dataframe only reads it."""
-
-    def arrow() -> dict:
-        made = build()
-        return made | {"data": pa.Table.from_pandas(made["data"])}
-
-    return _cached(_tables, trace, (i18n.language(), *key), arrow, TABLES_PER_TRACE)
-
-
-def _cached(kept: weakref.WeakKeyDictionary, trace: AttentionTrace, key: tuple, make: Callable, most: int):
+    key = (i18n.language(), *key)
     with _lock:
-        made = kept.setdefault(trace, {})
-        if (thing := made.get(key)) is not None:
-            return thing
-    thing = make()
+        figures = _figures.setdefault(trace, {})
+        if (figure := figures.get(key)) is not None:
+            return figure
+    figure = FrozenFigure(build())  # shared and never changed (ui/internals.py)
     with _lock:
-        if len(made) >= most:
-            made.clear()
-        made[key] = thing
-    return thing
+        if len(figures) >= most:
+            figures.clear()
+        figures[key] = figure
+    return figure

@@ -9,6 +9,7 @@ import re
 import numpy as np
 import pandas as pd
 import streamlit as st
+from pandas.api.types import is_numeric_dtype
 
 from attention.devices import resolve_device
 from attention.figures.fit import fit
@@ -121,6 +122,27 @@ def plural(count: int, noun: str) -> str:
     """English only ("3 heads"): text a user reads says its count with tr_n, whose message the
     languages put in their own plural forms."""
     return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def markdown_table(frame: pd.DataFrame, digits: int | None = 4) -> str:
+    """A small table (a few rows of a matrix, a token's id) as markdown: numbers right-aligned,
+    with `digits` decimals (None: as they are), the index and every text escaped (literal). One
+    markdown element costs a string; st.dataframe serialises an Arrow stream on every load
+    (py-spy: the largest part of Learn's load once its figures were cached)."""
+
+    def cell(value) -> str:
+        if digits is not None and isinstance(value, float | np.floating):
+            text = f"{value:.{digits}f}"
+            return text[1:] if text.startswith("-") and not text.strip("-0.") else text  # no "−0"
+        return literal(str(value))
+
+    header = "| | " + " | ".join(literal(str(c)) for c in frame.columns) + " |"
+    align = "|:--|" + "".join("--:|" if is_numeric_dtype(t) else ":--|" for t in frame.dtypes)
+    rows = [
+        f"| {literal(str(i))} | " + " | ".join(cell(v) for v in row) + " |"
+        for i, row in zip(frame.index, frame.itertuples(index=False), strict=True)
+    ]
+    return "\n".join([header, align, *rows])
 
 
 def decimals(frame: pd.DataFrame, digits: int | dict = 4) -> dict:

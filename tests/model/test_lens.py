@@ -2,6 +2,8 @@
 position and stage; direct logit attribution adds up to the logit and each head's part equals
 TransformerLens's apply_ln_to_stack; on both shipped models and a random GPT-2 config."""
 
+import copy
+
 import pytest
 import torch
 
@@ -141,3 +143,24 @@ def test_bad_input_is_a_config_error():
     for call, words in cases:
         with pytest.raises(ConfigError, match=words):
             call()
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_the_lens_the_logit_parts_and_every_explanation_agree_on_cuda():
+    """The same numbers on a GPU as on the CPU (the Shakespeare model, its example sentence): the
+    lens, the logit's parts and each method's scores (flow solved on the CPU either way)."""
+    from attention.model.explain import explain
+    from attention.model.sentence import encode, example
+
+    model, info = catalog.load("shakespeare")
+    ids = torch.tensor([encode(info, example(info), model.cfg["context_length"])[0]])
+    cpu = logit_lens(model, ids), logit_parts(model, ids), explain(model, ids)
+    gpu_model, on_gpu = copy.deepcopy(model).to("cuda"), ids.cuda()  # the catalog's own stays on the CPU
+    gpu = logit_lens(gpu_model, on_gpu), logit_parts(gpu_model, on_gpu), explain(gpu_model, on_gpu)
+    assert torch.equal(cpu[0].final_ids, gpu[0].final_ids) and torch.equal(cpu[0].commit, gpu[0].commit)
+    torch.testing.assert_close(cpu[0].final_logprobs, gpu[0].final_logprobs, atol=1e-3, rtol=1e-4)
+    assert abs(cpu[1].logit - gpu[1].logit) < 1e-3 and abs(gpu[1].total - gpu[1].logit) < 1e-3
+    torch.testing.assert_close(cpu[1].heads, gpu[1].heads, atol=1e-3, rtol=1e-4)
+    for method, scores in cpu[2].scores.items():
+        if scores is not None:
+            assert abs(gpu[2].scores[method] - scores).max() < 1e-2, method

@@ -31,22 +31,36 @@ class Recent:
 
     def __init__(self, seconds: float = BELL):
         self.seconds, self.lock, self.kept = seconds, threading.Lock(), {}
+        self.making: dict[tuple, threading.Lock] = {}  # a key being read: the other runs wait for it
+
+    def _fresh(self, key: tuple):
+        hit = self.kept.get(key)
+        return hit if hit is not None and time.monotonic() - hit[0] < self.seconds else None
 
     def get(self, key: tuple, fetch):
-        now = time.monotonic()
+        """fetch()'s value, read once for every run asking within `seconds` (100 followers' pages
+        asking at once wait for the first one's read, not each read it)."""
         with self.lock:
-            hit = self.kept.get(key)
-        if hit is not None and now - hit[0] < self.seconds:
-            return hit[1]
-        value = fetch()  # the store raises ClassError for a class that ended: not kept
-        self.put(key, value, now)
-        return value
+            if (hit := self._fresh(key)) is not None:
+                return hit[1]
+            making = self.making.setdefault(key, threading.Lock())
+        with making:
+            try:
+                with self.lock:
+                    if (hit := self._fresh(key)) is not None:
+                        return hit[1]
+                value = fetch()  # the store raises ClassError for a class that ended: not kept
+                self.put(key, value)
+                return value
+            finally:
+                with self.lock:
+                    self.making.pop(key, None)
 
-    def put(self, key: tuple, value, now: float | None = None) -> None:
+    def put(self, key: tuple, value) -> None:
         with self.lock:
             if len(self.kept) > 10_000:  # classes come and go: start afresh rather than grow
                 self.kept.clear()
-            self.kept[key] = (time.monotonic() if now is None else now, value)
+            self.kept[key] = (time.monotonic(), value)
 
 
 recent = Recent()

@@ -15,10 +15,10 @@ from attention.figures.explorer import StepPanel, shape_text, step_figure, vecto
 from attention.figures.layout import token_labels
 from attention.i18n import tr, tr_n
 from attention.lessons import chapter3 as lesson
-from ui.cache import LEARN_PER_TRACE, cached_figure, cached_table, cached_trace
+from ui.cache import LEARN_PER_TRACE, cached_figure, cached_trace
 from ui.classroom.questions import predict
 from ui.learn.controls import D_OUTS, HEADS, Lesson
-from ui.widgets import chart, chart_width, decimals, formulas, literal, projected
+from ui.widgets import chart, chart_width, decimals, formulas, literal, markdown_table, projected
 
 WIDE = 900  # px a full-width matrix is drawn at
 HALF = WIDE // 2
@@ -66,8 +66,7 @@ def tokens_to_embeddings(page: Lesson) -> None:
     )
     st.code(f"vocabulary = {info.vocabulary}", language=None, wrap_lines=True)
     # TRANSLATORS: a table's column header: the token's text
-    ids = lambda: {"data": pd.DataFrame({tr("token"): info.texts, "id": info.ids})}  # noqa: E731
-    st.dataframe(**cached_table(page.trace, ("ids",), ids), width="content")
+    st.markdown(markdown_table(pd.DataFrame({tr("token"): info.texts, "id": info.ids}), None))
     T, vocab, d_in = len(page.tokens), len(info.vocab), page.config.d_in
     options = {  # the choices by what they say; the first is right
         "token": tr("{n}: one per token", n=T),
@@ -170,12 +169,10 @@ def trainable_weights(page: Lesson, query: int) -> None:
         r"\alpha = \mathrm{softmax}\!\left(\omega / \sqrt{d_k}\right)",
     )
     for column, (name, w) in zip(st.columns(3), weights.items(), strict=True):
-        column.markdown(f"**{name}** {tuple(w.shape)}")
-        weights_table = lambda w=w: decimals(pd.DataFrame(w))  # noqa: E731
-        column.dataframe(**cached_table(trace, (name,), weights_table), width="content")
+        column.markdown(f"**{name}** {tuple(w.shape)}\n\n" + markdown_table(pd.DataFrame(w)))
     for column, name in zip(st.columns(3), ("queries", "keys", "values"), strict=True):
-        column.markdown(f"**{name}** {shape_text(trace, name)}")
-        column.dataframe(**cached_table(trace, (name,), lambda n=name: _rows(page, n)), width="content")
+        rows = pd.DataFrame(getattr(trace, name)[0, 0].numpy(), index=page.labels)  # the first head's
+        column.markdown(f"**{name}** {shape_text(trace, name)}\n\n" + markdown_table(rows))
     two_matrices(
         page,
         (
@@ -198,11 +195,6 @@ def trainable_weights(page: Lesson, query: int) -> None:
         tr("Row {query} (“{token}”) of ω: {row}", query=query, token=literal(page.tokens[query]), row=row)
     )
     why_scale(page)
-
-
-def _rows(page: Lesson, name: str) -> dict:
-    """A step's (T, d) matrix of the first head, a row per token: st.dataframe's keywords."""
-    return decimals(pd.DataFrame(getattr(page.trace, name)[0, 0].numpy(), index=page.labels))
 
 
 def why_scale(page: Lesson) -> None:
