@@ -22,6 +22,7 @@ from ui.slots import session_id
 
 KEY, CODE = "_class", url.CLASS_KEY  # the membership; the class's code (ui/url.py keeps it in links)
 REFUSED = "_class_refused"  # question -> why the class did not take this session's pick (questions.py)
+LISTENING = "_class_listening"  # the bell knows this session: tell it when the session leaves
 WAITING = "_class_waiting"  # the questions this page holds until the teacher reveals them (questions.py)
 
 
@@ -152,7 +153,7 @@ def watch(pages: dict) -> None:
     reruns it when the class moves on. Nothing outside a class or for the teacher."""
     session = internals.this_session()
     if not watching():
-        if session is not None:
+        if st.session_state.pop(LISTENING, False):  # it left the class (or became its teacher)
             bell().forget(session)
         return
     m = member()
@@ -175,6 +176,7 @@ def watch(pages: dict) -> None:
         m.vote = vote
     if session is not None:
         bell().listen(session, ringing.Tab(m.code, m.follow, m.seen, m.vote, st.session_state[WAITING]))
+        st.session_state[LISTENING] = True
 
 
 @functools.cache
