@@ -12,7 +12,7 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState
 
 from attention.model import catalog, lab, sentence
 from attention.model.checkpoint import load_gpt2
-from attention.model.explain import FLOW_MAX_TOKENS, explain
+from attention.model.explain import FLOW_MAX_TOKENS, NAMES, explain
 from attention.model.lens import logit_lens, logit_parts
 from tests.app.conftest import figure, session, url_params
 from tests.specs import decode
@@ -71,6 +71,14 @@ def rho(at):
     return at.dataframe[0].value.loc[RHO]
 
 
+TABLE_DIGIT = 1.0001e-4  # the table's last decimal: the page's threads may sum in another order
+
+
+def shown(values):
+    """What the table holds: the backend's numbers rounded to its 4 decimals (ui.widgets.decimals)."""
+    return np.round(values, 4) + 0.0
+
+
 # --- Where it decided --------------------------------------------------------------------------
 
 
@@ -124,14 +132,15 @@ def test_the_table_is_the_backends_and_the_position_changes_it(bundled):
     e = explain(model, torch.tensor([ids]))
     frame = table(at)
     assert list(frame.index[:2]) == [f"0: {tokens[0]}", f"1: {tokens[1]}"] and len(frame) == len(ids)
-    np.testing.assert_allclose(frame["ablation"], e.scores["ablation"], rtol=1e-6)
-    np.testing.assert_allclose(frame["attention rollout"], e.scores["rollout"], rtol=1e-6)
-    assert rho(at)["attention flow"] == pytest.approx(e.correlations["flow"]) and rho(at)["ablation"] == 1
+    np.testing.assert_allclose(frame["ablation"], shown(e.scores["ablation"]), atol=TABLE_DIGIT)
+    np.testing.assert_allclose(frame["attention rollout"], shown(e.scores["rollout"]), atol=TABLE_DIGIT)
+    assert rho(at)["attention flow"] == pytest.approx(shown(e.correlations["flow"]), abs=TABLE_DIGIT)
+    assert rho(at)["ablation"] == 1
     at = at.selectbox(key="m_position").set_value(20).run()
     e = explain(model, torch.tensor([ids]), 20)
     frame = table(at)
     assert len(frame) == 21 and url_params(at)["position"] == "20"
-    np.testing.assert_allclose(frame["gradient × input"], e.scores["gradient"], rtol=1e-5)
+    np.testing.assert_allclose(frame["gradient × input"], shown(e.scores["gradient"]), atol=TABLE_DIGIT)
     chart = figure(at, "<b>Which tokens mattered")
     assert decode(chart["data"][0]["z"]).shape == (5, 21)
 
@@ -142,7 +151,7 @@ def test_the_baseline_is_said_changes_the_ablation_and_stays_in_the_address(bund
     assert "replaced by the mean token embedding" in said(at)
     at = at.segmented_control(key="m_baseline").set_value("zero").run()
     e = explain(model, torch.tensor([ids]), baseline="zero")
-    np.testing.assert_allclose(table(at)["ablation"], e.scores["ablation"], rtol=1e-6)
+    np.testing.assert_allclose(table(at)["ablation"], shown(e.scores["ablation"]), atol=TABLE_DIGIT)
     assert "replaced by zeros" in said(at) and url_params(at)["baseline"] == "zero"
 
 
@@ -176,13 +185,20 @@ def test_on_the_copy_model_the_copied_token_matters_and_the_page_names_who_agree
     """Inside the second copy, the token being copied (the one after the current token's earlier
     copy) is among the two the ablation says matter most; the paragraph names the methods that
     point at the ablation's top token."""
-    _, _, ids, _ = bundled
+    model, _, ids, _ = bundled
     period = lab.repeat_period(ids)
     position = lab.repeat_positions(ids)[3]
     at = answered(page(view="explain", position=str(position)).run())
     ablation = table(at)["ablation"].to_numpy()
     assert position - period + 1 in np.argsort(ablation)[-2:]
-    assert "Pointing at the same token as the ablation" in said(at) or "No method puts" in said(at)
+    e = explain(model, torch.tensor([ids]), position)
+    best = int(np.argmax(e.scores["ablation"]))
+    named = {m: s for m, s in e.scores.items() if s is not None and m != "ablation"}
+    agree = [NAMES[m] for m, s in named.items() if int(np.argmax(s)) == best]
+    if agree:
+        assert f"Pointing at the same token as the ablation: {', '.join(agree)}." in said(at)
+    else:
+        assert "No method puts that token first." in said(at)
 
 
 @pytest.mark.parametrize(
