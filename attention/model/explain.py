@@ -43,6 +43,10 @@ BASELINES = ("mean", "zero")
 # flow's time grows ~T³ (benchmarks/explain.py, Shakespeare model: 0.16 s at 32 tokens, 0.5 s at 48,
 # 1.5 s at 64); 48 keeps both shipped models' example sentences in
 FLOW_MAX_TOKENS = 48
+# the ablation's rows go through the model in passes of at most this many tokens: all 129 rows of
+# 128 tokens at once took +1.2 GB on a GPT-2-small-sized model (the page's cap; a Community Cloud
+# app has 0.7-2.7 GB); a 32-token sentence is still one pass
+ABLATION_TOKENS = 2048
 # The methods' and baselines' names as a page or summary() shows them (tr(NAMES[m]))
 NAMES = {
     "attention": N_("last layer's attention"),
@@ -125,8 +129,8 @@ def _gradient(model: GPTModel, ids: torch.Tensor) -> tuple[int, float, np.ndarra
 
 @torch.no_grad()
 def _ablation(model: GPTModel, ids: torch.Tensor, target: int, baseline: str) -> np.ndarray:
-    """(P,) the fall in log p(target) when token j's embedding alone becomes the baseline: one
-    batched pass of P + 1 rows (row 0 untouched)."""
+    """(P,) the fall in log p(target) when token j's embedding alone becomes the baseline: P + 1
+    rows (row 0 untouched), batched in passes of at most ABLATION_TOKENS tokens."""
     count = ids.shape[1]
     tok_embeds = model.tok_emb(ids)  # (1, P, emb_dim)
     table = model.tok_emb.weight
@@ -134,8 +138,9 @@ def _ablation(model: GPTModel, ids: torch.Tensor, target: int, baseline: str) ->
     rows = tok_embeds.repeat(count + 1, 1, 1)  # (P + 1, P, emb_dim)
     index = torch.arange(count, device=ids.device)
     rows[index + 1, index] = swap  # row 1 + j: token j replaced
-    logprobs = _logprobs(model, rows, target)  # (P + 1,)
-    return (logprobs[0] - logprobs[1:]).double().cpu().numpy()
+    step = max(1, ABLATION_TOKENS // count)  # rows per pass
+    logprobs = torch.cat([_logprobs(model, rows[i : i + step], target) for i in range(0, count + 1, step)])
+    return (logprobs[0] - logprobs[1:]).double().cpu().numpy()  # (P,)
 
 
 def _mixed(weights: torch.Tensor) -> torch.Tensor:

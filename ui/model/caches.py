@@ -221,8 +221,8 @@ def _explanation(source: str, ids: tuple[int, ...], position: int, baseline: str
 
 def explanation(source: str, gpt: GPTModel, ids: list[int], position: int, baseline: str) -> Explanation:
     """Every attribution method and the ablation for the prediction after `position`. A model
-    larger than the bundled ones runs one batched forward of T + 1 rows and a backward pass: it
-    waits in the heavy-work line, as an exact head map does."""
+    larger than the bundled ones runs T + 1 rows forward (explain.ABLATION_TOKENS tokens a pass)
+    and a backward pass: it waits in the heavy-work line, as an exact head map does."""
     args = (source, tuple(ids), position, baseline)
     if _large(gpt):
         return _in_line(
