@@ -167,7 +167,9 @@ def test_streamlit_reruns_a_session_with_its_client_state_on_its_event_loop():
 
     assert hasattr(WebsocketSessionManager, "get_active_session_info"), f"{STREAMLIT}: {SEE}"
     source = inspect.getsource(AppSession)
-    for name in ("self._client_state = ", "self._event_loop = ", "def request_rerun(self, client_state"):
+    names = ("self._client_state = ", "self._event_loop = ", "self._scriptrunner = ")
+    names += ("def request_rerun(self, client_state",)
+    for name in names:
         assert name in source, f"{STREAMLIT}: AppSession has no {name!r}; {SEE}"
     assert {"fragment_id", "is_auto_rerun"} <= {f.name for f in ClientState.DESCRIPTOR.fields}
     assert internals.this_session() is None and internals.rerun_session("nobody") is False  # no server

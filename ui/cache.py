@@ -70,7 +70,8 @@ def cached_trace(config: ExplorerConfig) -> AttentionTrace:
 # so 8 per trace x 16 traces stay under ~50 MB.
 FIGURES_PER_TRACE = 8
 LEARN_PER_TRACE = 48  # Learn's: at most 12 tokens (a matrix with its numbers is ~10 KB), ~20 a page
-_figures: weakref.WeakKeyDictionary[AttentionTrace, dict[tuple, object]] = weakref.WeakKeyDictionary()
+# one store per limit: the Explorer's 8 (large figures) never clear Learn's many small ones
+_figures: dict[int, weakref.WeakKeyDictionary[AttentionTrace, dict[tuple, object]]] = {}
 
 
 def cached_figure(
@@ -82,7 +83,7 @@ def cached_figure(
     per trace (Learn's: many, each a few KB)."""
     key = (i18n.language(), *key)
     with _lock:
-        figures = _figures.setdefault(trace, {})
+        figures = _figures.setdefault(most, weakref.WeakKeyDictionary()).setdefault(trace, {})
         if (figure := figures.get(key)) is not None:
             return figure
     figure = FrozenFigure(build())  # shared and never changed (ui/internals.py)

@@ -89,20 +89,30 @@ def session_alive(session_id: str) -> bool:
     return _active(session_id) is not None
 
 
-def rerun_session(session_id: str) -> bool:
+def rerun_session(session_id: str, busy: Callable[[], None] = lambda: None) -> bool:
     """A whole-page rerun of another session, from any thread, as Streamlit's run-on-save reruns
     a session when its source changes: AppSession.request_rerun(its _client_state, private: the
-    last run's page, address and widget values), on the runtime's event loop (AppSession's private
-    _event_loop), never a fragment's (the last run may have been one). No public API reruns a
-    session the server chooses. False when the session is gone."""
+    last finished run's page, address and widget values), on the runtime's event loop (AppSession's
+    private _event_loop), never a fragment's (the last run may have been one). A session running a
+    script of its own (AppSession's private _scriptrunner) is left to finish it, and busy() is
+    called instead: a rerun would stop that run and start again from the last finished one's page,
+    undoing a click on a link. No public API reruns a session the server chooses. False when the
+    session is gone."""
     info = _active(session_id)
     if info is None:
         return False
     session = info.session
-    state = type(session._client_state)()
-    state.CopyFrom(session._client_state)
-    state.fragment_id, state.is_auto_rerun = "", False
-    session._event_loop.call_soon_threadsafe(session.request_rerun, state)
+
+    def rerun() -> None:  # on the event loop, where the session's runs start and end
+        if session._scriptrunner is not None:
+            busy()
+            return
+        state = type(session._client_state)()
+        state.CopyFrom(session._client_state)
+        state.fragment_id, state.is_auto_rerun = "", False
+        session.request_rerun(state)
+
+    session._event_loop.call_soon_threadsafe(rerun)
     return True
 
 

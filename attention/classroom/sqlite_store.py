@@ -42,6 +42,7 @@ CREATE TABLE IF NOT EXISTS answers (code TEXT, question TEXT, round INTEGER, stu
     option TEXT NOT NULL, at REAL NOT NULL, PRIMARY KEY (code, question, round, student));
 CREATE TABLE IF NOT EXISTS tries (caller TEXT PRIMARY KEY, count INTEGER NOT NULL, until REAL NOT NULL);
 """
+POOL = 16  # idle connections a store keeps
 QUESTION = "code = ? AND question = ?"
 ROUND = "code = ? AND question = ? AND round = ?"
 TABLES = ("students", "rounds", "answers", "classes")  # a class's rows, the class itself last
@@ -83,8 +84,14 @@ class SQLiteStore(Store):
         try:
             yield db
         finally:
+            if db.in_transaction:  # a COMMIT that failed: none of it stays for the next user
+                db.rollback()
             with self._pool_lock:
-                self._pool.append(db)
+                kept = len(self._pool) < POOL
+                if kept:
+                    self._pool.append(db)
+            if not kept:  # a burst's extra connections go (a class's 200 at once)
+                db.close()
 
     @contextlib.contextmanager
     def _write(self):

@@ -240,16 +240,24 @@ def summary(explanation: Explanation, tokens: Sequence[str], target: str | None 
         lines.append(tr("With so few tokens no method can be compared with the ablation."))
         return " ".join(lines)
     (worst_rho, worst), (best_rho, top) = ranked[0], ranked[-1]
-    lines.append(
-        tr(
-            "Of the methods, {method} ranks the tokens most like the ablation (Spearman ρ = {rho:.2f}); "
-            "{other} least (ρ = {other_rho:.2f}).",
-            method=tr(NAMES[top]),
-            rho=best_rho,
-            other=tr(NAMES[worst]),
-            other_rho=worst_rho,
+    if f"{best_rho:.2f}" == f"{worst_rho:.2f}":  # as printed: no method is closer than another
+        lines.append(
+            tr(
+                "Every method ranks the tokens as alike to the ablation (Spearman ρ = {rho:.2f}).",
+                rho=best_rho,
+            )
         )
-    )
+    else:
+        lines.append(
+            tr(
+                "Of the methods, {method} ranks the tokens most like the ablation (Spearman ρ = {rho:.2f}); "
+                "{other} least (ρ = {other_rho:.2f}).",
+                method=tr(NAMES[top]),
+                rho=best_rho,
+                other=tr(NAMES[worst]),
+                other_rho=worst_rho,
+            )
+        )
     named = {m: int(np.argmax(s)) for m, s in e.scores.items() if s is not None and m != "ablation"}
     agree = [tr(NAMES[m]) for m, j in named.items() if j == best]
     lines.append(

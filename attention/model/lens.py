@@ -107,12 +107,17 @@ def logit_lens(model: GPTModel, ids: torch.Tensor, k: int = LENS_TOP) -> Lens:
             tr("top={k}: give a whole number in 1..{most}.", k=repr(k), most=model.cfg["vocab_size"]), "top"
         )
     stages = stream(model, ids).stages()  # (S, T, emb_dim)
-    final = model.out_head(model.final_norm(stages[-1]))  # (T, vocab)
-    final_ids = final.argmax(-1)  # (T,)
+
+    def read(stage: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        logp = torch.log_softmax(model.out_head(model.final_norm(stage)), -1)  # (T, vocab)
+        return logp, *logp.topk(int(k), -1)  # and the top k's values and indices, (T, k) each
+
+    # the final top-1 as the last stage's own top-k ranks it: a tie between two logits broken the
+    # same way there and here, so the last stage always agrees with itself (commit < S)
+    final_ids = read(stages[-1])[2][:, 0]  # (T,)
     top_ids, top_probs, logprobs, best = [], [], [], []
     for stage in stages:
-        logp = torch.log_softmax(model.out_head(model.final_norm(stage)), -1)  # (T, vocab)
-        values, indices = logp.topk(int(k), -1)  # (T, k)
+        logp, values, indices = read(stage)
         top_ids.append(indices)
         top_probs.append(values.exp())
         logprobs.append(logp.gather(-1, final_ids[:, None])[:, 0])  # (T,)

@@ -14,7 +14,7 @@ def setup(tmp_path):
     store = SQLiteStore(tmp_path / "c.sqlite3")
     code, secret = store.new_class()
     rerun, gone = [], set()
-    bell = Bell(store, rerun=rerun.append, alive=lambda s: s not in gone)
+    bell = Bell(store, rerun=lambda session, busy: rerun.append(session), alive=lambda s: s not in gone)
     bell.thread = object()  # no thread: the test rings by hand
     return store, code, secret, bell, rerun, gone
 
@@ -66,3 +66,17 @@ def test_an_ended_class_wakes_its_pages_and_gone_sessions_are_forgotten(setup):
     assert bell.ring() == [] and "left" not in bell.tabs
     store.close(code, secret)
     assert bell.ring() == ["a"] and bell.tabs == {}
+
+
+def test_a_session_busy_with_its_own_run_is_rung_again_next_round(setup):
+    """The server does not stop a run the student started (a click on a link): the tab is kept
+    and rung once that run has finished, unless the run listened meanwhile."""
+    store, code, secret, bell, _, _ = setup
+    busy_runs = []
+    bell.rerun = lambda session, busy: (busy_runs.append(session), busy())
+    bell.listen("a", tab(store, code))
+    store.send_view(code, secret, "learn", {"sentence": "1"})
+    assert bell.ring() == ["a"] and "a" in bell.tabs  # busy: kept
+    assert bell.ring() == ["a"] and busy_runs == ["a", "a"]  # and rung again
+    bell.rerun = lambda session, busy: None  # now it reruns
+    assert bell.ring() == ["a"] and "a" not in bell.tabs

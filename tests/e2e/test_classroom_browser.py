@@ -9,7 +9,9 @@ from urllib.parse import urlencode
 
 import pytest
 
+from attention import i18n
 from attention.classroom import SQLiteStore
+from attention.i18n import tr
 from deploy.local import ROOT, start_streamlit
 from tests.e2e.conftest import in_thread, script_done, wait_idle
 from tests.session_client import Session, Stats
@@ -109,3 +111,22 @@ def test_a_students_pick_is_recorded_and_the_reveal_arrives_by_itself(classroom,
     store.reveal(code, secret, "check_ids")
     page.get_by_text("Right:").first.wait_for(timeout=10_000)  # the first option is right
     assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_a_held_question_speaks_the_pages_language_after_a_pick(classroom, page):
+    """A pick reruns only its question (a fragment, maybe on a new thread): it answers in the
+    page's language, not in English (found by walking the class in Ukrainian)."""
+    url, store = classroom
+    code, secret = store.new_class()
+    page.goto(f"{url}/learn?class={code}&lang=uk")
+    script_done(page)
+    try:
+        i18n.use("uk")
+        asked = tr("How many rows does the embedding matrix x have?")
+        recorded = tr("Answer recorded. Your teacher reveals the answer to the whole class.")
+    finally:
+        i18n.use(i18n.DEFAULT)
+    question = page.locator('[data-testid="stRadio"]', has_text=asked)
+    question.get_by_role("radio").first.check(force=True)
+    page.get_by_text(recorded).wait_for(timeout=30_000)
+    assert page.get_by_text("Answer recorded").count() == 0

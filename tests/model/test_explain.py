@@ -259,3 +259,17 @@ def test_the_command_line_prints_stable_json(capsys):
 
     assert main(["explain", "--text", text, "--position", str(count)]) == 2
     assert f"error: position={count} is not a token of this input" in capsys.readouterr().err
+
+
+def test_the_summary_says_when_every_method_ranks_alike():
+    """Equal ρ (as printed) names no method closest and none furthest."""
+    scores = {m: np.array([0.1, 0.5, 0.2]) for m in ("attention", "rollout", "flow", "gradient", "ablation")}
+    tied = explain_module.Explanation(
+        2, 7, -0.5, "mean", scores, dict.fromkeys(("attention", "rollout", "flow", "gradient"), 0.8)
+    )
+    said = summary(tied, ["a", "b", "c"])
+    assert "Every method ranks the tokens as alike" in said and "most like" not in said
+    apart = explain_module.Explanation(
+        2, 7, -0.5, "mean", scores, {"attention": 0.5, "rollout": 0.8, "flow": 0.8, "gradient": 0.8}
+    )
+    assert "most like the ablation" in summary(apart, ["a", "b", "c"])

@@ -115,6 +115,12 @@ class Bell:
         with self.lock:
             self.tabs.pop(session, None)
 
+    def _again(self, session: str, tab: Tab) -> None:
+        """A session busy with a run of its own when rung: looked at again next round (unless
+        that run listened meanwhile, with what its page shows now)."""
+        with self.lock:
+            self.tabs.setdefault(session, tab)
+
     def _loop(self) -> None:
         while True:
             time.sleep(BELL)
@@ -135,8 +141,8 @@ class Bell:
         for code, members in classes.items():
             rung += self._ring_class(code, members)
         for session in rung:
-            self.forget(session)
-            self.rerun(session)
+            self.forget(session)  # its page's run listens again
+            self.rerun(session, busy=lambda s=session: self._again(s, tabs[s]))
         for session in tabs.keys() - set(rung):
             if not self.alive(session):
                 self.forget(session)

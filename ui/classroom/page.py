@@ -9,9 +9,11 @@ from urllib.parse import urlencode, urlsplit
 import segno
 import streamlit as st
 
+from attention import i18n
 from attention.classroom import ClassError, to_csv
 from attention.classroom.rules import NICKNAME_CHARS as NICKNAME
-from attention.i18n import language, tr
+from attention.i18n import tr
+from ui import language
 from ui.classroom import membership
 from ui.classroom.membership import Member, enter, leave, member
 from ui.widgets import literal
@@ -22,7 +24,7 @@ JOINED_POLL = 2.0  # seconds between the teacher's looks at how many have joined
 def join_link(code: str, secret: str | None = None) -> str:
     """The app's address with ?class= (and the teacher's secret), in the page's language."""
     here = urlsplit(st.context.url or "http://localhost:8501/")
-    query = {"class": code} | ({"teacher": secret} if secret else {}) | {"lang": language()}
+    query = {"class": code} | ({"teacher": secret} if secret else {}) | {"lang": i18n.language()}
     return f"{here.scheme}://{here.netloc}/?{urlencode(query)}"
 
 
@@ -115,7 +117,7 @@ def teacher_board(m: Member) -> None:
         st.rerun()
 
 
-@st.fragment(run_every=JOINED_POLL)
+@language.fragment(run_every=JOINED_POLL)
 def joined() -> None:
     m = member()
     if m is None:

@@ -21,6 +21,7 @@ import streamlit as st
 from attention.classroom import ClassError, Tally
 from attention.figures.classroom import answer_bars
 from attention.i18n import tr
+from ui import language
 from ui.classroom import bell, membership
 from ui.classroom.membership import REFUSED, Member, member
 from ui.widgets import chart, literal
@@ -53,7 +54,7 @@ def self_check(
     return picked
 
 
-@st.fragment
+@language.fragment
 def _held(key: str, label: str, options: list[str]) -> None:
     """A class student's question before the reveal, a fragment: a pick reruns only this."""
     picked = st.radio(
@@ -126,7 +127,7 @@ def _record(key: str, options: list[str]) -> None:
     st.rerun()  # revealed meanwhile, or the class gone: the whole page, not only the question
 
 
-@st.fragment(run_every=POLL)
+@language.fragment(run_every=POLL)
 def teacher_panel(key: str, options: list[str], answer: str) -> None:
     """The teacher's view of one question: Ask the class, then the live histogram, Reveal and
     Ask again. Only the teacher's secret opens the counts before the reveal."""

@@ -22,6 +22,7 @@ from attention.figures import explorer as figures
 from attention.figures import export
 from attention.figures.layout import token_labels
 from attention.i18n import tr, tr_n
+from ui import language
 from ui.cache import cached_figure, cached_trace
 from ui.explorer.controls import BODY, explorer_config, explorer_url, sentence_row, write_url
 from ui.explorer.sidebar import EMBEDDING_LABELS
@@ -127,7 +128,7 @@ def _weights_note(config: ExplorerConfig, trace: AttentionTrace) -> str:
     return " ".join(notes)
 
 
-@st.fragment(key=BODY)
+@language.fragment(key=BODY)
 def explorer_body() -> None:
     """The sentence and the example, notes, the summary and the chosen view: a keyed fragment. Its
     own controls rerun only this, and so do most knobs in the sidebar (ui/controls._sync): lighter

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 import weakref
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -169,9 +170,23 @@ def importance(source, gpt, ids, corrupted, kind, method, mode) -> HeadMap:
     bundled ones runs ~100 forwards (benchmarks/importance.py): it waits in the heavy-work line
     (attention.slots.SWEEPS, shared with the scaling sweeps) with the line's length shown."""
     args = (source, tuple(ids), tuple(corrupted), kind, method, mode)
-    if method == "exact" and _large(gpt):
-        return _in_line("map", tr("Running every head…"), lambda: _importance(*args, gpt))
+    if method == "exact" and _large(gpt) and args not in _made:
+        return _in_line("map", tr("Running every head…"), lambda: _made_once(args, _importance(*args, gpt)))
     return _importance(*args, gpt)
+
+
+# What a heavy computation has made (its cache's arguments): a page asking again reads the cache
+# instead of waiting in line behind a scaling sweep for what it has. Bounded like the caches.
+_made: OrderedDict[tuple, None] = OrderedDict()
+_made_lock = threading.Lock()
+
+
+def _made_once(args: tuple, result):
+    with _made_lock:
+        _made[args] = None
+        while len(_made) > 64:
+            _made.popitem(last=False)
+    return result
 
 
 def _large(gpt: GPTModel) -> bool:
@@ -224,8 +239,7 @@ def explanation(source: str, gpt: GPTModel, ids: list[int], position: int, basel
     larger than the bundled ones runs T + 1 rows forward (explain.ABLATION_TOKENS tokens a pass)
     and a backward pass: it waits in the heavy-work line, as an exact head map does."""
     args = (source, tuple(ids), position, baseline)
-    if _large(gpt):
-        return _in_line(
-            "explain", tr("Scoring every token by every method…"), lambda: _explanation(*args, gpt)
-        )
+    if _large(gpt) and args not in _made:
+        words = tr("Scoring every token by every method…")
+        return _in_line("explain", words, lambda: _made_once(args, _explanation(*args, gpt)))
     return _explanation(*args, gpt)
