@@ -43,6 +43,7 @@ def links() -> None:
 if narrow():  # a phone: links in the sidebar leave it open over the new page; these sit on top
     with st.expander(tr("Pages"), icon=":material/menu:"):
         links()
+    membership.sidebar()  # and a phone hides the sidebar: the class, following and Leave in sight
 with st.sidebar:
     st.markdown(  # one element: each is a message to every browser on every rerun
         "### Attention Explorer\n:small[:gray["
@@ -57,7 +58,8 @@ with st.sidebar:
         help=tr("For the back row of a lecture hall."),
     )
     language.picker()
-    membership.sidebar()
+    if not narrow():
+        membership.sidebar()
 if class_message:
     st.warning(literal(class_message), icon=":material/groups:")  # it repeats the link
 if refused:

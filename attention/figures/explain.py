@@ -27,7 +27,7 @@ from attention.i18n import tr
 from attention.model.explain import NAMES  # each method's name as a reader sees it
 
 LENS_CELL_PX = 34  # a lens cell at least this wide gets its top token written in it
-COMMIT_SCALE = "Plasma"  # the strip's stages: dark = decided early, bright = late
+COMMIT_SCALE = "Plasma"  # the strip's stages: bright = decided early, dark = late (the map: bright = sure)
 
 
 def token_axis(tokens: Sequence[str], axis_title: str, plot_px: float) -> dict:
@@ -89,7 +89,7 @@ def _strip_traces(commit: np.ndarray, stages: int, cell_px: float) -> list[dict]
     """The commitment strip on the second y axis, one colour per stage, and one legend entry per
     stage (a square of its colour) saying what the colours mean."""
     names = stage_names(stages)
-    colours = sample_colorscale(COMMIT_SCALE, [i / max(stages - 1, 1) * 0.85 for i in range(stages)])
+    colours = sample_colorscale(COMMIT_SCALE, [0.85 - i / max(stages - 1, 1) * 0.85 for i in range(stages)])
     steps = [[edge, colours[i]] for i in range(stages) for edge in (i / stages, (i + 1) / stages)]
     strip = {
         "type": "heatmap",
@@ -350,8 +350,9 @@ def methods_table(
     tokens: Sequence[str], scores: dict[str, np.ndarray | None], correlations: dict[str, float]
 ) -> pd.DataFrame:
     """One row per token (up to the position), one column per method (its raw scores; a skipped
-    method left out), and a last row: each method's Spearman ρ with the ablation (1 for itself)."""
-    shown = [m for m, s in scores.items() if s is not None]
+    method left out), the ablation (the ground truth) first: on a phone the first columns are the
+    ones in sight. A last row: each method's Spearman ρ with the ablation (1 for itself)."""
+    shown = sorted((m for m, s in scores.items() if s is not None), key=lambda m: m != "ablation")
     index = [f"{i}: {token}" for i, token in enumerate(tokens)]
     frame = pd.DataFrame({tr(NAMES[m]): np.asarray(scores[m], dtype=np.float64) for m in shown}, index=index)
     rho = {tr(NAMES[m]): (1.0 if m == "ablation" else correlations.get(m, np.nan)) for m in shown}

@@ -14,6 +14,7 @@ from attention.classroom import SQLiteStore
 from attention.i18n import tr
 from deploy.local import ROOT, start_streamlit
 from tests.e2e.conftest import in_thread, script_done, wait_idle
+from tests.e2e.test_lab_browser import PHONE
 from tests.session_client import Session, Stats
 
 HOSTILE = [
@@ -130,3 +131,19 @@ def test_a_held_question_speaks_the_pages_language_after_a_pick(classroom, page)
     question.get_by_role("radio").first.check(force=True)
     page.get_by_text(recorded).wait_for(timeout=30_000)
     assert page.get_by_text("Answer recorded").count() == 0
+
+
+def test_a_student_on_a_phone_sees_the_class_and_how_to_leave(classroom, browser):
+    """A phone hides the sidebar: which class, Follow and Leave are on the page itself."""
+    url, store = classroom
+    code, secret = store.new_class()
+    context = browser.new_context(viewport={"width": 390, "height": 844}, user_agent=PHONE)
+    page = context.new_page()
+    try:
+        page.goto(f"{url}/?class={code}")
+        script_done(page)
+        main = page.locator('[data-testid="stMain"]')
+        main.get_by_role("button", name="Leave the class").wait_for(timeout=30_000)
+        assert main.get_by_text(f"Class {code}").first.is_visible()
+    finally:
+        context.close()

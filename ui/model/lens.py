@@ -30,8 +30,8 @@ LENS = N_(
 STRIP = N_(
     "**Decided at** (the strip under the map): each token is coloured by the first stage from which the "
     "model's final prediction stays its top token at every later stage; the number is that stage (E: "
-    "already after the embeddings, 0: after layer 0, …, {last}: only the last layer settles it). Dark "
-    "colours decide early, bright ones late."
+    "already after the embeddings, 0: after layer 0, …, {last}: only the last layer settles it). "
+    "Bright colours decide early, dark ones late, as the map above is bright where the model is sure."
 )
 PARTS = N_(
     "**Who wrote the prediction?** The logit of the predicted token is a sum: what the embeddings, "
