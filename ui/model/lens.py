@@ -2,7 +2,7 @@
 after each block) with its commitment strip, then the chosen position's prediction split into what
 each part of the model wrote into it (direct logit attribution), a click on a head opening it in
 the lab. The numbers come from attention.model.lens through ui.model.caches; the figures from
-attention.figures.explain. The position control is shared with "Which explanation?"."""
+attention.figures.lens and .explain. The position control is shared with "Which explanation?"."""
 
 from __future__ import annotations
 
@@ -12,13 +12,14 @@ import numpy as np
 import streamlit as st
 
 from attention.figures import explain as figures
+from attention.figures import lens as lens_figures
 from attention.i18n import N_, tr
 from attention.model import tokenizer
 from attention.model.catalog import ModelInfo
 from attention.model.gpt import GPTModel
 from attention.model.lens import Lens, LogitParts
 from ui.model import caches as models
-from ui.widgets import MAIN_PX, PROJECTOR_SCALE, chart, chart_width, literal, projected, show_notes
+from ui.widgets import MAIN_PX, PROJECTOR_SCALE, chart, chart_width, literal, narrow, projected, show_notes
 
 LENS = N_(
     "The **logit lens**: after the embeddings and after every layer, the model's running sum (the "
@@ -91,7 +92,8 @@ def lens_words(lens: Lens, info: ModelInfo) -> list[list[list[str]]]:
 
 def lens_chart(lens: Lens, info: ModelInfo, tokens: Sequence[str]) -> None:
     st.caption(tr(LENS))
-    fig = figures.lens_figure(
+    draw = lens_figures.lens_figure_tall if narrow() else lens_figures.lens_figure  # a phone: down the page
+    fig = draw(
         tokens,
         np.exp(lens.final_logprobs.numpy()),
         lens_words(lens, info),
@@ -136,7 +138,7 @@ def parts_charts(lens: Lens, parts: LogitParts, info: ModelInfo, tokens: Sequenc
             token=literal(tokens[parts.position]),
             target=literal(target),
             logit=parts.logit,
-            stage=figures.stage_names(lens.stages)[int(lens.commit[parts.position])],
+            stage=lens_figures.stage_names(lens.stages)[int(lens.commit[parts.position])],
             total=parts.total,
         )
     )
