@@ -131,12 +131,16 @@ def lens_figure(
     commit: np.ndarray,
     width_px: int,
     scale: float = 1.0,
+    tall: bool = False,
 ) -> go.Figure:
     """The logit lens, stages (rows, embeddings at the top) × positions: colour = the probability
     of the model's final prediction read at that stage, each cell's top-1 written where it fits
     (hover: top k). Under it the commitment strip: each position coloured by the first stage from
     which its final top-1 stays top-1 (`commit`), on the same x axis; the legend names the colours.
-    `scale`: rows that much taller, for text that much larger (a projector)."""
+    `scale`: rows that much taller, for text that much larger (a projector). `tall`: a phone's,
+    turned down the page (_tall)."""
+    if tall:
+        return _tall(tokens, final_probs, top_words, top_probs, commit, width_px, scale)
     stages, t = final_probs.shape
     cell_px = (width_px - 140) / max(t, 1)
     lens_px, strip_px, gap_px = round(26 * scale) * stages, round(26 * scale), 14
@@ -198,15 +202,7 @@ def _transposed(trace: dict) -> dict:
     return turned
 
 
-def lens_figure_tall(
-    tokens: Sequence[str],
-    final_probs: np.ndarray,
-    top_words: Sequence[Sequence[Sequence[str]]],
-    top_probs: np.ndarray,
-    commit: np.ndarray,
-    width_px: int,
-    scale: float = 1.0,
-) -> go.Figure:
+def _tall(tokens, final_probs, top_words, top_probs, commit, width_px: int, scale: float) -> go.Figure:
     """lens_figure for a phone: positions down the page (a row each, as long as the sentence),
     stages across, and the commitment strip a column at the right; 45 positions across 360 px
     were unreadable (a walk in Chromium)."""

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from attention.figures.lens import lens_figure, lens_figure_tall
+from attention.figures.lens import lens_figure
 from tests.specs import decode
 
 TOKENS = [f"t{i}" for i in range(45)]  # the Shakespeare example: too many for 360 px across
@@ -20,7 +20,7 @@ def lens_input(stages: int = 5, t: int = 45):
 def test_the_phone_lens_is_the_screen_lens_turned_down_the_page():
     probs, words, top, commit = lens_input()
     wide = lens_figure(TOKENS, probs, words, top, commit, 900).to_dict()
-    tall = lens_figure_tall(TOKENS, probs, words, top, commit, 360).to_dict()
+    tall = lens_figure(TOKENS, probs, words, top, commit, 360, tall=True).to_dict()
     np.testing.assert_array_equal(decode(tall["data"][0]["z"]), decode(wide["data"][0]["z"]).T)
     np.testing.assert_array_equal(decode(tall["data"][1]["z"]), decode(wide["data"][1]["z"]).T)
     assert tall["data"][1]["xaxis"] == "x2"  # the strip: a column at the right

@@ -92,8 +92,7 @@ def lens_words(lens: Lens, info: ModelInfo) -> list[list[list[str]]]:
 
 def lens_chart(lens: Lens, info: ModelInfo, tokens: Sequence[str]) -> None:
     st.caption(tr(LENS))
-    draw = lens_figures.lens_figure_tall if narrow() else lens_figures.lens_figure  # a phone: down the page
-    fig = draw(
+    fig = lens_figures.lens_figure(
         tokens,
         np.exp(lens.final_logprobs.numpy()),
         lens_words(lens, info),
@@ -101,6 +100,7 @@ def lens_chart(lens: Lens, info: ModelInfo, tokens: Sequence[str]) -> None:
         lens.commit.numpy(),
         chart_width(MAIN_PX),
         text_scale(),
+        tall=narrow(),  # a phone: positions down the page
     )
     chart(fig, key="m_lens")
     st.caption(tr(STRIP, last=lens.stages - 2))
