@@ -8,7 +8,8 @@ def test_learn_page_predicts_then_shows_and_screenshot(server, page):
     script_done(page)
     page.get_by_text("Exercise 3.3").wait_for(timeout=30_000)
     assert page.get_by_text("context = [0.4419, 0.6515, 0.5683]").count() == 0  # not before predicting
-    page.get_by_text("1: journey", exact=True).first.click()
+    question = page.get_by_role("radiogroup").filter(has_text="0: Your")  # step 2's: which key
+    question.get_by_text("1: journey", exact=True).click()  # (the tables of step 3 name it too)
     page.get_by_text("Right: 1: journey").wait_for(timeout=30_000)
     page.get_by_text("context = [0.4419, 0.6515, 0.5683]").wait_for(timeout=30_000)
     page.get_by_text("goes toward 1").click()
