@@ -162,28 +162,38 @@ def lens_figure(
                 "autorange": "reversed",
                 "showgrid": False,
             },
-            "yaxis2": {
-                "domain": [0, strip_px / plot_px],
-                "tickvals": [0],
-                "ticktext": [tr("decided at")],
-                "showgrid": False,
-                "zeroline": False,
-                "fixedrange": True,
-                "range": [-0.5, 0.5],
-            },
-            "legend": {
-                "orientation": "h",
-                "yref": "container",
-                "y": 0,
-                "yanchor": "bottom",
-                "x": 0,
-                "title": {"text": tr("decided at:")},
-            },
+            "yaxis2": _strip_axis([0, strip_px / plot_px]),
+            "legend": _legend(),
             "height": 60 + plot_px + 130 + legend_px,
             "width": width_px,
             "margin": {"l": 10, "r": 10, "t": 60, "b": 10 + legend_px},
         },
     )
+
+
+def _strip_axis(domain: list[float]) -> dict:
+    """The commitment strip's own axis: one row (or column) named "decided at"."""
+    return {
+        "domain": domain,
+        "tickvals": [0],
+        "ticktext": [tr("decided at")],
+        "showgrid": False,
+        "zeroline": False,
+        "fixedrange": True,
+        "range": [-0.5, 0.5],
+    }
+
+
+def _legend() -> dict:
+    """The strip's colours named under the chart."""
+    return {
+        "orientation": "h",
+        "yref": "container",
+        "y": 0,
+        "yanchor": "bottom",
+        "x": 0,
+        "title": {"text": tr("decided at:")},
+    }
 
 
 def _swap(template: str) -> str:
@@ -228,25 +238,9 @@ def _tall(tokens, final_probs, top_words, top_probs, commit, width_px: int, scal
                 "side": "top",
                 "showgrid": False,
             },
-            "xaxis2": {
-                "domain": [lens_share, 1],
-                "tickvals": [0],
-                "ticktext": [tr("decided at")],
-                "side": "top",
-                "showgrid": False,
-                "zeroline": False,
-                "fixedrange": True,
-                "range": [-0.5, 0.5],
-            },
+            "xaxis2": _strip_axis([lens_share, 1]) | {"side": "top"},
             "yaxis": axis,
-            "legend": {
-                "orientation": "h",
-                "yref": "container",
-                "y": 0,
-                "yanchor": "bottom",
-                "x": 0,
-                "title": {"text": tr("decided at:")},
-            },
+            "legend": _legend(),
             "height": 110 + row_px * t + legend_px,
             "width": width_px,
             "margin": {"l": 10, "r": 10, "t": 90, "b": 10 + legend_px},

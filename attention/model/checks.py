@@ -5,7 +5,7 @@ language, naming what was wrong."""
 from __future__ import annotations
 
 import numbers
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import torch
 
@@ -47,12 +47,20 @@ def clean_heads(heads) -> tuple[Head, ...]:
     return tuple(sorted(set(out)))
 
 
+def check_one_of(value, choices: Sequence[str], field: str, say: Callable[[str, str], str]) -> None:
+    """ConfigError unless `value` is one of `choices`; say(value as typed, the choices) words it
+    (each caller's own message, in the reader's language)."""
+    if value not in choices:
+        raise ConfigError(say(repr(value), ", ".join(choices)), field)
+
+
 def check_mode(mode: str) -> None:
-    if mode not in MODES:
-        raise ConfigError(
-            tr("mode={mode} is not an ablation; use one of {modes}", mode=repr(mode), modes=", ".join(MODES)),
-            "mode",
-        )
+    check_one_of(
+        mode,
+        MODES,
+        "mode",
+        lambda v, c: tr("mode={mode} is not an ablation; use one of {modes}", mode=v, modes=c),
+    )
 
 
 def check_ids(model: GPTModel, ids: torch.Tensor, least: int = 1) -> torch.Tensor:

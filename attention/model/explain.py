@@ -32,9 +32,8 @@ import numpy as np
 import torch
 from networkx.algorithms.flow import build_residual_network, shortest_augmenting_path
 
-from attention.errors import ConfigError
 from attention.i18n import N_, tr
-from attention.model.checks import check_ids
+from attention.model.checks import check_ids, check_one_of
 from attention.model.gpt import GPTModel
 from attention.model.lens import check_position
 
@@ -75,15 +74,12 @@ def explain(
     """Every method's scores for the prediction after `position` (None: the last token)."""
     ids = check_ids(model, ids)[:1]  # (1, T)
     position = check_position(ids.shape[1] - 1 if position is None else position, ids.shape[1])
-    if baseline not in BASELINES:
-        raise ConfigError(
-            tr(
-                "baseline={baseline} is not one; use one of {baselines}",
-                baseline=repr(baseline),
-                baselines=", ".join(BASELINES),
-            ),
-            "baseline",
-        )
+    check_one_of(
+        baseline,
+        BASELINES,
+        "baseline",
+        lambda v, c: tr("baseline={baseline} is not one; use one of {baselines}", baseline=v, baselines=c),
+    )
     ids = ids[:, : position + 1]  # (1, P): later tokens cannot change this prediction
     with torch.no_grad():
         weights = model.trace(ids).weights.float()  # (L, H, P, P)

@@ -21,6 +21,7 @@ from attention.errors import ConfigError
 from attention.i18n import N_, tr, tr_n
 from attention.model import roles, sentence
 from attention.model.catalog import ModelInfo
+from attention.model.checks import check_one_of
 from attention.model.gpt import GPTModel
 from attention.model.interventions import Ablation, Head, HeadMap, check_heads, run_with, token_losses
 
@@ -52,15 +53,12 @@ def experiment_heads(name: str, scores: dict[str, np.ndarray]) -> tuple[Head, ..
     layers, heads = scores["induction"].shape
     if name == "layer0":
         return tuple((0, h) for h in range(heads))
-    if name not in EXPERIMENTS:
-        raise ConfigError(
-            tr(
-                "{name} is not an experiment; use one of {names}",
-                name=repr(name),
-                names=", ".join(EXPERIMENTS),
-            ),
-            "experiment",
-        )
+    check_one_of(
+        name,
+        EXPERIMENTS,
+        "experiment",
+        lambda v, c: tr("{name} is not an experiment; use one of {names}", name=v, names=c),
+    )
     induction = scores["induction"]
     below = int(np.unravel_index(np.nanargmax(induction), induction.shape)[0])  # the best one's layer
     role, grid = name, scores[name]
