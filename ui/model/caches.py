@@ -170,21 +170,35 @@ def importance(source, gpt, ids, corrupted, kind, method, mode) -> HeadMap:
     bundled ones runs ~100 forwards (benchmarks/importance.py): it waits in the heavy-work line
     (attention.slots.SWEEPS, shared with the scaling sweeps) with the line's length shown."""
     args = (source, tuple(ids), tuple(corrupted), kind, method, mode)
-    if method == "exact" and _large(gpt) and args not in _made:
+    if method == "exact" and _large(gpt):
+        if (done := _made_before(args)) is not None:
+            return done
         return _in_line("map", tr("Running every head…"), lambda: _made_once(args, _importance(*args, gpt)))
     return _importance(*args, gpt)
 
 
-# What a heavy computation has made (its cache's arguments): a page asking again reads the cache
-# instead of waiting in line behind a scaling sweep for what it has. Bounded like the caches.
-_made: OrderedDict[tuple, None] = OrderedDict()
+# What a heavy computation made, held weakly: a page asking again gets the very result while
+# anything (its cache, a page) still holds it, instead of waiting in line behind a scaling sweep.
+# Once nothing holds it, the reference is dead and the work waits in line again: knowing only
+# that it was made once let an evicted result be recomputed outside the line.
+_made: OrderedDict[tuple, weakref.ref] = OrderedDict()
 _made_lock = threading.Lock()
+MADE = 64  # references kept (dead ones dropped first)
+
+
+def _made_before(args: tuple):
+    with _made_lock:
+        found = _made.get(args)
+    return found() if found is not None else None
 
 
 def _made_once(args: tuple, result):
     with _made_lock:
-        _made[args] = None
-        while len(_made) > 64:
+        _made[args] = weakref.ref(result)
+        if len(_made) > MADE:
+            for key in [k for k, ref in _made.items() if ref() is None]:
+                del _made[key]
+        while len(_made) > MADE:
             _made.popitem(last=False)
     return result
 
@@ -239,7 +253,9 @@ def explanation(source: str, gpt: GPTModel, ids: list[int], position: int, basel
     larger than the bundled ones runs T + 1 rows forward (explain.ABLATION_TOKENS tokens a pass)
     and a backward pass: it waits in the heavy-work line, as an exact head map does."""
     args = (source, tuple(ids), position, baseline)
-    if _large(gpt) and args not in _made:
+    if _large(gpt):
+        if (done := _made_before(args)) is not None:
+            return done
         words = tr("Scoring every token by every method…")
         return _in_line("explain", words, lambda: _made_once(args, _explanation(*args, gpt)))
     return _explanation(*args, gpt)
