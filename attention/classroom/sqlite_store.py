@@ -104,7 +104,8 @@ class SQLiteStore(Store):
                         db.execute(statement)
                     db.execute(f"PRAGMA user_version = {VERSION}")
             except BaseException:
-                db.execute("ROLLBACK")
+                if db.in_transaction:  # SQLite ended it itself on some errors (a full disk)
+                    db.execute("ROLLBACK")
                 raise
             db.execute("COMMIT")
 
@@ -156,7 +157,8 @@ class SQLiteStore(Store):
                     self._sweep(db, now)
                 yield db
             except BaseException:
-                db.execute("ROLLBACK")
+                if db.in_transaction:  # SQLite ended it itself on some errors (a full disk)
+                    db.execute("ROLLBACK")
                 raise
             db.execute("COMMIT")
 
@@ -168,7 +170,8 @@ class SQLiteStore(Store):
             try:
                 yield db
             finally:
-                db.execute("COMMIT")
+                if db.in_transaction:
+                    db.execute("COMMIT")
 
     def _alive(self, db: sqlite3.Connection, code: str, now: float) -> bool:
         row = db.execute("SELECT expires FROM classes WHERE code = ?", (code,)).fetchone()

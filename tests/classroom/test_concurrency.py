@@ -101,7 +101,8 @@ for i in range(n):
     store.answer(code, f"{name}{i}", "learn.scaling", ["one", "other"].index(name), 1)
 other, deadline = "other" if name == "one" else "one", time.monotonic() + 60
 def seen():
-    return store.tally(code, "learn.scaling", sys.argv[5]).current.counts.get(["one", "other"].index(other), 0)
+    counts = store.tally(code, "learn.scaling", sys.argv[5]).current.counts
+    return counts.get(["one", "other"].index(other), 0)
 while seen() < n and time.monotonic() < deadline:
     time.sleep(0.05)  # until the other process's answers are all in
 print(seen())
