@@ -5,8 +5,11 @@ every thread, process and server (SQLite by default, Redis).
 
 store.py         Store: every operation and its rules (codes, secrets and seats, starts per caller,
                  limits), whatever the store; a store's failure is ClassError kind "store"
+backend.py       Backend: what a store implements for Store (one atomic step per change)
 sqlite_store.py  SQLiteStore: one file, WAL, shared by the replicas on one machine
+sqlite_file.py   SQLiteFile: its connections, transactions, tables, and the log emptied
 redis_store.py   RedisStore: a Redis server, for servers on several machines
+redis_scripts.py its Lua scripts, one per change
 config.py        open_store(): ATTENTION_CLASS_STORE, else SQLite in this account's own folder
 codes.py         join codes (K7QX-M2P9R, 45 bits), teachers' secrets and seats (192 bits, kept
                  hashed), links

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from attention.classroom import ClassError, Limits, SQLiteStore, sqlite_store
+from attention.classroom import ClassError, Limits, SQLiteStore, sqlite_file
 from attention.classroom.redis_store import RedisStore
 from attention.i18n import use
 
@@ -153,7 +153,7 @@ def test_a_redis_stopped_mid_class_then_back(private_redis):
 
 
 def test_a_locked_sqlite_file_is_a_store_error_and_works_once_free(tmp_path, monkeypatch):
-    monkeypatch.setattr(sqlite_store, "BUSY_MS", 200)  # a replica holds the file: wait 0.2 s, not 10
+    monkeypatch.setattr(sqlite_file, "BUSY_MS", 200)  # a replica holds the file: wait 0.2 s, not 10
     store = SQLiteStore(tmp_path / "c.sqlite3", Limits())
     code, secret = store.new_class()
     other = sqlite3.connect(tmp_path / "c.sqlite3", isolation_level=None)
