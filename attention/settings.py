@@ -150,6 +150,12 @@ def class_dir() -> Path:
     return private_cache() / "classes"
 
 
+def teacher_secret() -> str:
+    """ATTENTION_TEACHER_SECRET: a class's teacher's secret for `python -m attention.classroom
+    export|close` ("": ask on standard input). Not in Settings: a secret has no place in a repr."""
+    return os.environ.get("ATTENTION_TEACHER_SECRET", "").strip()
+
+
 @dataclass(frozen=True)
 class Settings:
     torch_threads: int | None  # ATTENTION_TORCH_THREADS; None: the app's own default

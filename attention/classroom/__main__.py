@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from dataclasses import asdict
@@ -59,7 +58,7 @@ def new(args: argparse.Namespace) -> None:
 
 def secret() -> str:
     """The teacher's secret: ATTENTION_TEACHER_SECRET, else the first line of standard input."""
-    if given := os.environ.get(SECRET_ENV, "").strip():
+    if given := settings.teacher_secret():
         return given
     if sys.stdin.isatty():
         print("The teacher's secret (one line): ", end="", file=sys.stderr, flush=True)
