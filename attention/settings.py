@@ -150,6 +150,12 @@ def class_dir() -> Path:
     return private_cache() / "classes"
 
 
+def teacher_secret() -> str:
+    """ATTENTION_TEACHER_SECRET: a class's teacher's secret for `python -m attention.classroom
+    export|close` ("": ask on standard input). Not in Settings: a secret has no place in a repr."""
+    return os.environ.get("ATTENTION_TEACHER_SECRET", "").strip()
+
+
 @dataclass(frozen=True)
 class Settings:
     torch_threads: int | None  # ATTENTION_TORCH_THREADS; None: the app's own default
@@ -166,8 +172,9 @@ class Settings:
     class_store: str  # ATTENTION_CLASS_STORE: redis://host:port/db or sqlite:///path ("": class_dir's file)
     class_dir: Path  # ATTENTION_CLASS_DIR: the folder of the default SQLite class store (class_dir above)
     class_hours: float  # ATTENTION_CLASS_HOURS: how long a class lasts before its data is deleted
-    max_classes: int  # ATTENTION_MAX_CLASSES: classes open at once in one store
+    max_classes: int  # ATTENTION_MAX_CLASSES: classes open at once in one store (a guard for the disk)
     max_students: int  # ATTENTION_MAX_STUDENTS: students in one class
+    teacher_key: str  # ATTENTION_TEACHER_KEY: what starting a class from the app needs ("": nothing)
     hub_offline: bool  # HF_HUB_OFFLINE (Hugging Face's own): never reach the hub
     hub_endpoint: str  # HF_ENDPOINT (Hugging Face's own): the hub's address
 
@@ -189,8 +196,9 @@ def current() -> Settings:
         class_store=os.environ.get("ATTENTION_CLASS_STORE", "").strip(),
         class_dir=class_dir(),
         class_hours=number("ATTENTION_CLASS_HOURS", 12.0, low=0.01),
-        max_classes=number("ATTENTION_MAX_CLASSES", 200),
+        max_classes=number("ATTENTION_MAX_CLASSES", 5000),  # a guard for the disk, far above real use
         max_students=number("ATTENTION_MAX_STUDENTS", 500),
+        teacher_key=os.environ.get("ATTENTION_TEACHER_KEY", "").strip(),
         hub_offline=flag("HF_HUB_OFFLINE"),
         hub_endpoint=os.environ.get("HF_ENDPOINT", "https://huggingface.co").rstrip("/"),
     )

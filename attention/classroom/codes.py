@@ -5,7 +5,8 @@ A join code is 9 characters of Crockford's base32 (45 random bits, no I, L, O or
 repaired (O is 0; I and L are 1), so a code read aloud or copied from a projector still works.
 Guessing one is slow as well as unlikely: Store.find counts wrong codes per caller.
 
-A teacher's secret is 192 random bits (secrets.token_urlsafe(24)). Stores keep only its SHA-256:
+A teacher's secret is 192 random bits (secrets.token_urlsafe(24)), and so is each seat's token (a
+teacher's session, Store.seat). Stores keep only its SHA-256:
 a secret that long needs no slow hash, since nobody can try 2^192 candidates against it. It is
 compared in constant time.
 """
@@ -57,6 +58,16 @@ def same_secret(given: object, stored_hash: str) -> bool:
     if not isinstance(given, str) or not given:
         return False
     return hmac.compare_digest(hashed(given), stored_hash)
+
+
+def same_credential(given: object, stored_hashes: list[str]) -> bool:
+    """Whether `given` is any of the secrets whose hashes are `stored_hashes` (a class's teacher's
+    secret and its seats): each compared in constant time, every one of them compared."""
+    if not isinstance(given, str) or not given:
+        return False
+    mine = hashed(given)
+    found = [hmac.compare_digest(mine, stored) for stored in stored_hashes]
+    return any(found)
 
 
 def join_query(code: str) -> str:

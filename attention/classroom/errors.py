@@ -8,15 +8,18 @@ from __future__ import annotations
 
 import math
 
-from attention.i18n import tr
+from attention.i18n import tr, tr_n
 
 SHOWN_CHARS = 20  # a code echoed back: what a person could have typed, never a pasted essay
 
 
 class ClassError(ValueError):
-    """kind: unknown (no such class, or it expired), teacher (a wrong or missing teacher's secret),
-    full, classes (too many classes), tries (too many wrong codes), too_long, too_many, revealed,
-    not_joined, invalid (a value the program passed wrongly), store (the store's configuration)."""
+    """kind: unknown (no such class, or it expired), teacher (a wrong or missing teacher's secret
+    or seat), teacher_key (this server needs its teacher key to start a class), starts (this
+    caller started its classes for the hour), full, classes (too many classes), tries (too many
+    wrong codes), too_long, too_many, not_asked (no vote on this question yet), stale (an answer to
+    a round the teacher has replaced), revealed, not_joined, invalid (a value the program passed
+    wrongly), store (the store is misconfigured, or it failed or cannot be reached now)."""
 
     def __init__(self, message: str, kind: str):
         super().__init__(message)
@@ -30,6 +33,24 @@ def unknown(code: str) -> ClassError:
 
 def not_teacher() -> ClassError:
     return ClassError(tr("Only the class's teacher can do this; open the teacher's link."), "teacher")
+
+
+def teacher_key() -> ClassError:
+    message = tr("Starting a class on this server needs the teacher key; ask its administrator for it.")
+    return ClassError(message, "teacher_key")
+
+
+def too_many_starts(started: int, wait: float) -> ClassError:
+    """`started` classes from this browser or address in the window; `wait` seconds until the next."""
+    minutes = max(1, math.ceil(wait / 60))
+    message = tr_n(
+        "You started {n} class in the last hour, the most one person may; try again in {minutes} min.",
+        "You started {n} classes in the last hour, the most one person may; try again in {minutes} min.",
+        started,
+        n=started,
+        minutes=minutes,
+    )
+    return ClassError(message, "starts")
 
 
 def full(limit: int) -> ClassError:
@@ -79,6 +100,16 @@ def revealed() -> ClassError:
     return ClassError(message, "revealed")
 
 
+def not_asked() -> ClassError:
+    message = tr("Your teacher has not asked this question yet; wait until they ask it.")
+    return ClassError(message, "not_asked")
+
+
+def stale() -> ClassError:
+    message = tr("Your teacher has just asked this question again; pick your answer again.")
+    return ClassError(message, "stale")
+
+
 def not_joined() -> ClassError:
     return ClassError(tr("Join the class before answering."), "not_joined")
 
@@ -106,3 +137,24 @@ def not_a_store(value: str) -> ClassError:
 def not_private() -> ClassError:
     message = tr("The classes' folder is not this server account's alone; see docs/classroom.md.")
     return ClassError(message, "store")
+
+
+def unavailable(reason: str) -> ClassError:
+    """The store failed or cannot be reached now (`reason`: a short phrase from failure_reason(),
+    never the store's own error text, which can name hosts and paths)."""
+    message = tr(
+        "Class mode is unavailable: {reason}. This page works on its own; try again in a minute.",
+        reason=reason,
+    )
+    return ClassError(message, "store")
+
+
+def failure_reason(what: str) -> str:
+    """A short phrase for a store's failure: unreachable, slow, full, read_only, or anything else."""
+    reasons = {
+        "unreachable": lambda: tr("the class store cannot be reached"),
+        "slow": lambda: tr("the class store did not answer in time"),
+        "full": lambda: tr("the class store's disk is full"),
+        "read_only": lambda: tr("the class store cannot be written"),
+    }
+    return reasons.get(what, lambda: tr("the class store failed"))()

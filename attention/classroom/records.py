@@ -1,5 +1,5 @@
-"""What a store answers: a question's tally by round, the teacher's view, export rows, and the rows
-as CSV."""
+"""What a store answers: a question's tally by round, the class's vote, the teacher's view, export
+rows and the rows as CSV, and what the administrator sees of a class."""
 
 from __future__ import annotations
 
@@ -11,14 +11,29 @@ from datetime import UTC, datetime
 
 @dataclass(frozen=True)
 class Round:
-    """One round of a question (a round starts when it is first asked or answered, and again at
+    """One round of a question: one set of options, opened when the teacher asks (and again at
     each Ask again). `counts` is empty while the round is hidden from whoever asked for it."""
 
     number: int  # 1, 2, ...
     opened: float  # when it started, seconds since the epoch
     revealed: bool
     answered: int  # students who answered in this round
-    counts: dict[str, int] = field(default_factory=dict)  # option -> answers
+    counts: dict[int, int] = field(default_factory=dict)  # an option's position -> answers
+    options: tuple[str, ...] = ()  # the teacher's option texts (): positions without texts
+
+
+@dataclass(frozen=True)
+class Vote:
+    """The class's vote now: the question the teacher asked last and its current round, with the
+    options as the teacher's page showed them and the view (page, URL parameters) it was asked on."""
+
+    question: str
+    round: int
+    options: tuple[str, ...]
+    page: str
+    params: dict[str, str]
+    revealed: bool
+    opened: float  # seconds since the epoch
 
 
 @dataclass(frozen=True)
@@ -43,14 +58,27 @@ class View:
 
 @dataclass(frozen=True)
 class Row:
-    """One export row: a count of one option in one round, or (nickname set) one student's answer."""
+    """One export row: a count of one option in one round (0 when nobody picked it), or (nickname
+    set) one student's answer. The fields in the CSV's order."""
 
     question: str
-    option: str
-    count: int
     round: int
+    position: int  # the option's place in the round's options, 0 first
+    option: str  # the teacher's text of it ("" in a round asked without texts)
+    count: int
     time: str  # ISO 8601, UTC: when the round opened, or when the student answered
     nickname: str = ""
+
+
+@dataclass(frozen=True)
+class ClassInfo:
+    """A class as the server's administrator lists it: never its secret, never who joined."""
+
+    code: str  # as shown, K7QX-M2P9R
+    created: str  # ISO 8601, UTC
+    expires: str  # ISO 8601, UTC: sooner than its end while nobody has joined
+    students: int
+    questions: int
 
 
 def iso(seconds: float) -> str:
@@ -66,12 +94,12 @@ def inert(cell: object) -> object:
 
 
 def to_csv(rows: list[Row], nicknames: bool = False) -> str:
-    """Rows as CSV: question, option, count, round, time (and nickname when asked for)."""
+    """Rows as CSV: question, round, position, option, count, time (and nickname when asked for)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    header = ["question", "option", "count", "round", "time"] + (["nickname"] if nicknames else [])
-    writer.writerow(header)
+    header = ["question", "round", "position", "option", "count", "time"]
+    writer.writerow(header + (["nickname"] if nicknames else []))
     for row in rows:
-        cells = [row.question, row.option, row.count, row.round, row.time]
+        cells = [row.question, row.round, row.position, row.option, row.count, row.time]
         writer.writerow([inert(c) for c in cells + ([row.nickname] if nicknames else [])])
     return out.getvalue()

@@ -1,5 +1,6 @@
 """What a class accepts: its limits, and every value from outside cleaned or refused before a store
-sees it. A hostile client must not fill the disk: every string has a length, every set a count.
+sees it. A hostile client must not fill the disk: every string has a length, every set a count,
+and every table or key a bound that no sequence of joins, answers and leaves can pass.
 """
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ import hashlib
 import json
 import re
 import unicodedata
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import regex
@@ -19,7 +21,8 @@ NICKNAME_CHARS = 30
 QUESTION_CHARS = 64
 QUESTION = re.compile(r"[A-Za-z0-9_.:/-]{1,64}")  # names the app gives its questions, never a person's
 OPTION_CHARS = 120
-STUDENT_CHARS = 128  # a session's id, chosen by the app
+STUDENT_CHARS = 128  # a browser's student token, chosen by the app
+STARTERS = 8  # callers one start is counted against (the UI passes its browser and its address)
 PAGE_CHARS = 64
 VIEW_CHARS = 20_000  # a page's URL parameters as JSON: the Explorer's text is at most 5,000 characters
 VIEW_PARAMS = 40
@@ -36,14 +39,20 @@ class Limits:
     """How much one store and one class hold (settings: ATTENTION_MAX_CLASSES, ATTENTION_MAX_STUDENTS,
     ATTENTION_CLASS_HOURS); tries: wrong codes a caller may type per `window` seconds."""
 
-    classes: int = 200
-    students: int = 500
+    # A guard for the disk, far above real use: who may start classes is limited per caller
+    # (starters) and by the teacher key, so a visitor cannot fill it.
+    classes: int = 5000
+    students: int = 500  # rows, not people present: a student who leaves is deleted
     questions: int = 100
-    options: int = 16  # different answers to one round of a question
+    options: int = 16  # a round's options (the positions a round without texts accepts)
     rounds: int = 10
     tries: int = 10
     window: float = 60.0
     hours: float = 12.0
+    seats: int = 16  # teacher's sessions per class (Store.seat); the oldest goes when one more comes
+    starts_window: float = 3600.0  # seconds over which a caller's starts are counted
+    empty_hours: float = 1.0  # a class nobody has joined yet ends this soon (or at its end, if sooner)
+    callers: int = 10_000  # callers whose starts a store remembers; past it, the longest-counted go
 
     @classmethod
     def from_settings(cls) -> Limits:
@@ -91,6 +100,41 @@ def option(text: object) -> str:
     return clean
 
 
+def options(texts: object, limit: int) -> tuple[str, ...]:
+    """A round's options as stored: each cleaned as option() does, at most `limit` of them."""
+    if isinstance(texts, str) or not isinstance(texts, Sequence):
+        raise errors.invalid("options", texts)
+    if len(texts) > limit:
+        raise errors.too_many_options(limit)
+    return tuple(option(text) for text in texts)
+
+
+def position(value: object) -> int:
+    """An answer: the position of the option picked (0 is the first)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise errors.invalid("option", value)
+    return value
+
+
+def round_number(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise errors.invalid("round", value)
+    return value
+
+
+def starters(given: object) -> dict[str, int]:
+    """Who starts a class, as {caller_key: the most classes it may start per window}: the UI's
+    browser and address (any strings), each limit at least 1."""
+    if given is None:
+        return {}
+    if not isinstance(given, Mapping) or len(given) > STARTERS:
+        raise errors.invalid("starters", given)
+    for limit in given.values():
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+            raise errors.invalid("starters", given)
+    return {caller_key(caller): limit for caller, limit in given.items()}
+
+
 def student(sid: object) -> str:
     if not isinstance(sid, str) or not 0 < len(sid) <= STUDENT_CHARS or visible(sid) != sid:
         raise errors.invalid("student", sid)
@@ -119,6 +163,6 @@ def lifetime(hours: object, limits: Limits) -> float:
 
 
 def caller_key(caller: object) -> str:
-    """Who typed a code (a session id, an address), as a short fixed-size key: a hostile caller
-    cannot make the store keep a long string."""
+    """Who typed a code or started a class (a browser's token, an address), as a short fixed-size
+    key: a hostile caller cannot make the store keep a long string."""
     return hashlib.sha256(str(caller).encode("utf-8", "replace")).hexdigest()[:32]

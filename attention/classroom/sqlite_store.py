@@ -1,250 +1,242 @@
-"""SQLiteStore: classes in one SQLite file, shared by every thread and every process on a machine.
+"""SQLiteStore: classes in one SQLite file (sqlite_file.py: its connections and transactions),
+shared by every thread and every process on a machine. Expired classes are deleted when found
+and, at most once a minute, all at once (and by purge(), which the app calls about once a minute).
 
-Write-ahead logging lets readers go on while one process writes, busy_timeout makes a writer
-wait its turn instead of failing, and every change is one `BEGIN IMMEDIATE` transaction (the
-write lock is taken first, so two writers never both read and then both write). The threads of
-one process take their turns at a lock of this process first: SQLite's own wait (busy_timeout)
-polls with sleeps of up to 100 ms, so 200 students answering at once on one server waited up to
-a second for writes of a fraction of a millisecond each; that wait is left to the other
-processes (replicas). Each thread has
-its own connection: Streamlit runs each session's script on a thread of its own, and a sqlite3
-connection is not for sharing across threads. Expired classes are deleted when found and, at most
-once a minute, all at once.
+Deleted means gone from the file: secure_delete zeroes what a delete frees, and purge() empties
+the write-ahead log into the file, so a nickname deleted is no longer on the disk. Every table is
+bounded by the limits: students by limits.students rows per class (a student who leaves is
+deleted), answers by students x rounds x questions, seats by limits.seats per class, starts by
+limits.callers, classes by limits.classes.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import sqlite3
-import threading
-import time
 from pathlib import Path
 
-from attention.classroom.records import Round, Tally, View
+from attention.classroom.backend import Answer, Asked, Listed
+from attention.classroom.records import Round, Tally, View, Vote
 from attention.classroom.rules import Limits
-from attention.classroom.store import Answer, Store
+from attention.classroom.sqlite_file import SQLiteFile
+from attention.classroom.store import Store
 
-BUSY_MS = 10_000  # a writer waits this long for another: far more than any of our transactions
-_writers: dict[Path, threading.Lock] = {}  # a database file -> its writers' turn in this process
-_writers_lock = threading.Lock()
-PURGE_EVERY = 60.0  # seconds between sweeps of expired classes
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS classes (code TEXT PRIMARY KEY, secret TEXT NOT NULL, expires REAL NOT NULL,
-    current TEXT NOT NULL DEFAULT '', version INTEGER NOT NULL DEFAULT 0, page TEXT NOT NULL DEFAULT '',
-    params TEXT NOT NULL DEFAULT '{}');
-CREATE TABLE IF NOT EXISTS students (code TEXT, student TEXT, nickname TEXT NOT NULL,
-    present INTEGER NOT NULL, PRIMARY KEY (code, student));
-CREATE TABLE IF NOT EXISTS rounds (code TEXT, question TEXT, round INTEGER, opened REAL NOT NULL,
-    revealed INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (code, question, round));
-CREATE TABLE IF NOT EXISTS answers (code TEXT, question TEXT, round INTEGER, student TEXT,
-    option TEXT NOT NULL, at REAL NOT NULL, PRIMARY KEY (code, question, round, student));
-CREATE TABLE IF NOT EXISTS tries (caller TEXT PRIMARY KEY, count INTEGER NOT NULL, until REAL NOT NULL);
-"""
-POOL = 16  # idle connections a store keeps
 QUESTION = "code = ? AND question = ?"
 ROUND = "code = ? AND question = ? AND round = ?"
-TABLES = ("students", "rounds", "answers", "classes")  # a class's rows, the class itself last
+TABLES = ("seats", "students", "rounds", "answers", "classes")  # a class's rows, the class itself last
+CURRENT = "SELECT MAX(round) FROM rounds WHERE code = ? AND question = ?"
+# A window count per caller (tries, starts): a new window at the first event after the last ended.
+COUNT = (
+    "INSERT INTO {table} VALUES (?, 1, ?) ON CONFLICT (caller) DO UPDATE SET"
+    " count = CASE WHEN until > ? THEN count + 1 ELSE 1 END,"
+    " until = CASE WHEN until > ? THEN until ELSE excluded.until END"
+)
 
 
-class SQLiteStore(Store):
+class SQLiteStore(SQLiteFile, Store):
     def __init__(self, path: str | Path, limits: Limits | None = None):
-        super().__init__(limits)
-        self.path = Path(path)
-        self._pool: list[sqlite3.Connection] = []  # connections not in use, any thread's
-        self._pool_lock = threading.Lock()
-        self._swept = 0.0
-        with _writers_lock:
-            self._writer = _writers.setdefault(self.path.resolve(), threading.Lock())
-        # Made by us, readable by this account only (the -wal and -shm files take its mode). Only
-        # when missing: closing any descriptor of a database file drops every POSIX lock SQLite
-        # holds on it in this process (sqlite.org/howtocorrupt.html, 2.2), so a second store on a
-        # file this process has open would leave the other processes free to delete the WAL under
-        # it (measured: a server then never saw this process's writes again).
-        with contextlib.suppress(FileExistsError):
-            os.close(os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600))
-        with self._db() as db:
-            db.execute("PRAGMA journal_mode = WAL")  # kept in the file: every later connection has it
-            db.executescript(SCHEMA)
+        Store.__init__(self, limits)
+        SQLiteFile.__init__(self, path)
 
-    @contextlib.contextmanager
-    def _db(self):
-        """A connection for one statement or transaction, from this store's pool. Streamlit runs
-        every rerun on a new thread: a connection per thread opened one per student's tick, half
-        the tick's store work (py-spy). SQLite's connections may change threads between uses."""
-        with self._pool_lock:
-            db = self._pool.pop() if self._pool else None
-        if db is None:
-            db = sqlite3.connect(
-                self.path, timeout=BUSY_MS / 1000, isolation_level=None, check_same_thread=False
-            )
-            db.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
-            db.execute("PRAGMA synchronous = NORMAL")  # WAL's safe setting: a crash loses no committed vote
-        try:
-            yield db
-        finally:
-            if db.in_transaction:  # a COMMIT that failed: none of it stays for the next user
-                db.rollback()
-            with self._pool_lock:
-                kept = len(self._pool) < POOL
-                if kept:
-                    self._pool.append(db)
-            if not kept:  # a burst's extra connections go (a class's 200 at once)
-                db.close()
-
-    @contextlib.contextmanager
-    def _write(self):
-        """One transaction holding the write lock from its start (expired classes swept first, at
-        most once a minute)."""
-        now = time.time()
-        with self._db() as db, self._writer:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                if now - self._swept > PURGE_EVERY:
-                    self._sweep(db, now)
-                yield db
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            db.execute("COMMIT")
-
-    @contextlib.contextmanager
-    def _read(self):
-        """One snapshot: what it reads is one moment, whatever others commit meanwhile."""
-        with self._db() as db:
-            db.execute("BEGIN")
-            try:
-                yield db
-            finally:
-                db.execute("COMMIT")
+    def _purge(self, now: float) -> None:
+        with self._write() as db:
+            self._sweep(db, now)
+        self._checkpoint()
 
     def _alive(self, db: sqlite3.Connection, code: str, now: float) -> bool:
         row = db.execute("SELECT expires FROM classes WHERE code = ?", (code,)).fetchone()
         return bool(row) and row[0] > now
 
     def _sweep(self, db: sqlite3.Connection, now: float) -> None:
-        """In a write: every expired class's rows deleted, and the lock-outs that ended."""
+        """In a write: every expired class's rows deleted, and the counts whose window ended."""
         self._swept = now
         for table in TABLES:
             db.execute(
                 f"DELETE FROM {table} WHERE code IN (SELECT code FROM classes WHERE expires <= ?)", (now,)
             )
         db.execute("DELETE FROM tries WHERE until <= ?", (now,))
+        db.execute("DELETE FROM starts WHERE until <= ?", (now,))
 
-    def purge(self) -> None:
-        with self._write() as db:
-            self._sweep(db, time.time())
-
-    def _create(self, code: str, secret_hash: str, now: float, expires: float) -> str:
+    def _create(
+        self, code: str, secret_hash: str, now: float, expires: float, ends: float, starters: dict[str, int]
+    ) -> tuple[str, int, float]:
         with self._write() as db:
             self._sweep(db, now)
             if db.execute("SELECT 1 FROM classes WHERE code = ?", (code,)).fetchone():
-                return "taken"
+                return "taken", 0, 0.0
+            over = []  # the starters at their limit: (until, count), the longest wait reported
+            for caller, limit in starters.items():
+                row = db.execute("SELECT count, until FROM starts WHERE caller = ?", (caller,)).fetchone()
+                if row and row[1] > now and row[0] >= limit:
+                    over.append((row[1], row[0]))
+            if over:
+                until, count = max(over)
+                return "starts", count, until
             if db.execute("SELECT COUNT(*) FROM classes").fetchone()[0] >= self.limits.classes:
-                return "classes"
+                return "classes", 0, 0.0
             db.execute(
-                "INSERT INTO classes (code, secret, expires) VALUES (?, ?, ?)", (code, secret_hash, expires)
+                "INSERT INTO classes (code, secret, created, expires, ends) VALUES (?, ?, ?, ?, ?)",
+                (code, secret_hash, now, expires, ends),
             )
-            return "ok"
+            for caller in starters:
+                db.execute(COUNT.format(table="starts"), (caller, now + self.limits.starts_window, now, now))
+            extra = db.execute("SELECT COUNT(*) FROM starts").fetchone()[0] - self.limits.callers
+            if extra > 0:  # the callers counted longest ago go: the table stays bounded
+                db.execute(
+                    "DELETE FROM starts WHERE caller IN (SELECT caller FROM starts ORDER BY until LIMIT ?)",
+                    (extra,),
+                )
+            return "ok", 0, 0.0
 
-    def _secret(self, code: str, now: float) -> str | None:
+    def _exists(self, code: str, now: float) -> bool:
         with self._db() as db:
-            row = db.execute("SELECT secret, expires FROM classes WHERE code = ?", (code,)).fetchone()
-        if row and row[1] <= now:
-            self.purge()
-        return row[0] if row and row[1] > now else None
+            row = db.execute("SELECT expires FROM classes WHERE code = ?", (code,)).fetchone()
+        if row and row[0] <= now:  # found ended: its data goes now, not at the next sweep
+            with self._write() as db:
+                self._sweep(db, now)
+        return bool(row) and row[0] > now
 
-    def _join(self, code: str, student: str, nickname: str, now: float) -> str:
+    def _credentials(self, code: str, now: float) -> list[str] | None:
+        with self._read() as db:
+            row = db.execute("SELECT secret, expires FROM classes WHERE code = ?", (code,)).fetchone()
+            seats = [s for (s,) in db.execute("SELECT seat FROM seats WHERE code = ?", (code,))]
+        return [row[0], *seats] if row and row[1] > now else None
+
+    def _seat(self, code: str, seat_hash: str, now: float) -> str:
         with self._write() as db:
             if not self._alive(db, code, now):
                 return "unknown"
-            here = db.execute(
-                "SELECT present FROM students WHERE code = ? AND student = ?", (code, student)
-            ).fetchone()
-            count = db.execute(
-                "SELECT COUNT(*) FROM students WHERE code = ? AND present", (code,)
-            ).fetchone()[0]
-            if not (here and here[0]) and count >= self.limits.students:
-                return "full"
-            db.execute("INSERT OR REPLACE INTO students VALUES (?, ?, ?, 1)", (code, student, nickname))
+            db.execute("INSERT OR REPLACE INTO seats VALUES (?, ?, ?)", (code, seat_hash, now))
+            db.execute(
+                "DELETE FROM seats WHERE code = ? AND seat NOT IN"
+                " (SELECT seat FROM seats WHERE code = ? ORDER BY made DESC, rowid DESC LIMIT ?)",
+                (code, code, self.limits.seats),
+            )
             return "ok"
+
+    def _join(self, code: str, student: str, nickname: str | None, now: float) -> str:
+        with self._write() as db:
+            row = db.execute("SELECT expires, ends FROM classes WHERE code = ?", (code,)).fetchone()
+            if not row or row[0] <= now:
+                return "unknown"
+            if db.execute(
+                "SELECT 1 FROM students WHERE code = ? AND student = ?", (code, student)
+            ).fetchone():
+                if nickname is not None:
+                    db.execute(
+                        "UPDATE students SET nickname = ? WHERE code = ? AND student = ?",
+                        (nickname, code, student),
+                    )
+            else:
+                count = db.execute("SELECT COUNT(*) FROM students WHERE code = ?", (code,)).fetchone()[0]
+                if count >= self.limits.students:
+                    return "full"
+                db.execute("INSERT INTO students VALUES (?, ?, ?)", (code, student, nickname or ""))
+            if row[0] < row[1]:  # the first join: the class lives to its end
+                db.execute("UPDATE classes SET expires = ends WHERE code = ?", (code,))
+            return "ok"
+
+    def _is_student(self, code: str, student: str, now: float) -> bool:
+        with self._read() as db:
+            here = db.execute("SELECT 1 FROM students WHERE code = ? AND student = ?", (code, student))
+            return self._alive(db, code, now) and here.fetchone() is not None
 
     def _leave(self, code: str, student: str, now: float) -> None:
         with self._write() as db:
-            db.execute("UPDATE students SET present = 0 WHERE code = ? AND student = ?", (code, student))
+            db.execute(
+                "DELETE FROM answers WHERE code = ? AND student = ? AND (question, round) IN"
+                " (SELECT question, round FROM rounds WHERE code = ? AND NOT revealed)",
+                (code, student, code),
+            )
+            db.execute("DELETE FROM students WHERE code = ? AND student = ?", (code, student))
 
-    def _current_round(
-        self, db, code: str, question: str, now: float, again: bool = False
-    ) -> tuple[str, int]:
-        """In a write: the question's current round, opening round 1 (or, `again`, the next)."""
-        row = db.execute(f"SELECT MAX(round) FROM rounds WHERE {QUESTION}", (code, question)).fetchone()
-        number = row[0] or 0
-        if number == 0:
-            asked = db.execute(
-                "SELECT COUNT(DISTINCT question) FROM rounds WHERE code = ?", (code,)
-            ).fetchone()[0]
-            if asked >= self.limits.questions:
-                return "questions", 0
-        elif not again:
-            return "ok", number
-        elif number >= self.limits.rounds:
-            return "rounds", number
-        db.execute(
-            "INSERT INTO rounds (code, question, round, opened) VALUES (?, ?, ?, ?)",
-            (code, question, number + 1, now),
-        )
-        return "ok", number + 1
-
-    def _answer(self, code: str, student: str, question: str, option: str, now: float) -> str:
+    def _answer(self, code: str, student: str, question: str, round: int, position: int, now: float) -> str:
         with self._write() as db:
             if not self._alive(db, code, now):
                 return "unknown"
             if not db.execute(
-                "SELECT 1 FROM students WHERE code = ? AND student = ? AND present", (code, student)
+                "SELECT 1 FROM students WHERE code = ? AND student = ?", (code, student)
             ).fetchone():
                 return "not_joined"
-            status, number = self._current_round(db, code, question, now)
-            key = (code, question, number)
-            if status != "ok":
-                return status
-            if db.execute(f"SELECT revealed FROM rounds WHERE {ROUND}", key).fetchone()[0]:
+            current = db.execute(CURRENT, (code, question)).fetchone()[0]
+            if not current:
+                return "not_asked"
+            if round != current:
+                return "stale"
+            key = (code, question, round)
+            revealed, options = db.execute(
+                f"SELECT revealed, options FROM rounds WHERE {ROUND}", key
+            ).fetchone()
+            if revealed:
                 return "revealed"
-            others = f"SELECT DISTINCT option FROM answers WHERE {ROUND} AND student != ?"
-            options = {o for (o,) in db.execute(others, (*key, student))}  # what the others answered
-            if option not in options and len(options) >= self.limits.options:
-                return "options"
+            if position >= (len(json.loads(options)) or self.limits.options):
+                return "position"
             db.execute(
-                "INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?)", (*key, student, option, now)
+                "INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?)", (*key, student, position, now)
             )
             return "ok"
 
-    def _ask(self, code: str, question: str, now: float, again: bool) -> tuple[str, int]:
+    def _ask(
+        self,
+        code: str,
+        question: str,
+        options_json: str,
+        size: int,
+        page: str,
+        params_json: str,
+        now: float,
+        again: bool,
+    ) -> tuple[str, int]:
         with self._write() as db:
-            if not self._alive(db, code, now):
+            row = db.execute("SELECT expires, current FROM classes WHERE code = ?", (code,)).fetchone()
+            if not row or row[0] <= now:
                 return "unknown", 0
-            status, number = self._current_round(db, code, question, now, again)
-            if status == "ok":
-                db.execute("UPDATE classes SET current = ? WHERE code = ?", (question, code))
-            return status, number
+            number = db.execute(CURRENT, (code, question)).fetchone()[0] or 0
+            if number and not again:
+                revealed, *shown = db.execute(
+                    f"SELECT revealed, options, page, params FROM rounds WHERE {ROUND}",
+                    (code, question, number),
+                ).fetchone()
+                if (row[1] == question and not revealed) or shown == [options_json, page, params_json]:
+                    db.execute("UPDATE classes SET current = ? WHERE code = ?", (question, code))
+                    return "ok", number
+            asked = db.execute(
+                "SELECT COUNT(DISTINCT question) FROM rounds WHERE code = ?", (code,)
+            ).fetchone()[0]
+            if number == 0 and asked >= self.limits.questions:
+                return "questions", 0
+            if number >= self.limits.rounds:
+                return "rounds", number
+            place = (
+                asked
+                if number == 0
+                else db.execute(
+                    f"SELECT asked FROM rounds WHERE {QUESTION} AND round = 1", (code, question)
+                ).fetchone()[0]
+            )
+            db.execute(
+                "INSERT INTO rounds (code, question, round, asked, opened, options, page, params)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (code, question, number + 1, place, now, options_json, page, params_json),
+            )
+            db.execute("UPDATE classes SET current = ? WHERE code = ?", (question, code))
+            return "ok", number + 1
 
     def _reveal(self, code: str, question: str, now: float) -> str:
         with self._write() as db:
             if not self._alive(db, code, now):
                 return "unknown"
-            status, number = self._current_round(db, code, question, now)
-            if status == "ok":
-                key = (code, question, number)
-                db.execute(f"UPDATE rounds SET revealed = 1 WHERE {ROUND}", key)
-            return status
+            number = db.execute(CURRENT, (code, question)).fetchone()[0]
+            if not number:
+                return "not_asked"
+            db.execute(f"UPDATE rounds SET revealed = 1 WHERE {ROUND}", (code, question, number))
+            return "ok"
 
     def _tally(self, code: str, question: str, now: float) -> Tally | None:
         with self._read() as db:
             if not self._alive(db, code, now):
                 return None
-            joined = db.execute(
-                "SELECT COUNT(*) FROM students WHERE code = ? AND present", (code,)
-            ).fetchone()[0]
+            joined = db.execute("SELECT COUNT(*) FROM students WHERE code = ?", (code,)).fetchone()[0]
             counts = {}
             for number, option, n in db.execute(
                 f"SELECT round, option, COUNT(*) FROM answers WHERE {QUESTION} GROUP BY round, option",
@@ -252,14 +244,38 @@ class SQLiteStore(Store):
             ):
                 counts.setdefault(number, {})[option] = n
             rounds = db.execute(
-                f"SELECT round, opened, revealed FROM rounds WHERE {QUESTION} ORDER BY round",
+                f"SELECT round, opened, revealed, options FROM rounds WHERE {QUESTION} ORDER BY round",
                 (code, question),
             ).fetchall()
         made = (
-            Round(r, opened, bool(shown), sum(counts.get(r, {}).values()), counts.get(r, {}))
-            for r, opened, shown in rounds
+            Round(
+                r,
+                opened,
+                bool(shown),
+                sum(counts.get(r, {}).values()),
+                counts.get(r, {}),
+                tuple(json.loads(texts)),
+            )
+            for r, opened, shown, texts in rounds
         )
         return Tally(question, joined, tuple(made))
+
+    def _vote(self, code: str, now: float) -> tuple[bool, Vote | None]:
+        with self._read() as db:
+            row = db.execute("SELECT expires, current FROM classes WHERE code = ?", (code,)).fetchone()
+            if not row or row[0] <= now:
+                return False, None
+            found = db.execute(
+                "SELECT round, options, page, params, revealed, opened FROM rounds WHERE code = ?"
+                " AND question = ? ORDER BY round DESC LIMIT 1",
+                (code, row[1]),
+            ).fetchone()
+        if not found:
+            return True, None
+        number, options, page, params, revealed, opened = found
+        return True, Vote(
+            row[1], number, tuple(json.loads(options)), page, json.loads(params), bool(revealed), opened
+        )
 
     def _revealed(self, code: str, questions: list[str], now: float) -> set[str] | None:
         marks = ", ".join("?" * len(questions))
@@ -276,13 +292,11 @@ class SQLiteStore(Store):
                 )
             }
 
-    def _about(self, code: str, now: float) -> tuple[int, str] | None:
+    def _joined(self, code: str, now: float) -> int | None:
         with self._read() as db:
-            row = db.execute("SELECT expires, current FROM classes WHERE code = ?", (code,)).fetchone()
-            joined = db.execute(
-                "SELECT COUNT(*) FROM students WHERE code = ? AND present", (code,)
-            ).fetchone()[0]
-        return (joined, row[1]) if row and row[0] > now else None
+            if not self._alive(db, code, now):
+                return None
+            return db.execute("SELECT COUNT(*) FROM students WHERE code = ?", (code,)).fetchone()[0]
 
     def _send_view(self, code: str, page: str, params_json: str, now: float) -> int | None:
         with self._write() as db:
@@ -301,21 +315,44 @@ class SQLiteStore(Store):
             ).fetchone()
         return View(row[1], row[2], json.loads(row[3])) if row and row[0] > now else None
 
-    def _answers(self, code: str, now: float) -> list[Answer]:
+    def _export(self, code: str, now: float) -> tuple[list[Asked], list[Answer]]:
         with self._read() as db:
             if not self._alive(db, code, now):
-                return []
-            return db.execute(
-                "SELECT a.question, a.round, r.opened, a.option, a.student, a.at, COALESCE(s.nickname, '')"
-                " FROM answers a JOIN rounds r USING (code, question, round)"
-                " LEFT JOIN students s USING (code, student) WHERE a.code = ?",
+                return [], []
+            rounds = [
+                (q, asked, r, opened, tuple(json.loads(options)))
+                for q, asked, r, opened, options in db.execute(
+                    "SELECT question, asked, round, opened, options FROM rounds WHERE code = ?", (code,)
+                )
+            ]
+            answers = db.execute(
+                "SELECT a.question, a.round, a.option, a.student, a.at, COALESCE(s.nickname, '')"
+                " FROM answers a LEFT JOIN students s USING (code, student) WHERE a.code = ?",
                 (code,),
             ).fetchall()
+        return rounds, answers
 
     def _delete(self, code: str) -> None:
         with self._write() as db:
             for table in TABLES:
                 db.execute(f"DELETE FROM {table} WHERE code = ?", (code,))
+
+    def _classes(self, now: float) -> list[Listed]:
+        with self._read() as db:
+            return db.execute(
+                "SELECT c.code, c.created, c.expires,"
+                " (SELECT COUNT(*) FROM students s WHERE s.code = c.code),"
+                " (SELECT COUNT(DISTINCT question) FROM rounds r WHERE r.code = c.code)"
+                " FROM classes c WHERE c.expires > ?",
+                (now,),
+            ).fetchall()
+
+    def _close_all(self, now: float) -> int:
+        with self._write() as db:
+            count = db.execute("SELECT COUNT(*) FROM classes WHERE expires > ?", (now,)).fetchone()[0]
+            for table in TABLES:
+                db.execute(f"DELETE FROM {table}")
+            return count
 
     def _locked(self, caller: str, now: float) -> float:
         with self._db() as db:
@@ -324,9 +361,4 @@ class SQLiteStore(Store):
 
     def _strike(self, caller: str, now: float) -> None:
         with self._write() as db:
-            db.execute(
-                "INSERT INTO tries VALUES (?, 1, ?) ON CONFLICT (caller) DO UPDATE SET"
-                " count = CASE WHEN until > ? THEN count + 1 ELSE 1 END,"
-                " until = CASE WHEN until > ? THEN until ELSE excluded.until END",
-                (caller, now + self.limits.window, now, now),
-            )
+            db.execute(COUNT.format(table="tries"), (caller, now + self.limits.window, now, now))

@@ -8,7 +8,7 @@ import sys
 import threading
 from pathlib import Path
 
-from attention.classroom import SQLiteStore
+from attention.classroom import ClassError, SQLiteStore
 
 ROOT = Path(__file__).resolve().parents[2]
 Q = "learn.scaling"
@@ -33,50 +33,61 @@ def at_once(work, n: int) -> list[BaseException]:
     return errors
 
 
+ABCD = ("A", "B", "C", "D")
+
+
 def test_200_students_joining_and_answering_at_once_are_each_counted_once(store, a_class):
     code, secret = a_class
+    number = store.ask(code, secret, Q, ABCD)
 
     def student(i):
         store.join(code, f"s{i}", nickname=f"n{i}", caller=f"s{i}")
-        store.answer(code, f"s{i}", Q, "ABCD"[i % 4])
+        store.answer(code, f"s{i}", Q, i % 4, number)
 
     assert at_once(student, 200) == []
     tally = store.tally(code, Q, secret)
     assert (tally.joined, len(tally.rounds), tally.current.answered) == (200, 1, 200)
-    assert tally.current.counts == {"A": 50, "B": 50, "C": 50, "D": 50}
+    assert tally.current.counts == {0: 50, 1: 50, 2: 50, 3: 50}
     named = [r.nickname for r in store.export(code, secret, nicknames=True) if r.nickname]
     assert sorted(named) == sorted(f"n{i}" for i in range(200))  # each student's answer once
 
 
 def test_students_changing_their_answers_at_once_keep_one_each(store, a_class):
     code, secret = a_class
+    number = store.ask(code, secret, Q, ABCD)
     for i in range(40):
         store.join(code, f"s{i}", caller=f"s{i}")
 
     def changes(i):
-        for option in ("A", "B", "C", "ABCD"[i % 4]):
-            store.answer(code, f"s{i}", Q, option)
+        for option in (0, 1, 2, i % 4):
+            store.answer(code, f"s{i}", Q, option, number)
 
     assert at_once(changes, 40) == []
     current = store.tally(code, Q, secret).current
-    assert current.counts == {"A": 10, "B": 10, "C": 10, "D": 10} and current.answered == 40
+    assert current.counts == {0: 10, 1: 10, 2: 10, 3: 10} and current.answered == 40
 
 
 def test_the_teacher_asking_again_while_students_answer_loses_nothing(store, a_class):
+    """Each pick names round 1, the round its page showed: counted there, or refused as stale once
+    round 2 is open (the page asks the student again), never counted in round 2."""
     code, secret = a_class
-    store.ask(code, secret, Q)  # round 1
+    store.ask(code, secret, Q, ABCD)  # round 1
     for i in range(30):
         store.join(code, f"s{i}", caller=f"s{i}")
+    stale = []
 
     def work(i):
         if i == 30:
-            store.ask_again(code, secret, Q)
-        else:
-            store.answer(code, f"s{i}", Q, "A")
+            store.ask_again(code, secret, Q, ABCD)
+            return
+        try:
+            store.answer(code, f"s{i}", Q, 0, 1)
+        except ClassError as error:
+            stale.append(error.kind)
 
     assert at_once(work, 31) == []
-    rounds = store.tally(code, Q, secret).rounds
-    assert sum(r.answered for r in rounds) == 30 and [r.number for r in rounds] == [1, 2]
+    first, second = store.tally(code, Q, secret).rounds
+    assert first.answered + len(stale) == 30 and set(stale) <= {"stale"} and second.answered == 0
 
 
 CHILD = """
@@ -87,10 +98,11 @@ store = SQLiteStore(sys.argv[1])
 code, name, n = sys.argv[2], sys.argv[3], int(sys.argv[4])
 for i in range(n):
     store.join(code, f"{name}{i}", caller=name)
-    store.answer(code, f"{name}{i}", "learn.scaling", name)
+    store.answer(code, f"{name}{i}", "learn.scaling", ["one", "other"].index(name), 1)
 other, deadline = "other" if name == "one" else "one", time.monotonic() + 60
 def seen():
-    return store.tally(code, "learn.scaling", sys.argv[5]).current.counts.get(other, 0)
+    counts = store.tally(code, "learn.scaling", sys.argv[5]).current.counts
+    return counts.get(["one", "other"].index(other), 0)
 while seen() < n and time.monotonic() < deadline:
     time.sleep(0.05)  # until the other process's answers are all in
 print(seen())
@@ -101,6 +113,7 @@ def test_two_processes_on_one_sqlite_file_see_each_others_answers(tmp_path):
     path = tmp_path / "classes.sqlite3"
     store = SQLiteStore(path)
     code, secret = store.new_class()
+    store.ask(code, secret, Q, ("one", "other"))
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     children = [
         subprocess.Popen(
@@ -114,7 +127,7 @@ def test_two_processes_on_one_sqlite_file_see_each_others_answers(tmp_path):
     outputs = [child.communicate(timeout=120)[0] for child in children]
     assert all(child.returncode == 0 for child in children)
     assert [int(out) for out in outputs] == [60, 60]  # each saw all of the other's answers
-    assert store.tally(code, Q, secret).current.counts == {"one": 60, "other": 60}
+    assert store.tally(code, Q, secret).current.counts == {0: 60, 1: 60}
     assert SQLiteStore(path).tally(code, Q, secret).current.answered == 120  # a third process's view
 
 

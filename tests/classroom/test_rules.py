@@ -46,18 +46,22 @@ def test_a_code_is_read_as_people_type_it(typed, read):
 
 def test_a_teachers_secret_is_long_and_only_its_hash_is_kept(store):
     code, secret = store.new_class()
+    seat = store.seat(code, secret)
     assert len(secret) >= 22 and codes.SECRET_BYTES * 8 >= 128  # token_urlsafe: 6 bits a character
     assert codes.same_secret(secret, codes.hashed(secret)) and not codes.same_secret(
         secret[:-1], codes.hashed(secret)
     )
     assert not codes.same_secret(None, codes.hashed(secret)) and not codes.same_secret("", codes.hashed(""))
-    if hasattr(store, "redis"):
-        kept = "".join(str(store.redis.dump(k)) for k in store.redis.scan_iter(store.prefix + "*"))
+    if hasattr(store, "redis"):  # every value of every key (DUMP compresses a long hash)
+        read = {"hash": store.redis.hgetall, "zset": lambda k: store.redis.zrange(k, 0, -1, withscores=True)}
+        keys = store.redis.scan_iter(store.prefix + "*")
+        kept = "".join(str(read.get(store.redis.type(k), store.redis.dump)(k)) for k in keys)
     else:
         kept = "".join(
             path.read_bytes().decode("latin-1") for path in store.path.parent.glob("classes.sqlite3*")
         )
     assert secret not in kept and codes.hashed(secret) in kept
+    assert seat not in kept and codes.hashed(seat) in kept
 
 
 def test_the_links():
@@ -85,8 +89,10 @@ HOSTILE = [
 def test_a_nickname_is_stored_inert_and_short(store, typed):
     code, secret = store.new_class()
     store.join(code, "s", nickname=typed, caller="s")
-    store.answer(code, "s", "learn.q", "A")
-    [row] = [r for r in store.export(code, secret, nicknames=True) if r.nickname] or [Row("", "", 0, 0, "")]
+    store.answer(code, "s", "learn.q", 0, store.ask(code, secret, "learn.q", ["A"]))
+    [row] = [r for r in store.export(code, secret, nicknames=True) if r.nickname] or [
+        Row("", 0, 0, "", 0, "")
+    ]
     kept = row.nickname
     assert kept == rules.nickname(typed) and len(kept) <= rules.NICKNAME_CHARS and kept == kept.strip()
     assert not [c for c in kept if unicodedata.category(c) in ("Cc", "Cs", "Zl", "Zp") or c in rules.BIDI]
@@ -106,14 +112,14 @@ def test_a_nickname_keeps_what_people_write():
 
 
 def test_csv_cells_never_run_as_formulas():
-    rows = [Row("q", '=HYPERLINK("http://x")', 1, 1, "t", "+1-2"), Row("q", "A", 2, 1, "t", "@SUM(A1)")]
+    rows = [Row("q", 1, 0, '=HYPERLINK("http://x")', 1, "t", "+1-2"), Row("q", 1, 1, "A", 2, "t", "@SUM(A1)")]
     text = to_csv(rows, nicknames=True)
     assert text.splitlines() == [
-        "question,option,count,round,time,nickname",
-        'q,"\'=HYPERLINK(""http://x"")",1,1,t,\'+1-2',
-        "q,A,2,1,t,'@SUM(A1)",
+        "question,round,position,option,count,time,nickname",
+        'q,1,0,"\'=HYPERLINK(""http://x"")",1,t,\'+1-2',
+        "q,1,1,A,2,t,'@SUM(A1)",
     ]
-    assert to_csv(rows).splitlines()[0] == "question,option,count,round,time"
+    assert to_csv(rows).splitlines()[0] == "question,round,position,option,count,time"
 
 
 @pytest.mark.parametrize("hours", [0, -1, 24 * 8, float("nan"), float("inf"), "12", True])
