@@ -5,12 +5,12 @@ import streamlit as st
 from attention.i18n import tr
 from ui import language, url
 from ui.chrome import APP_CSS, PROJECTOR_CSS, pages, per_process, per_rerun
-from ui.classroom import membership
+from ui.classroom import browser, membership
 from ui.widgets import literal, narrow
 
 st.set_page_config(page_title="Attention Explorer", page_icon=":material/grid_on:", layout="wide")
 refused = language.choose()  # this session's language, before any words are written
-class_message = membership.from_link()  # ?class=CODE joins a class (&teacher=SECRET as its teacher)
+class_message = membership.from_link()  # ?class=CODE joins a class (&teacher=SECRET: its teacher's seat)
 PAGES = list(pages().values())
 # Our own links in the sidebar below (config.toml turns Streamlit's automatic menu off, which
 # would list the files in pages/ for a moment before st.navigation takes over).
@@ -43,6 +43,7 @@ def links() -> None:
 if narrow():  # a phone: links in the sidebar leave it open over the new page; these sit on top
     with st.expander(tr("Pages"), icon=":material/menu:"):
         links()
+        language.picker()  # one tap away, beside the pages (a phone hides the sidebar)
     membership.sidebar()  # and a phone hides the sidebar: the class, following and Leave in sight
 with st.sidebar:
     st.markdown(  # one element: each is a message to every browser on every rerun
@@ -57,14 +58,16 @@ with st.sidebar:
         key="projector",
         help=tr("For the back row of a lecture hall."),
     )
-    language.picker()
     if not narrow():
+        language.picker()
         membership.sidebar()
-if class_message:
-    st.warning(literal(class_message), icon=":material/groups:")  # it repeats the link
+for said in (class_message, membership.message()):  # a class's news, on whichever page this is
+    if said:
+        st.warning(literal(said), icon=":material/groups:")
 if refused:
     st.warning(literal(refused), icon=":material/translate:")
 st.html(APP_CSS + (PROJECTOR_CSS if st.session_state["projector"] else ""))
+browser.send()  # what the class keeps in this browser (a cookie), written once
 if page.url_path not in url.OWN:  # the pages that keep their view in the URL write it themselves
     url.write({})  # the projector setting only
 

@@ -44,6 +44,7 @@ these is shared by every student at once; each line says why that is safe.
 from __future__ import annotations
 
 import os
+import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -124,6 +125,12 @@ def reached_from_elsewhere(headers) -> bool:
     return forwarded or bool(host and host not in LOOPBACK)
 
 
+def public_url() -> str:
+    """ATTENTION_PUBLIC_URL when it is an http(s) address (without a trailing slash), else ""."""
+    value = os.environ.get("ATTENTION_PUBLIC_URL", "").strip().rstrip("/")
+    return value if re.fullmatch(r"https?://[^\s/?#]+(/[^\s?#]*)?", value) else ""
+
+
 def runs_dir() -> Path:
     """Where Watch it learn keeps the models it trained (and deletes the oldest): ATTENTION_RUNS_DIR,
     else this user's cache folder, $XDG_CACHE_HOME (or ~/.cache)/attention-explorer/runs. Never
@@ -175,6 +182,8 @@ class Settings:
     max_classes: int  # ATTENTION_MAX_CLASSES: classes open at once in one store (a guard for the disk)
     max_students: int  # ATTENTION_MAX_STUDENTS: students in one class
     teacher_key: str  # ATTENTION_TEACHER_KEY: what starting a class from the app needs ("": nothing)
+    public_url: str  # ATTENTION_PUBLIC_URL: the app's address as students' phones open it ("": found)
+    trusted_proxies: frozenset[str]  # ATTENTION_TRUSTED_PROXIES: proxies whose X-Forwarded-For counts
     hub_offline: bool  # HF_HUB_OFFLINE (Hugging Face's own): never reach the hub
     hub_endpoint: str  # HF_ENDPOINT (Hugging Face's own): the hub's address
 
@@ -199,6 +208,10 @@ def current() -> Settings:
         max_classes=number("ATTENTION_MAX_CLASSES", 5000),  # a guard for the disk, far above real use
         max_students=number("ATTENTION_MAX_STUDENTS", 500),
         teacher_key=os.environ.get("ATTENTION_TEACHER_KEY", "").strip(),
+        public_url=public_url(),
+        trusted_proxies=frozenset(
+            p.strip() for p in os.environ.get("ATTENTION_TRUSTED_PROXIES", "").split(",") if p.strip()
+        ),
         hub_offline=flag("HF_HUB_OFFLINE"),
         hub_endpoint=os.environ.get("HF_ENDPOINT", "https://huggingface.co").rstrip("/"),
     )

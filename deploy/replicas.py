@@ -54,7 +54,9 @@ class Replicas:
                 # each listens on loopback, but nginx lets anyone in: only the listed models
                 # open, unless the administrator said otherwise (docs/classroom.md: who may open what)
                 public = {
-                    "ATTENTION_LISTED_MODELS_ONLY": os.environ.get("ATTENTION_LISTED_MODELS_ONLY") or "1"
+                    "ATTENTION_LISTED_MODELS_ONLY": os.environ.get("ATTENTION_LISTED_MODELS_ONLY") or "1",
+                    # nginx, on this machine, says who the visitor is: counted per address (class mode)
+                    "ATTENTION_TRUSTED_PROXIES": os.environ.get("ATTENTION_TRUSTED_PROXIES") or "127.0.0.1",
                 }
                 proc, url = start_streamlit(ROOT / "app.py", env=public)  # a port that is its own
                 self.procs.append(proc)

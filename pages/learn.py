@@ -8,7 +8,7 @@ import streamlit as st
 from attention.i18n import tr
 from ui.cache import cached_trace
 from ui.learn import masking, steps
-from ui.learn.controls import Lesson, keep_url, lesson_config, sentence_controls, sync_url
+from ui.learn.controls import Lesson, exact_params, keep_url, lesson_config, sentence_controls, sync_url
 from ui.router import use_router
 from ui.widgets import page_title, show_notes
 
@@ -27,7 +27,7 @@ show_notes(st.session_state.pop("_learn_notes", []))
 # --- the learner's sentence: read the controls, run the engine ---------------------------------
 choice, text, seed, everything = sentence_controls()
 config = lesson_config(choice, text, seed)
-page = Lesson(config, cached_trace(config), choice, everything)
+page = Lesson(config, cached_trace(config), choice, everything, exact_params())
 
 # --- the steps, each asking before it shows ----------------------------------------------------
 st.header(tr("1 · Tokens → ids → embeddings"))

@@ -9,6 +9,7 @@ from ui.router import use_router
 from ui.widgets import page_title, show_notes
 
 use_router()
+modern.sync_url()
 
 page_title(
     tr("Modern attention"),
@@ -75,3 +76,4 @@ st.markdown(
     )
 )
 modern.online(config, everything)
+modern.keep_url()

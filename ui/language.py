@@ -62,6 +62,18 @@ def fragment(func=None, **options):
     return wrap(func) if func is not None else wrap
 
 
+def callback(func):
+    """A widget's callback, speaking the session's language: Streamlit runs callbacks on the run's
+    new thread before app.py chooses the language, so every tr() in one would say English."""
+
+    @functools.wraps(func)
+    def speaking(*args, **kwargs):
+        i18n.use(st.session_state.get(KEY, i18n.DEFAULT))
+        return func(*args, **kwargs)
+
+    return speaking
+
+
 def in_links() -> dict[str, str]:
     """What every link and the address carry: the language, unless it is the one a browser
     would pick anyway (English in an English browser)."""

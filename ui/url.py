@@ -17,8 +17,9 @@ import streamlit as st
 from ui import language
 
 CLASS_KEY = "_class_code"  # the session's class (ui/classroom/membership.py), as its links carry it
-APP_PARAMS = ("projector", language.KEY, "class")  # written for every page, read by app.py
-OWN = {"": "explorer", "learn": "learn", "model": "model"}  # url_path -> name: pages with their view here
+APP_PARAMS = ("projector", language.KEY, "class", "student", "teacher")  # app.py's, not a page's view
+# url_path -> name: the pages whose view lives in the address
+OWN = {"": "explorer", "learn": "learn", "model": "model", "modern": "modern"}
 
 
 def read() -> dict[str, tuple[str, ...]]:
@@ -33,20 +34,30 @@ def write(params: dict[str, str]) -> None:
         st.query_params.from_dict(full)
 
 
-def link_params(params: dict[str, str]) -> dict[str, str]:
-    """Query parameters for a link to a page whose view is `params` (in this session's language)."""
+def link_params(params: dict[str, str], shared: bool = False) -> dict[str, str]:
+    """Query parameters for a link to a page whose view is `params` (in this session's language).
+    This session's own links and address carry its class and its student token (a reload is the
+    same student); a `shared` link carries neither: whoever opens it is not this student, and a
+    view shared on a forum joins nobody to the class."""
     s = st.session_state
-    in_class = {"class": s[CLASS_KEY]} if s.get(CLASS_KEY) else {}
+    in_class = {}
+    if s.get(CLASS_KEY) and not shared:
+        in_class = {"class": s[CLASS_KEY]}
+        m = s.get("_class")  # ui/classroom/membership.Member
+        if m is not None and not m.teacher:
+            in_class["student"] = m.student
     return params | ({"projector": "1"} if s.get("projector") else {}) | language.in_links() | in_class
 
 
 def link_query(params: dict[str, str]) -> str:
-    """The query string of a link to this page's view `params` (and projector=1 while it is on)."""
-    return urlencode(link_params(params))
+    """The query string of a link to share this page's view `params` (projector=1 while it is on;
+    no class, no student token)."""
+    return urlencode(link_params(params, shared=True))
 
 
 def share_link(params: dict[str, str]) -> str:
-    """This page's full address with `params` (and projector=1 while it is on)."""
+    """This page's full address with `params` (and projector=1 while it is on), for anyone: no
+    class, no student token."""
     query = link_query(params)
     page = st.context.url or ""
     page += "/" if page and not urlsplit(page).path else ""  # http://host/?..., as a browser shows it

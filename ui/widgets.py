@@ -187,7 +187,8 @@ _COPY = """<button id="copy" type="button" title="TIP">LABEL</button>
   const button = document.getElementById("copy");
   button.onclick = async () => {
     const query = QUERY, at = window.parent.location;  // the view's query string, or the address bar
-    const href = query === null ? at.href : at.origin + at.pathname + (query ? "?" + query : "");
+    const own = new URL(at.href); own.searchParams.delete("class"); own.searchParams.delete("student");
+    const href = query === null ? own.href : at.origin + at.pathname + (query ? "?" + query : "");
     try { await navigator.clipboard.writeText(href); }
     catch (error) {  // plain http on a classroom network has no clipboard API
       const text = document.createElement("textarea");
@@ -202,7 +203,8 @@ _COPY = """<button id="copy" type="button" title="TIP">LABEL</button>
 
 def copy_link_button(query: str | None = None) -> None:
     """One click copies the link to this page with `query` (a view's query string), or else the
-    page's address, which holds its whole view. Our own static script in a same-origin iframe (it
+    page's address, which holds its whole view (less the class and this student's token: a shared
+    link joins nobody). Our own static script in a same-origin iframe (it
     reads the parent's address; the query goes in as a JSON string with "<" escaped, so no text of
     it can end the script)."""
     big = st.session_state.get("projector")

@@ -46,7 +46,9 @@ class Limits:
     questions: int = 100
     options: int = 16  # a round's options (the positions a round without texts accepts)
     rounds: int = 10
-    tries: int = 10
+    # Wrong codes are counted per address (the app's caller): a school behind one address needs
+    # room for its typos; a guesser still has 30 tries a minute against 2^45 codes.
+    tries: int = 30
     window: float = 60.0
     hours: float = 12.0
     seats: int = 16  # teacher's sessions per class (Store.seat); the oldest goes when one more comes

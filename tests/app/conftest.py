@@ -1,12 +1,16 @@
 import json
+import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from attention import i18n
 from attention.chapter3.trace import STEPS
+from attention.i18n import tr
 from tests.specs import decode
+from ui.classroom import membership
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
@@ -119,3 +123,39 @@ def open_page(path: str, timeout: int = 60) -> AppTest:
 def url_params(at) -> dict[str, str]:
     """The page's query parameters, one value each."""
     return {k: v[0] if isinstance(v, list) else v for k, v in at.query_params.items()}
+
+
+# --- class mode (tests/app/test_classroom.py, test_class_trust.py) -----------------------------
+
+CLASS_Q = "check_ids"  # Learn's first predict-first question
+
+
+def opened(page: str = "pages/learn.py", **params):
+    at = session(60, **params)
+    at.switch_page(page)  # opened at the page's own URL, as a browser does (design.md)
+    return at.run()
+
+
+def unescaped(option: str) -> str:
+    return re.sub(r"\\(.)", r"\1", option)
+
+
+def pick(at, key: str = CLASS_Q, index: int = 0):
+    radio = at.radio(key=key)
+    return radio.set_value(unescaped(radio.options[index])).run()
+
+
+def in_language(code: str, message: str, **values) -> str:
+    try:
+        i18n.use(code)
+        return tr(message, **values)
+    finally:
+        i18n.use(i18n.DEFAULT)
+
+
+def teacher_asks(store, code: str, secret: str, **params):
+    """The teacher opens Learn with the teacher's link and presses Ask the class."""
+    teacher = opened(**{"class": code, "teacher": secret}, **params)
+    teacher = teacher.run()  # no browser reopened the page: the second run drops the secret itself
+    assert teacher.session_state[membership.KEY].teacher and "teacher" not in teacher.query_params
+    return teacher.button(key=f"{CLASS_Q}_ask").click().run()

@@ -2,13 +2,11 @@
 question; the answer is held until the teacher reveals; a wrong code, a full class and hostile
 nicknames get clear messages; a student has no teacher's controls."""
 
-import re
-
 import pytest
 
 from attention.classroom import SQLiteStore
 from attention.classroom.rules import Limits
-from tests.app.conftest import session
+from tests.app.conftest import pick, session, teacher_asks
 from ui.classroom import membership
 
 
@@ -48,15 +46,15 @@ def test_a_teacher_starts_a_class_and_gets_its_code_link_and_qr(store):
 
 def test_a_student_answer_is_held_until_the_teacher_reveals(store):
     code, secret = store.new_class()
+    teacher_asks(store, code, secret)
     student = learn(**{"class": code})
     assert not student.exception and student.session_state[membership.KEY].code == code.replace("-", "")
-    radio = student.radio(key="check_ids")
-    student = radio.set_value(re.sub(r"\\(.)", r"\1", radio.options[0])).run()  # as typed, unescaped
+    student = pick(student)
     assert not student.exception
     assert any("Answer recorded" in i.value for i in student.info)
     assert not student.success and not student.error  # no right or wrong before the reveal
     tally = store.tally(code, "check_ids", secret)
-    assert tally.current.answered == 1 and sum(tally.current.counts.values()) == 1
+    assert tally.current.answered == 1 and tally.current.counts == {0: 1}
     assert not [b for b in student.button if b.key and b.key.endswith("_reveal")]  # no teacher's controls
     store.reveal(code, secret, "check_ids")
     student = student.run()
@@ -65,22 +63,20 @@ def test_a_student_answer_is_held_until_the_teacher_reveals(store):
 
 def test_a_pick_the_class_refused_says_why_not_recorded(store):
     code, secret = store.new_class()
+    teacher_asks(store, code, secret)
     student = learn(**{"class": code})
-    store.leave(code, student.session_state[membership.KEY].student)  # no longer counted as joined
-    radio = student.radio(key="check_ids")
-    student = radio.set_value(re.sub(r"\\(.)", r"\1", radio.options[0])).run()
+    store.leave(code, student.session_state[membership.KEY].student)  # no longer in the class
+    student = pick(student)
     assert not student.exception
     assert not any("Answer recorded" in i.value for i in student.info)
     assert any("join" in w.value.lower() for w in student.warning), [w.value for w in student.warning]
-    assert store.tally(code, "check_ids", secret).rounds == ()  # nothing counted
+    assert store.tally(code, "check_ids", secret).current.answered == 0  # nothing counted
 
 
 def test_the_teacher_sees_the_histogram_and_reveals(store):
     code, secret = store.new_class()
-    teacher = learn(**{"class": code, "teacher": secret})
-    assert teacher.session_state[membership.KEY].teacher
-    teacher = teacher.button(key="check_ids_ask").click().run()
-    assert store.current_question(code) == "check_ids"
+    teacher = teacher_asks(store, code, secret)
+    assert store.vote(code).question == "check_ids"
     assert any("students have answered" in m.value for m in teacher.markdown)
     teacher = teacher.button(key="check_ids_reveal").click().run()
     assert store.revealed(code, "check_ids")
@@ -118,7 +114,8 @@ def test_a_hostile_nickname_is_inert(store):
     box.set_value(hostile)
     at = save.click().run()  # the form sends both
     assert not at.exception
-    store.answer(code, at.session_state[membership.KEY].student, "q", "0")
+    store.ask(code, secret, "q", options=["yes", "no"])
+    store.answer(code, at.session_state[membership.KEY].student, "q", 0, 1)
     [row] = [r for r in store.export(code, secret, nicknames=True) if r.nickname]
     assert len(row.nickname) <= 30 and "\u202e" not in row.nickname  # cut, control characters gone
     assert all("<img" not in m.value for m in at.markdown)  # never drawn as HTML

@@ -1,9 +1,11 @@
 """ui/classroom/bell.py: one look per class and round, and only the pages that must change rerun."""
 
+import logging
+
 import pytest
 
-from attention.classroom import SQLiteStore
-from ui.classroom.bell import Bell, Tab, vote
+from attention.classroom import ClassError, SQLiteStore
+from ui.classroom.bell import Bell, Tab, voting
 
 Q = "check_ids"
 
@@ -20,7 +22,7 @@ def setup(tmp_path):
 
 
 def tab(store, code, follow=True, waiting=()):
-    return Tab(code, follow, store.view(code).version, vote(store, code), set(waiting))
+    return Tab(code, follow, store.view(code).version, voting(store.vote(code)), set(waiting))
 
 
 def test_nothing_rings_while_the_class_stands_still(setup):
@@ -80,3 +82,45 @@ def test_a_session_busy_with_its_own_run_is_rung_again_next_round(setup):
     assert bell.ring() == ["a"] and busy_runs == ["a", "a"]  # and rung again
     bell.rerun = lambda session, busy: None  # now it reruns
     assert bell.ring() == ["a"] and "a" not in bell.tabs
+
+
+def test_one_sessions_failed_rerun_never_skips_the_others(setup):
+    store, code, secret, bell, rerun, _ = setup
+    for session in ("a", "b", "c"):
+        bell.listen(session, tab(store, code))
+
+    def rerun_but_b(session, busy):
+        if session == "b":
+            raise RuntimeError("its event loop is gone")
+        rerun.append(session)
+
+    bell.rerun = rerun_but_b
+    store.send_view(code, secret, "learn", {"sentence": "1"})
+    assert sorted(bell.ring()) == ["a", "b", "c"] and sorted(rerun) == ["a", "c"]
+    assert "b" in bell.tabs  # looked at again next round
+
+
+class Outage:
+    """A store that is out of reach (Redis restarting)."""
+
+    def __getattr__(self, name):
+        def fail(*args, **kwargs):
+            raise ClassError("Class mode is unavailable: the class store cannot be reached.", "store")
+
+        return fail
+
+
+def test_a_store_outage_is_logged_once_and_the_pages_keep_what_they_show(setup, caplog):
+    store, code, secret, bell, rerun, _ = setup
+    bell.listen("a", tab(store, code))
+    bell.store = Outage()
+    with caplog.at_level(logging.WARNING, logger="attention.classroom.bell"):
+        for _ in range(3):
+            assert bell.ring() == []
+    assert "a" in bell.tabs and rerun == []  # not taken for a class that ended
+    assert (
+        len([r for r in caplog.records if "store" in r.getMessage()]) == 1
+    )  # once a minute, not every round
+    bell.store = store
+    store.send_view(code, secret, "learn", {"sentence": "1"})
+    assert bell.ring() == ["a"]  # back: the page is woken for what it missed

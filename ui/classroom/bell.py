@@ -12,15 +12,19 @@ Without a server (AppTest) nothing rings: the page's own run looks (membership.w
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from attention.classroom import ClassError, Store, View
+from attention.classroom import ClassError, Store, View, Vote
 from ui import internals
 
 BELL = 0.25  # seconds between the process's looks at its classes
+SWEEP = 60.0  # seconds between sweeps of the store (expired classes, ended lock-outs)
+LOG_EVERY = 60.0  # seconds between log lines about the same failure
+log = logging.getLogger("attention.classroom.bell")
 
 
 class Recent:
@@ -83,11 +87,9 @@ class Tab:
     waiting: set[str] = field(default_factory=set)  # the questions the page holds (filled as it draws)
 
 
-def vote(store: Store, code: str) -> tuple[str, int] | None:
+def voting(vote: Vote | None) -> tuple[str, int] | None:
     """The question the class is on and its round (None before the teacher asks one)."""
-    asked = store.current_question(code)
-    current = store.tally(code, asked).current if asked else None
-    return (asked, current.number) if current else None
+    return (vote.question, vote.round) if vote is not None else None
 
 
 def due(tab: Tab, view: View, now_voting: tuple[str, int] | None, revealed: set[str]) -> bool:
@@ -103,6 +105,8 @@ class Bell:
         self.tabs: dict[str, Tab] = {}  # Streamlit session id -> its page's last run
         self.lock = threading.Lock()
         self.thread: threading.Thread | None = None
+        self.swept = time.monotonic()
+        self.logged: dict[str, float] = {}  # a failure's kind -> when it was last logged
 
     def listen(self, session: str, tab: Tab) -> None:
         with self.lock:
@@ -126,8 +130,19 @@ class Bell:
             time.sleep(BELL)
             try:
                 self.ring()
-            except Exception:  # noqa: BLE001 - a store that fails now may answer next round
-                continue
+                if time.monotonic() - self.swept > SWEEP:  # expired classes leave the disk
+                    self.swept = time.monotonic()
+                    self.store.purge()
+            except Exception as error:  # noqa: BLE001 - a store that fails now may answer next round
+                self.trouble("round", error)
+
+    def trouble(self, what: str, error: BaseException) -> None:
+        """Log a failure the loop goes on after, once a minute per kind: the students it could not
+        wake wait for their own next run, and the log says why."""
+        now = time.monotonic()
+        if now - self.logged.get(what, -LOG_EVERY) >= LOG_EVERY:
+            self.logged[what] = now
+            log.warning("class bell: %s failed (%s: %s); trying again", what, type(error).__name__, error)
 
     def ring(self) -> list[str]:
         """One round: every class looked at once; the sessions rerun (forgotten until their run
@@ -142,7 +157,11 @@ class Bell:
             rung += self._ring_class(code, members)
         for session in rung:
             self.forget(session)  # its page's run listens again
-            self.rerun(session, busy=lambda s=session: self._again(s, tabs[s]))
+            try:
+                self.rerun(session, busy=lambda s=session: self._again(s, tabs[s]))
+            except Exception as error:  # noqa: BLE001 - one session's failure never skips the others
+                self._again(session, tabs[session])
+                self.trouble("rerun", error)
         for session in tabs.keys() - set(rung):
             if not self.alive(session):
                 self.forget(session)
@@ -153,12 +172,16 @@ class Bell:
         for _, tab in members:
             held |= tab.waiting  # one C-level copy: a page still drawing may add to it meanwhile
         try:
-            view, now_voting = self.store.view(code), vote(self.store, code)
+            view, vote = self.store.view(code), self.store.vote(code)
             revealed = self.store.revealed_among(code, held) if held else set()
-        except ClassError:  # the class ended: each page says so and leaves it
-            return [session for session, _ in members]
+        except ClassError as error:
+            if error.kind == "store":  # out of reach: the pages keep what they show
+                self.trouble("store", error)
+                return []
+            return [session for session, _ in members]  # the class ended: each page says so
+        now_voting = voting(vote)
         recent.put(("view", code), view)  # the pages it wakes read what it read
-        recent.put(("vote", code), now_voting)
+        recent.put(("vote", code), vote)
         for question in held:
             recent.put(("revealed", code, question), question in revealed)
         return [session for session, tab in members if due(tab, view, now_voting, revealed)]

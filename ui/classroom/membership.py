@@ -1,44 +1,61 @@
-"""Which class this session is in: `?class=CODE` in any link joins it, `&teacher=SECRET` makes the
-session its teacher (the secret leaves the address at once: a projected address bar must not show
-it). The sidebar says which class and how to leave; a student who follows sees their page switch
-to the view the teacher sends, and a question held for the reveal answered, within a second: the
-process's bell (ui/classroom/bell.py) reruns a student's page when the class moves on; a waiting
-student costs the server nothing."""
+"""Which class this session is in, and as whom: a student is a person, not a tab.
+
+`?class=CODE` in any link joins the class. Joining gives the browser a student token: the address
+carries it after joining (`&student=TOKEN`, so a reload, a second tab opened from the address or a
+phone that slept keeps it) and a cookie adds to it (a QR code scanned again: ui/classroom/browser.py);
+a token the class knows is the same student again, so one person gives one answer per round
+whatever they reload. Share links never carry it (ui/url.py): whoever opens one joins as themselves.
+
+`&teacher=SECRET` is exchanged on first load for a teacher's seat (a token of its own, kept in a
+cookie) and the page opens again without it, replacing the history entry: the secret is gone from
+Back, history and the projected address bar, and a reload finds the seat and keeps the teacher
+the teacher.
+
+A store out of reach (Redis restarted, a disk full) is one message and the page goes on alone; the
+class is tried again after a wait that doubles up to a minute. The process's bell
+(ui/classroom/bell.py) reruns a student's page when the class moves on.
+"""
 
 from __future__ import annotations
 
-import contextlib
 import functools
+import secrets
+import time
 from dataclasses import dataclass
 
 import streamlit as st
 
-from attention.classroom import ClassError, Store, open_store
+from attention.classroom import ClassError, Store, Vote, errors, open_store
 from attention.classroom.codes import canonical, shown
 from attention.i18n import tr
-from ui import internals, url
+from ui import internals, language, url
+from ui.classroom import address, browser
 from ui.classroom import bell as ringing
-from ui.slots import session_id
 
 KEY, CODE = "_class", url.CLASS_KEY  # the membership; the class's code (ui/url.py keeps it in links)
 REFUSED = "_class_refused"  # question -> why the class did not take this session's pick (questions.py)
 LISTENING = "_class_listening"  # the bell knows this session: tell it when the session leaves
 WAITING = "_class_waiting"  # the questions this page holds until the teacher reveals them (questions.py)
+MESSAGE = "_class_message"  # what went wrong, said at the top of whichever page runs next
+OFFLINE = "_class_offline"  # (retry at, wait): the store did not answer; the page works alone meanwhile
+FIRST_WAIT, LONGEST_WAIT = 2.0, 60.0  # seconds before the store is tried again, doubling
 
 
 @dataclass
 class Member:
     code: str  # canonical (K7QXM2P9R)
-    student: str  # this session's id in the class
-    secret: str | None = None  # the teacher's; None for a student
+    student: str  # this browser's token in the class (a student's), or the teacher's seat
+    teacher: bool = False
     nickname: str = ""
     follow: bool = True
     seen: int = 0  # the teacher's view version this session has followed
-    vote: tuple[str, int] | None = None  # the class's question and its round, as this page last saw
+    vote: Vote | None = None  # the class's question and round, as this page last saw it
+    secret_link: str | None = None  # the class's secret, when this session was given it (the teacher's link)
 
     @property
-    def teacher(self) -> bool:
-        return self.secret is not None
+    def secret(self) -> str | None:
+        """What a teacher's operation takes: the seat (None for a student)."""
+        return self.student if self.teacher else None
 
     @property
     def shown_code(self) -> str:
@@ -56,53 +73,155 @@ def member() -> Member | None:
 
 
 def caller() -> str:
-    """Whom wrong codes are counted against: this tab's session. Not the address: behind nginx, or
-    a school's one public address, a whole class has the same one, and ten typos would lock
-    everyone out. A guesser opening new tabs gains nothing that matters: a code is 45 random
-    bits (35 trillion), and each tab still waits after ten wrong tries."""
-    return session_id()
+    """Whom wrong codes and started classes are counted against: the visitor's address
+    (address.visitor: X-Forwarded-For only from a trusted proxy). A new tab is the same caller."""
+    return "address:" + address.visitor()
 
 
-def enter(code: str, secret: str | None = None, nickname: str = "") -> Member:
-    """Join `code` (as its teacher with `secret`); ClassError when it cannot be joined."""
-    s = st.session_state
+def offline() -> bool:
+    """Whether the store did not answer a moment ago (its retry not due yet)."""
+    found = st.session_state.get(OFFLINE)
+    return found is not None and time.monotonic() < found[0]
+
+
+def unreachable(error: ClassError) -> None:
+    """The store did not answer: said once, and tried again after a wait that doubles."""
+    wait = min(LONGEST_WAIT, 2 * st.session_state.get(OFFLINE, (0, FIRST_WAIT / 2))[1])
+    st.session_state[OFFLINE] = (time.monotonic() + wait, wait)
+    say(tr("{error} This page works on its own meanwhile; class mode tries again in {seconds} s.",
+           error=str(error), seconds=int(wait)))  # fmt: skip
+
+
+def answered() -> None:
+    """The store answered: no wait before the next try."""
+    st.session_state.pop(OFFLINE, None)
+
+
+def say(message: str) -> None:
+    """A message for the top of the page this session is on (app.py shows it)."""
+    st.session_state[MESSAGE] = message
+
+
+def message() -> str | None:
+    return st.session_state.pop(MESSAGE, None)
+
+
+def _seconds() -> float:
+    return store().limits.hours * 3600
+
+
+def enter(code: str, secret: str | None = None, nickname: str | None = None) -> Member:
+    """Join `code` as a student (this browser's token again when the class knows it), or, with
+    the teacher's `secret` (or a seat), as its teacher; ClassError when it cannot be."""
+    s, found = st.session_state, canonical(code) or ""
     if secret is not None:
         if not store().is_teacher(code, secret, caller()):
-            raise ClassError(tr("Only the class's teacher can do this; open the teacher's link."), "teacher")
-        found = store().find(code, caller())
+            raise errors.not_teacher()
+        m = Member(found, secret, teacher=True, follow=False)
     else:
-        found = store().join(code, session_id(), nickname, caller=caller())
-    seen = store().view(found).version  # a view sent before joining is not followed
-    s[KEY] = Member(canonical(found), session_id(), secret, nickname, follow=secret is None, seen=seen)
-    s[CODE] = found  # as it is shown: K7QX-M2P9R
-    return s[KEY]
+        m = Member(found, _student(code, nickname), nickname=nickname or "")
+        browser.remember(found, "student", m.student, _seconds())
+    m.seen = store().view(code).version  # a view sent before joining is not followed
+    s[KEY], s[CODE] = m, shown(found)
+    answered()
+    return m
+
+
+def _student(code: str, nickname: str | None) -> str:
+    """This browser's token in the class: the address's or the cookie's when the class knows it
+    (no new student), else a new one. A token the class does not know is never taken as given:
+    a link cannot choose who its visitor is."""
+    known = [st.query_params.get("student"), (browser.cookie(canonical(code) or "") or ("", ""))[1]]
+    for token in known:
+        if token and browser.TOKEN.fullmatch(token) and store().is_student(code, token, caller()):
+            if nickname is not None:
+                store().join(code, token, nickname, caller=caller())
+            return token
+    token = secrets.token_urlsafe(16)
+    store().join(code, token, nickname, caller=caller())
+    return token
 
 
 def leave() -> None:
-    m = st.session_state.pop(KEY, None)
-    if "class" in st.query_params:  # else the next run's from_link would join it again
-        del st.query_params["class"]
+    """Out of the class: a student is gone from its counts (the store deletes them), the address
+    and this browser forget it."""
+    m = st.session_state.get(KEY)
+    for param in ("class", "student"):
+        if param in st.query_params:  # else the next run's from_link would join it again
+            del st.query_params[param]
+    if m is not None:
+        _drop(m)
     st.session_state.pop(CODE, None)
-    if m is not None and not m.teacher:
-        with contextlib.suppress(ClassError):  # the class is gone already
+
+
+def _drop(m: Member) -> None:
+    """This session out of `m`'s class: the store and this browser forget a student."""
+    st.session_state.pop(KEY, None)
+    browser.forget(m.code)
+    if not m.teacher:
+        try:
             store().leave(m.code, m.student)
+        except ClassError as error:
+            if error.kind == "store":
+                say(str(error))
 
 
 def from_link() -> str | None:
     """A link's `?class=` (and `&teacher=`): join once per code; a message when it cannot be."""
     asked, secret = st.query_params.get("class"), st.query_params.get("teacher")
-    m = member()
-    if "teacher" in st.query_params:
-        del st.query_params["teacher"]  # never left in the address bar (or in a shared link)
-    if not asked or (m is not None and canonical(asked) == m.code and (secret is None or m.teacher)):
+    m = st.session_state.get(KEY)
+    if secret is not None:
+        return _exchange(asked, secret, m)
+    if not asked or (m is not None and canonical(asked) == m.code) or offline():
         return None
+    if m is not None:  # a link to another class: this one is left first
+        _drop(m)
     try:
-        enter(asked, secret)
+        seat = browser.cookie(canonical(asked) or "")
+        if seat and seat[0] == "teacher" and store().is_teacher(asked, seat[1], caller()):
+            enter(asked, seat[1])  # the teacher's reload, or the join link on the teacher's browser
+        else:
+            enter(asked)
     except ClassError as error:
-        if "class" in st.query_params:
-            del st.query_params["class"]
+        if error.kind == "store":  # the links keep the class: joined once the store answers
+            st.session_state[CODE] = shown(canonical(asked)) if canonical(asked) else asked
+            unreachable(error)
+            return None
+        st.session_state.pop(CODE, None)
+        for param in ("class", "student"):
+            if param in st.query_params:
+                del st.query_params[param]
         return str(error)
     return None
+
+
+def exchange(code: str, secret: str) -> None:
+    """The teacher who started `code` here: a seat for this browser, kept in a cookie, so a reload
+    keeps the teacher the teacher; the page runs again as the class's teacher."""
+    seat = store().seat(code, secret)
+    enter(code, seat).secret_link = secret
+    browser.remember(canonical(code) or "", "teacher", seat, _seconds())
+    st.rerun()
+
+
+def _exchange(asked: str | None, secret: str, m: Member | None) -> str | None:
+    """The teacher's link: a seat for this browser, then the page again without the secret."""
+    if m is not None and m.teacher and canonical(asked or "") == m.code:
+        del st.query_params["teacher"]  # no browser ran the line below (AppTest)
+        return None
+    try:
+        seat = store().seat(asked or "", secret)
+        enter(asked or "", seat).secret_link = secret
+    except ClassError as error:
+        del st.query_params["teacher"]
+        if error.kind == "store":
+            unreachable(error)
+            return None
+        return str(error)
+    browser.remember(canonical(asked or "") or "", "teacher", seat, _seconds())
+    browser.reload_without("teacher")
+    browser.send()
+    st.stop()  # nothing drawn, nothing written to the address: the browser opens it again at once
 
 
 def sidebar() -> None:
@@ -123,18 +242,27 @@ def sidebar() -> None:
                 on_change=lambda: setattr(m, "follow", st.session_state["class_follow"]),
                 help=tr("Your page switches to the view your teacher sends. Turn it off to explore alone."),
             )
-        st.button(tr("Leave the class"), key="class_leave", on_click=leave, type="tertiary")
+        st.button(
+            tr("Leave the class"), key="class_leave", on_click=language.callback(leave), type="tertiary"
+        )
 
 
+def view_params() -> dict[str, str]:
+    """This page's view as its address holds it (the app's own parameters left out)."""
+    return {k: v for k, v in st.query_params.to_dict().items() if k not in url.APP_PARAMS}
+
+
+@language.callback
 def send_view() -> None:
     """The teacher's page and its address (what the address holds) to every follower."""
     m = member()
+    if m is None:
+        return
     page = st.session_state.get("_page_path", "")
-    params = {k: v for k, v in st.query_params.to_dict().items() if k not in url.APP_PARAMS}
     try:
-        version = store().send_view(m.code, m.secret, page, params)
+        version = store().send_view(m.code, m.secret, page, view_params())
     except ClassError as error:
-        st.session_state["_class_message"] = str(error)
+        say(str(error))
         return
     m.seen = version
     st.toast(tr("Sent to the class."), icon=":material/cast:")
@@ -148,10 +276,13 @@ def watching() -> bool:
 
 
 def watch(pages: dict) -> None:
-    """A student's page's run, before the page draws: follow a newer view the teacher sent,
-    start a new vote afresh; then tell the bell what this page shows (ui/classroom/bell.py), which
-    reruns it when the class moves on. Nothing outside a class or for the teacher."""
+    """A student's page's run, before the page draws: a new question asked goes to the teacher's
+    view of it (every student answers the teacher's question), a newer view the teacher sent is
+    followed; then the bell is told what this page shows (ui/classroom/bell.py), which reruns it
+    when the class moves on. Nothing outside a class or for the teacher."""
     session = internals.this_session()
+    if offline():  # the store did not answer a moment ago: the page shows what it has
+        return
     if not watching():
         if st.session_state.pop(LISTENING, False):  # it left the class (or became its teacher)
             bell().forget(session)
@@ -160,23 +291,46 @@ def watch(pages: dict) -> None:
     st.session_state[WAITING] = set()  # this run's page adds the questions it holds (questions.py)
     try:
         view = ringing.shared(("view", m.code), lambda: store().view(m.code))
-        vote = ringing.shared(("vote", m.code), lambda: ringing.vote(store(), m.code))
+        vote = ringing.shared(("vote", m.code), lambda: store().vote(m.code))
     except ClassError as error:
+        if error.kind == "store":
+            unreachable(error)
+            return
         leave()
-        st.session_state["_class_message"] = str(error)
+        say(
+            tr(
+                "Your class has ended: its teacher closed it, or its time ran out. "
+                "The page is yours alone again."
+            )
+        )
         st.rerun()
+    answered()
+    changed = _round(vote) != _round(m.vote)
+    if changed and vote is not None:
+        if m.vote is not None and vote.question == m.vote.question:  # asked again: no pick yet
+            st.session_state[vote.question] = None
+        st.session_state.get(REFUSED, {}).pop(vote.question, None)
+    m.vote = vote
+    here = st.session_state.get("_page_path")
+    if (
+        changed
+        and vote is not None
+        and vote.page in pages
+        and (vote.page != here or view_params() != vote.params)
+    ):
+        st.switch_page(pages[vote.page], query_params=vote.params | url.link_params({}))
     if m.follow and view.version > m.seen and view.page in pages:
         m.seen = view.version
         st.switch_page(pages[view.page], query_params=view.params | url.link_params({}))
     m.seen = max(m.seen, view.version)
-    if vote != m.vote:  # the teacher asked again: a new vote starts with no pick
-        if m.vote is not None and vote is not None and vote[0] == m.vote[0]:
-            st.session_state[vote[0]] = None
-            st.session_state.get(REFUSED, {}).pop(vote[0], None)  # and no refusal from the last vote
-        m.vote = vote
     if session is not None:
-        bell().listen(session, ringing.Tab(m.code, m.follow, m.seen, m.vote, st.session_state[WAITING]))
+        tab = ringing.Tab(m.code, m.follow, m.seen, _round(m.vote), st.session_state[WAITING])
+        bell().listen(session, tab)
         st.session_state[LISTENING] = True
+
+
+def _round(vote: Vote | None) -> tuple[str, int] | None:
+    return (vote.question, vote.round) if vote is not None else None
 
 
 @functools.cache

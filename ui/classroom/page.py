@@ -4,28 +4,42 @@ enough for the back row; the teacher's link; who has joined; the answers as CSV;
 from __future__ import annotations
 
 import io
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlencode
 
 import segno
 import streamlit as st
 
-from attention import i18n
+from attention import settings
 from attention.classroom import ClassError, to_csv
 from attention.classroom.rules import NICKNAME_CHARS as NICKNAME
 from attention.i18n import tr
 from ui import language
-from ui.classroom import membership
+from ui.classroom import address, membership
 from ui.classroom.membership import Member, enter, leave, member
+from ui.slots import session_id
 from ui.widgets import literal
 
 JOINED_POLL = 2.0  # seconds between the teacher's looks at how many have joined
+# Classes one browser, and one address, may start per hour (Limits.starts_window): a teacher
+# starts one or two; a school behind one address, a few dozen; a visitor in a loop, no more.
+STARTS_PER_BROWSER, STARTS_PER_ADDRESS = 5, 30
 
 
 def join_link(code: str, secret: str | None = None) -> str:
-    """The app's address with ?class= (and the teacher's secret), in the page's language."""
-    here = urlsplit(st.context.url or "http://localhost:8501/")
-    query = {"class": code} | ({"teacher": secret} if secret else {}) | {"lang": i18n.language()}
-    return f"{here.scheme}://{here.netloc}/?{urlencode(query)}"
+    """The address students' phones open with ?class= (and the teacher's secret). No language:
+    each phone opens in its own."""
+    base, _ = address.join_base()
+    query = {"class": code} | ({"teacher": secret} if secret else {})
+    return f"{base}/?{urlencode(query)}"
+
+
+def starters() -> dict[str, int]:
+    """Whom a new class counts against: this browser (its session when it has no cookie yet) and
+    its address, each with how many it may start per hour."""
+    return {
+        "browser:" + session_id(): STARTS_PER_BROWSER,
+        membership.caller(): STARTS_PER_ADDRESS,
+    }
 
 
 def qr_png(text: str) -> bytes:
@@ -44,8 +58,6 @@ def page() -> None:
             "the teacher reveals it."
         )
     )
-    if message := st.session_state.pop("_class_message", None):
-        st.warning(literal(message))
     m = member()
     if m is None:
         outside()
@@ -59,18 +71,21 @@ def outside() -> None:
     left, right = st.columns(2, gap="large")
     with left.form("class_join", border=True):
         st.subheader(tr("Join a class"))
-        code = st.text_input(tr("Code"), max_chars=16, placeholder="K7QX-M2P9R")
+        code = st.text_input(tr("Code"), max_chars=16, placeholder="K7QX-M2P9R", key="class_join_code")
         nickname = st.text_input(
             tr("Nickname (optional)"),
             max_chars=NICKNAME,
             help=tr("Shown to your teacher only if they export it."),
         )
         if st.form_submit_button(tr("Join"), type="primary"):
-            try:
-                enter(code, nickname=nickname)
-                st.rerun()
-            except ClassError as error:
-                st.error(literal(str(error)))
+            if not code.strip():
+                st.error(tr("Type the code your teacher shows, for example K7QX-M2P9R."))
+            else:
+                try:
+                    enter(code, nickname=nickname)
+                    st.rerun()
+                except ClassError as error:
+                    st.error(literal(str(error)))
     with right.container(border=True):
         st.subheader(tr("Start a class"))
         st.caption(
@@ -80,17 +95,30 @@ def outside() -> None:
                 hours=membership.store().limits.hours,
             )
         )
+        needs_key = bool(settings.current().teacher_key)
+        key = None
+        if needs_key:
+            key = st.text_input(
+                tr("Teacher key"),
+                type="password",
+                key="class_teacher_key",
+                help=tr(
+                    "This server asks for a key before a class can be started; its administrator has it."
+                ),
+            )
         if st.button(tr("Start a class"), type="primary", key="class_start"):
             try:
-                code, secret = membership.store().new_class()
-                enter(code, secret)
-                st.rerun()
+                code, secret = membership.store().new_class(starters=starters(), key=key)
+                membership.exchange(code, secret)
             except ClassError as error:
                 st.error(literal(str(error)))
 
 
 def teacher_board(m: Member) -> None:
     link = join_link(m.shown_code)
+    _, warning = address.join_base()
+    if warning:
+        st.warning(literal(warning), icon=":material/wifi_off:")
     left, right = st.columns([3, 2], gap="large")
     with left:
         st.markdown(tr("Join at the address below, or scan the code:"))
@@ -102,11 +130,11 @@ def teacher_board(m: Member) -> None:
         st.caption(
             tr(
                 "It makes any browser this class's teacher: reveal, ask again, send your view, export. "
-                "Do not project it, and keep it: the address bar drops the secret, so a page you reload "
-                "opens as a student's until you open this link again."
+                "Do not project it. This browser stays the teacher when you reload; open the link "
+                "in another browser to teach from there."
             )
         )
-        st.code(join_link(m.shown_code, m.secret), language=None, wrap_lines=True)
+        st.code(join_link(m.shown_code, m.secret_link or m.secret), language=None, wrap_lines=True)
     export(m)
     if st.button(tr("Close the class"), key="class_close"):
         try:
@@ -134,19 +162,21 @@ def export(m: Member) -> None:
     with st.container(border=True):
         st.markdown(tr("**The class's answers**: every question, its counts per option and vote."))
         names = st.checkbox(tr("Include nicknames"), key="class_nicknames")
-        try:
-            rows = membership.store().export(m.code, m.secret, nicknames=names)
-        except ClassError as error:
-            st.warning(literal(str(error)))
-            return
         st.download_button(
             tr("Download as CSV"),
-            to_csv(rows, nicknames=names),
+            lambda: _csv(m, names),  # built when clicked: the answers up to that moment
             file_name=f"class-{m.shown_code}.csv",
             mime="text/csv",
             on_click="ignore",
             icon=":material/download:",
         )
+
+
+def _csv(m: Member, names: bool) -> str:
+    try:
+        return to_csv(membership.store().export(m.code, m.secret, nicknames=names), nicknames=names)
+    except ClassError as error:
+        return f"error\n{error}\n"  # a download has no page to say it on
 
 
 def student_card(m: Member) -> None:
@@ -163,8 +193,8 @@ def student_card(m: Member) -> None:
         nickname = st.text_input(tr("Nickname (optional)"), value=m.nickname, max_chars=NICKNAME)
         if st.form_submit_button(tr("Save")):
             try:
-                membership.store().join(m.code, m.student, nickname)
+                membership.store().join(m.code, m.student, nickname, caller=membership.caller())
                 m.nickname = nickname
             except ClassError as error:
                 st.error(literal(str(error)))
-    st.button(tr("Leave the class"), key="class_leave_page", on_click=leave)
+    st.button(tr("Leave the class"), key="class_leave_page", on_click=language.callback(leave))

@@ -1,18 +1,23 @@
-"""The predict-first questions (Learn, Modern, What your language costs), alone or as a class.
+"""The predict-first questions (Learn, Modern, What your language costs, Inside a model), alone or
+as a class.
 
-Alone: pick an option and see at once whether it was right. In a class, a student's pick is
-recorded for the class (its option's position: the same in every language) and held: the page
-says "answer recorded" and shows nothing of the answer until the teacher reveals it, and "show me
-without predicting" waits for the reveal too. The teacher's page shows, under the question, Ask
-the class; then a live histogram of the answers and how many of those joined have answered
-(refreshed every second, without rerunning the page), Reveal, and Ask again (a second vote,
-the first kept beside it).
+Alone: pick an option and see at once whether it was right. In a class the teacher asks first:
+"Ask the class" sends the question with the teacher's options and the view it was asked on (the
+page's sentence and settings), and every student's page goes to that view, so every phone
+computes the same question from the same numbers, each in its own language. A student's pick is
+recorded as its option's position in that round and held: the page says "answer recorded" and
+shows nothing of the answer until the teacher reveals it. A question the teacher has not asked
+waits, and so does one whose student has moved to another sentence (a link takes them back).
+
+The teacher's page shows, under the question, Ask the class; then a live histogram of the answers
+(labelled with the options as asked) and how many of those joined have answered (refreshed every
+second, without rerunning the page), Reveal, and Ask again (a second vote, the first kept beside
+it). A refusal is said where the teacher clicked.
 
 Built for a class of 200 answering at once (benchmarks/class_mode.py): before the reveal a
-student's question is a fragment, so a pick reruns only the question (nothing else on the page
-changes until the reveal; a page's rerun is 10-20 times the CPU), and the page holds its
+student's question is a fragment, so a pick reruns only the question, and the page holds its
 questions without a timer: the process's bell (ui/classroom/bell.py) reruns the page when one is
-revealed."""
+revealed or asked."""
 
 from __future__ import annotations
 
@@ -21,26 +26,35 @@ import streamlit as st
 from attention.classroom import ClassError, Tally
 from attention.figures.classroom import answer_bars
 from attention.i18n import tr
-from ui import language
+from ui import language, url
+from ui.chrome import pages
 from ui.classroom import bell, membership
 from ui.classroom.membership import REFUSED, Member, member
 from ui.widgets import chart, literal
 
 POLL = 1.0  # seconds between the teacher's looks at the histogram
+PANEL = "_class_panel_message"  # question -> what the teacher's last click there was refused with
 
 
 def self_check(
-    key: str, question: str, options: list[str], answer: str, why: str, revealed: bool
+    key: str,
+    question: str,
+    options: list[str],
+    answer: str,
+    why: str,
+    revealed: bool,
+    view: dict[str, str] | None = None,
 ) -> str | None:
     """A prediction before the reveal: feedback once the learner picks an option; in a class,
     the pick is recorded and the answer waits for the teacher's reveal (`revealed`: the class's
-    round of it is, looked up once per run by predict)."""
+    round of it is, looked up once per run by predict). `view`: what the question's options are
+    computed from, as the page's address would hold it (None: the options never change)."""
     if len(set(options)) != len(options):
         raise ValueError(f"{key}: options must differ: {options}")  # "6 | 6 | 3" asks nothing
     m = member()
     label = tr("Predict: {question}", question=question)
     if m is not None and not m.teacher and not revealed:
-        _held(key, label, options)
+        _held(key, label, options, view)
         return st.session_state.get(key)
     picked = st.radio(label, options, index=None, key=key, format_func=literal)
     if m is None:
@@ -48,17 +62,47 @@ def self_check(
             _feedback(picked, answer, why)
         return picked
     if m.teacher:
-        teacher_panel(key, options, answer)
+        teacher_panel(key, options, answer, view or {})
     if revealed:
         _feedback(picked, answer, why)
     return picked
 
 
 @language.fragment
-def _held(key: str, label: str, options: list[str]) -> None:
+def _held(key: str, label: str, options: list[str], view: dict[str, str] | None) -> None:
     """A class student's question before the reveal, a fragment: a pick reruns only this."""
+    m = member()
+    vote = m.vote if m is not None else None
+    if membership.offline():  # held, not answered alone: the class still gets its reveal
+        st.radio(label, options, index=None, key=key, format_func=literal, disabled=True)
+        st.caption(tr("Class mode cannot be reached right now. You can answer once it is back."))
+        return
+    if vote is None or vote.question != key:
+        st.radio(label, options, index=None, key=key, format_func=literal, disabled=True)
+        st.caption(tr("Your teacher has not asked this question yet. You can answer it once they do."))
+        return
+    if view is not None and view != vote.params:  # the student moved to another sentence
+        st.radio(label, options, index=None, key=key, format_func=literal, disabled=True)
+        st.warning(
+            tr("Your teacher asked this question about their own sentence and settings."),
+            icon=":material/groups:",
+        )
+        target = pages().get(vote.page)
+        if target is not None:
+            st.page_link(
+                target,
+                label=tr("Answer your teacher's question"),
+                query_params=vote.params | url.link_params({}),
+            )
+        return
     picked = st.radio(
-        label, options, index=None, key=key, format_func=literal, on_change=_record, args=(key, options)
+        label,
+        options,
+        index=None,
+        key=key,
+        format_func=literal,
+        on_change=_record,
+        args=(key, options, vote.round),
     )
     if refused := st.session_state.get(REFUSED, {}).get(key):
         st.warning(literal(refused), icon=":material/error:")  # not "recorded" when it was not
@@ -78,12 +122,21 @@ def _feedback(picked: str | None, answer: str, why: str) -> None:
         st.info(tr("The answer: {answer}. {why}", answer=literal(answer), why=why))
 
 
-def predict(key: str, question: str, options: list[str], answer: str, why: str, everything: bool) -> bool:
+def predict(
+    key: str,
+    question: str,
+    options: list[str],
+    answer: str,
+    why: str,
+    everything: bool,
+    view: dict[str, str] | None = None,
+) -> bool:
     """Ask before showing: True (draw what answers it) once the learner has picked an option or
-    asked to see it, or when `everything` is on show; in a class, once the teacher has revealed."""
+    asked to see it, or when `everything` is on show; in a class, once the teacher has revealed.
+    `view`: what the options are computed from, as the page's address holds it (self_check)."""
     m = member()
     revealed = m is not None and _revealed(m, key)
-    picked = self_check(key, question, options, answer, why, revealed)
+    picked = self_check(key, question, options, answer, why, revealed, view)
     if m is not None:
         if revealed:
             return True
@@ -103,24 +156,35 @@ def predict(key: str, question: str, options: list[str], answer: str, why: str, 
 
 
 def _revealed(m: Member, key: str) -> bool:
+    if membership.offline():
+        return False  # held until the store answers again
     try:
         if m.teacher:  # the teacher's own click must show at once
             return membership.store().revealed(m.code, key)
         return bell.shared(("revealed", m.code, key), lambda: membership.store().revealed(m.code, key))
-    except ClassError:
-        return True  # the class has ended: the page is the student's own again
+    except ClassError as error:
+        if error.kind == "store":
+            membership.unreachable(error)
+            return False
+        return True  # the class has ended: the page is the student's own
 
 
-def _record(key: str, options: list[str]) -> None:
-    """A student's pick, recorded for the class (a new pick replaces it in this round)."""
+@language.callback
+def _record(key: str, options: list[str], round_: int) -> None:
+    """A student's pick, recorded for the class in the round it was made in (a new pick replaces
+    it in that round; a pick made as the teacher asks again is refused, not moved to the new one)."""
     m, picked = member(), st.session_state.get(key)
     if m is None or picked is None:
         return
     refused = st.session_state.setdefault(REFUSED, {})
     try:
-        membership.store().answer(m.code, m.student, key, str(options.index(picked)))
+        membership.store().answer(m.code, m.student, key, options.index(picked), round_)
     except ClassError as error:
         refused[key] = str(error)  # said under the question, in place of "Answer recorded"
+        if error.kind == "store":
+            membership.unreachable(error)
+        if error.kind == "stale":
+            st.session_state[key] = None
     else:
         refused.pop(key, None)
         return
@@ -128,16 +192,20 @@ def _record(key: str, options: list[str]) -> None:
 
 
 @language.fragment(run_every=POLL)
-def teacher_panel(key: str, options: list[str], answer: str) -> None:
+def teacher_panel(key: str, options: list[str], answer: str, view: dict[str, str]) -> None:
     """The teacher's view of one question: Ask the class, then the live histogram, Reveal and
-    Ask again. Only the teacher's secret opens the counts before the reveal."""
+    Ask again. Only the teacher's seat opens the counts before the reveal."""
     m = member()
     if m is None or not m.teacher:
         return
+    if membership.offline():
+        st.warning(tr("Class mode cannot be reached right now; it tries again by itself."))
+        return
     try:
         tally = membership.store().tally(m.code, key, m.secret)
-        current = membership.store().current_question(m.code)
     except ClassError as error:
+        if error.kind == "store":
+            membership.unreachable(error)
         st.warning(literal(str(error)))
         return
     state = (tally.current.number, tally.current.revealed) if tally.current else None
@@ -145,8 +213,11 @@ def teacher_panel(key: str, options: list[str], answer: str) -> None:
         st.session_state[f"_{key}_class_state"] = state  # the page shows (or hides) the answer
         st.rerun(scope="app")
     with st.container(border=True):
-        if current != key and not tally.rounds:
-            st.button(tr("Ask the class"), key=f"{key}_ask", on_click=_ask, args=(key,), type="primary")
+        if refused := st.session_state.get(PANEL, {}).pop(key, None):
+            st.warning(literal(refused), icon=":material/error:")
+        asked = (key, options, view)
+        if not tally.rounds:
+            st.button(tr("Ask the class"), key=f"{key}_ask", on_click=_ask, args=asked, type="primary")
             return
         _histogram(key, tally, options, answer)
         left, right = st.columns(2)
@@ -159,7 +230,7 @@ def teacher_panel(key: str, options: list[str], answer: str) -> None:
             disabled=revealed,
             type="primary",
         )
-        right.button(tr("Ask again"), key=f"{key}_again", on_click=_again, args=(key,), disabled=not revealed)
+        right.button(tr("Ask again"), key=f"{key}_again", on_click=_again, args=asked, disabled=not revealed)
 
 
 def _histogram(key: str, tally: Tally, options: list[str], answer: str) -> None:
@@ -174,29 +245,39 @@ def _histogram(key: str, tally: Tally, options: list[str], answer: str) -> None:
         )
     )
     rounds = tally.rounds[-2:] or (None,)  # the vote before discussion beside the one after
-    counts = [[r.counts.get(str(i), 0) if r else 0 for i in range(len(options))] for r in rounds]
+    asked = list(current.options) if current and current.options else options  # as the class saw them
+    counts = [[r.counts.get(i, 0) if r else 0 for i in range(len(asked))] for r in rounds]
     names = [tr("vote {round}", round=r.number if r else 1) for r in rounds]
     revealed = bool(current and current.revealed)
-    right = options.index(answer) if revealed and answer in options else None
-    chart(answer_bars(options, counts, names, right), key=f"{key}_bars")
+    right = asked.index(answer) if revealed and answer in asked else None
+    chart(answer_bars(asked, counts, names, right), key=f"{key}_bars")
 
 
-def _teacher_call(action, key: str) -> None:
+@language.callback
+def _teacher_call(action, key: str, *args) -> None:
     m = member()
+    if m is None:
+        return
     try:
-        action(m.code, m.secret, key)
+        action(m.code, m.secret, key, *args)
     except ClassError as error:
-        st.session_state["_class_message"] = str(error)
+        st.session_state.setdefault(PANEL, {})[key] = str(error)  # said in the panel clicked
 
 
-def _ask(key: str) -> None:
-    _teacher_call(membership.store().ask, key)
+def _asked_on(options: list[str], view: dict[str, str]) -> dict:
+    """What the class is asked: the options as the teacher reads them, and the view (page and its
+    parameters) every student's page goes to."""
+    return {"options": options, "page": st.session_state.get("_page_path", ""), "params": view}
+
+
+def _ask(key: str, options: list[str], view: dict[str, str]) -> None:
+    _teacher_call(lambda *a: membership.store().ask(*a, **_asked_on(options, view)), key)
 
 
 def _reveal(key: str) -> None:
     _teacher_call(membership.store().reveal, key)
 
 
-def _again(key: str) -> None:
-    _teacher_call(membership.store().ask_again, key)
+def _again(key: str, options: list[str], view: dict[str, str]) -> None:
+    _teacher_call(lambda *a: membership.store().ask_again(*a, **_asked_on(options, view)), key)
     st.session_state[key] = None  # the teacher's own pick, if any, cleared too

@@ -49,6 +49,7 @@ def sources() -> list[str]:
 
 
 PARAMS = ("seed", "query", "p", "heads", "d_out")  # each the value of widget learn_<name>
+QUERIES = 64  # a query position the address may name: more than any sentence Learn shows (the picker clamps)
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,7 @@ class Lesson:
     trace: AttentionTrace
     source: str  # the picked book sentence, or OWN
     everything: bool
+    view: dict[str, str] | None = None  # what its questions are computed from (exact_params)
 
     @property
     def own(self) -> bool:
@@ -123,6 +125,8 @@ def lesson_config(choice: str, text: str, seed: int) -> ExplorerConfig:
     except ConfigError as error:
         st.error(literal(tr("{error} Showing the book's sentence instead.", error=error)))
         config = lesson.sentence_config(BOOK[0]["text"], seed, own=False)
+    if choice in TRANSLATED or (choice == OWN and text in TRANSLATED):
+        return config  # a language's own example sentence is never cut (Japanese's has 15 tokens)
     short = lesson.first_tokens(config)
     if short is not config:
         n = lesson.MAX_TOKENS
@@ -143,7 +147,7 @@ def load_url(raw: dict[str, tuple[str, ...]]) -> None:
     spec = {
         "sentence": [str(i) for i in range(len(BOOK))] + ["journey", "own"],
         "seed": range(MAX_SEED + 1),
-        "query": lesson.MAX_TOKENS,
+        "query": QUERIES,
         "p": [str(p) for p in PS],
         "heads": [str(h) for h in HEADS],
         "d_out": [str(d) for d in D_OUTS],
@@ -175,6 +179,19 @@ def url_params() -> dict[str, str]:
     opening = "journey" if journey() in TRANSLATED else "0"
     defaults = {"sentence": opening} | {k: str(DEFAULTS[f"learn_{k}"]) for k in PARAMS}
     return {k: v for k, v in params.items() if k == "text" or v != defaults[k]}
+
+
+def exact_params() -> dict[str, str]:
+    """The view as URL parameters that give the same lesson in every language: nothing left to a
+    default, the reader's language's own sentence written out (a class's question is computed on
+    every phone from the teacher's sentence)."""
+    s = st.session_state
+    source, books = s["learn_source"], [b["text"] for b in BOOK]
+    if source in books:
+        params = {"sentence": str(books.index(source))}
+    else:
+        params = {"sentence": "own", "text": s["learn_text"] if source == OWN else source}
+    return params | {k: str(s[f"learn_{k}"]) for k in PARAMS}
 
 
 def sync_url() -> None:

@@ -29,6 +29,7 @@ def causal_mask(page: Lesson) -> None:
         "0",
         tr("Everything above the diagonal is exactly 0."),
         page.everything,
+        view=page.view,
     ):
         return
     two = lesson.causal_two_ways(page.config)
@@ -81,6 +82,7 @@ def dropout(page: Lesson) -> None:
         "0.4",
         tr("Kept weights are divided by 1 − p = 0.5, so the expected row sum stays 1."),
         page.everything,
+        view=page.view,
     ):
         return
     # TRANSLATORS: a slider's label: the dropout rate p

@@ -80,6 +80,7 @@ def tokens_to_embeddings(page: Lesson) -> None:
         options["token"],
         tr("One row per token (position), not per vocabulary entry: repeated words repeat their row."),
         page.everything,
+        view=page.view,
     ):
         seed = page.config.seed
         if page.own:
@@ -115,6 +116,7 @@ def simplified_attention(page: Lesson, query: int) -> None:
         labels[work.top_key],
         tr("The largest dot product wins after the softmax, which keeps the order."),
         page.everything,
+        view=page.view,
     ):
         return
     rows = [
@@ -218,6 +220,7 @@ def why_scale(page: Lesson) -> None:
         options["one"],
         tr("Scores of spread √d_k make exp() of the largest dwarf the rest."),
         page.everything,
+        view=page.view,
     ):
         columns = {name: tr(name) for name in lesson.SCALING_COLUMNS}  # headers in the reader's words
         places = dict(zip(columns.values(), (2, 3, 3), strict=True))
@@ -265,6 +268,7 @@ def multi_head(page: Lesson) -> None:
         after[0],
         tr("Heads become a batch axis, so each head attends alone."),
         page.everything,
+        view=page.view,
     ):
         # TRANSLATORS: two column headers: a line of MultiHeadAttention.forward, and its tensor's shape
         columns = [tr("step"), tr("shape")]

@@ -19,7 +19,7 @@ from attention.model.gpt import GPTModel
 from ui.classroom.questions import predict
 from ui.model import caches as models
 from ui.model.lens import position_control, shown_text, text_scale
-from ui.model.url import BASELINES, label
+from ui.model.url import BASELINES, label, question_view
 from ui.widgets import MAIN_PX, chart, chart_width, keep_choice, literal, number_table, reset_predictions
 
 INTRO = N_(
@@ -49,7 +49,7 @@ def rho_text(rho: float) -> str:
     return "—" if np.isnan(rho) else f"{rho:.2f}"
 
 
-def _attention_question(e: Explanation, tokens: Sequence[str], target: str) -> bool:
+def _attention_question(e: Explanation, tokens: Sequence[str], target: str, view: dict[str, str]) -> bool:
     """Will the last layer's attention name the token whose removal hurts most? (the last position)"""
     attention, truth = e.scores["attention"], e.scores["ablation"]
     attended, ablated = int(np.argmax(attention)), int(np.argmax(truth))
@@ -72,10 +72,10 @@ def _attention_question(e: Explanation, tokens: Sequence[str], target: str) -> b
         token=literal(tokens[-1]),
     )
     answer = yes if attended == ablated else no
-    return predict("m_predict_attention", question, [yes, no], answer, why, everything=False)
+    return predict("m_predict_attention", question, [yes, no], answer, why, everything=False, view=view)
 
 
-def _removal_question(e: Explanation, tokens: Sequence[str], target: str) -> bool:
+def _removal_question(e: Explanation, tokens: Sequence[str], target: str, view: dict[str, str]) -> bool:
     """Which token, removed, hurts the last prediction most? Options: the ablation's top, the
     attention's top, the last, the one before it and the first, in sentence order."""
     truth, last = e.scores["ablation"], len(tokens) - 1
@@ -92,7 +92,8 @@ def _removal_question(e: Explanation, tokens: Sequence[str], target: str) -> boo
     question = tr(
         "Which token, removed, will hurt the prediction after “{token}” most?", token=literal(tokens[-1])
     )
-    return predict("m_predict_removal", question, options, f"{best}: {tokens[best]}", why, everything=False)
+    answer = f"{best}: {tokens[best]}"
+    return predict("m_predict_removal", question, options, answer, why, everything=False, view=view)
 
 
 def baseline_control(where) -> str:
@@ -166,7 +167,10 @@ def explain_view(
     if len(tokens) >= 3:  # two tokens leave nothing to guess
         last = models.explanation(source, model, ids, len(ids) - 1, baseline)
         target = shown(last.target)
-        if not _attention_question(last, tokens, target) or not _removal_question(last, tokens, target):
+        asked = question_view(source, "explain")
+        if not _attention_question(last, tokens, target, asked) or not _removal_question(
+            last, tokens, target, asked
+        ):
             return
     left, right = st.columns([3, 2], vertical_alignment="bottom")
     with left:

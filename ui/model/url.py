@@ -136,6 +136,19 @@ def remember_view(shown: str) -> None:
         st.session_state[LAST_VIEW] = shown
 
 
+def question_view(source: str, shown: str) -> dict[str, str]:
+    """What a predict-first question on the view `shown` is computed from, as URL parameters that
+    give it in every language (a class's question is computed on every phone from the teacher's):
+    the model, the sentence and its appended tokens, the ablation's baseline."""
+    s = st.session_state
+    params = {"model": source, "text": s["m_text"], "view": shown}
+    if s["m_appended"]:
+        params["next"] = ",".join(map(str, s["m_appended"]))
+    if s["m_baseline"] != "mean":
+        params["baseline"] = s["m_baseline"]
+    return params
+
+
 def url_params(source: str, text: str, shown: str | None = None) -> dict[str, str]:
     """The view (`shown`, else the chosen one) as URL parameters; none at the opening view."""
     s = st.session_state

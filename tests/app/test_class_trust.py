@@ -1,0 +1,245 @@
+"""Class mode as a real room behaves (AppTest): a reload, a second tab or a phone that slept is the
+same student; a shared link joins nobody; the teacher's link leaves the address and the teacher
+stays the teacher; one tab cannot start classes in a loop; a store out of reach is one message;
+every student answers the teacher's question; callbacks speak the page's language; a class's
+news shows on whichever page the student is on."""
+
+import pytest
+
+from attention.classroom import ClassError, SQLiteStore
+from attention.classroom.rules import Limits
+from attention.i18n import tr
+from tests.app.conftest import in_language, opened, pick, teacher_asks, unescaped
+from ui.classroom import address, membership
+
+Q = "check_ids"  # Learn's first predict-first question
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch):
+    made = SQLiteStore(tmp_path / "classes.sqlite3", Limits(students=5))
+    monkeypatch.setattr(membership, "store", lambda: made)
+    return made
+
+
+# --- 1. a student is a person, not a tab -------------------------------------------------------
+
+
+def test_a_reload_and_a_second_tab_are_the_same_student(store):
+    code, secret = store.new_class()
+    teacher_asks(store, code, secret)
+    student = opened(**{"class": code})
+    token = student.query_params["student"]
+    assert token == student.session_state[membership.KEY].student
+    student = pick(student, index=0)
+    assert any("Answer recorded" in i.value for i in student.info)
+    for _ in range(2):  # a reload (F5), then a second tab opened from the address bar
+        again = opened(**{"class": code, "student": token})
+        assert again.session_state[membership.KEY].student == token
+        again = pick(again, index=1)
+        assert not again.exception
+    tally = store.tally(code, Q, secret)
+    assert (tally.joined, tally.current.answered) == (1, 1)  # one person, one answer
+    assert tally.current.counts == {1: 1}  # the last pick counts
+
+
+def test_a_token_the_class_does_not_know_is_not_taken_as_given(store):
+    code, _ = store.new_class()
+    at = opened(**{"class": code, "student": "made-up-token-0123456789"})
+    m = at.session_state[membership.KEY]
+    assert m.student != "made-up-token-0123456789" and store.joined(code) == 1
+
+
+def test_a_shared_link_carries_no_class_and_no_token(store):
+    code, _ = store.new_class()
+    at = opened("pages/explorer.py", view="share", text="a view worth sharing", **{"class": code})
+    assert "student" in at.query_params  # this tab's own address keeps it
+    shared = [c.value for c in at.code if "text=" in c.value]  # the Share view's link
+    assert shared and all("class=" not in link and "student=" not in link for link in shared)
+
+
+def test_leaving_removes_the_student_from_the_counts_and_the_address(store):
+    code, secret = store.new_class()
+    teacher_asks(store, code, secret)
+    student = pick(opened(**{"class": code}))
+    student = student.button(key="class_leave").click().run()
+    assert membership.KEY not in student.session_state
+    assert "class" not in student.query_params and "student" not in student.query_params
+    tally = store.tally(code, Q, secret)
+    assert (tally.joined, tally.current.answered) == (0, 0)
+
+
+# --- 2. nothing a visitor can use up ------------------------------------------------------------
+
+
+def test_one_tab_cannot_start_classes_in_a_loop(store):
+    at = opened("pages/classroom.py")
+    started = 0
+    for _ in range(8):
+        at = at.button(key="class_start").click().run()
+        if membership.KEY in at.session_state:
+            started += 1
+            at = at.button(key="class_leave").click().run()
+        else:
+            break
+    assert started == 5  # page.STARTS_PER_BROWSER
+    assert any("hour" in e.value for e in at.error), [e.value for e in at.error]
+    other = opened("pages/classroom.py").button(key="class_start").click().run()  # another browser
+    assert other.session_state[membership.KEY].teacher
+
+
+def test_a_teacher_key_guards_starting_a_class(store, monkeypatch):
+    monkeypatch.setenv("ATTENTION_TEACHER_KEY", "sesame-1234")
+    at = opened("pages/classroom.py")
+    at = at.button(key="class_start").click().run()
+    assert membership.KEY not in at.session_state and at.error
+    at.text_input(key="class_teacher_key").set_value("sesame-1234")
+    at = at.button(key="class_start").click().run()
+    assert at.session_state[membership.KEY].teacher
+
+
+# --- 4. a store out of reach is one message -------------------------------------------------------
+
+
+class Down:
+    """A store whose server does not answer: every call fails as a store outage does."""
+
+    limits = Limits()
+
+    def __getattr__(self, name):
+        def fail(*args, **kwargs):
+            raise ClassError("Class mode is unavailable: the class store does not answer.", "store")
+
+        return fail
+
+
+def test_a_store_out_of_reach_is_one_message_and_the_page_goes_on(store, monkeypatch):
+    code, _ = store.new_class()
+    monkeypatch.setattr(membership, "store", lambda: Down())
+    at = opened(**{"class": code})
+    assert not at.exception
+    said = [w.value for w in at.warning]
+    assert any("unavailable" in w for w in said), said
+    assert at.radio(key=Q)  # Learn is drawn, alone
+    monkeypatch.setattr(membership, "store", lambda: store)
+    at.session_state[membership.OFFLINE] = (0.0, 2.0)  # the wait has passed
+    at = at.run()
+    assert at.session_state[membership.KEY].code == code.replace("-", "")  # joined once it answers
+
+
+def test_a_student_whose_store_goes_down_keeps_the_question_held(store, monkeypatch):
+    code, secret = store.new_class()
+    teacher_asks(store, code, secret)
+    student = opened(**{"class": code})
+    monkeypatch.setattr(membership, "store", lambda: Down())
+    student = pick(student)
+    assert not student.exception
+    assert not student.success and not student.error  # no answer shown: the reveal is the class's
+
+
+# --- 5. one question, one set of options ---------------------------------------------------------
+
+
+def test_every_student_answers_the_teachers_sentence(store):
+    code, secret = store.new_class()
+    text = "Your journey starts with one step"
+    teacher_asks(store, code, secret, sentence="own", text=text)
+    vote = store.vote(code)
+    assert vote.page == "learn" and vote.params["text"] == text and len(vote.options) >= 2
+    student = opened(
+        lang="ja", **{"class": code}
+    )  # opens on Japanese's own sentence, then goes to the teacher's
+    assert student.session_state["learn_text"] == text
+    assert len(student.radio(key=Q).options) == len(vote.options)
+    student = pick(student, index=0)
+    assert store.tally(code, Q, secret).current.counts == {0: 1}
+    rows = store.export(code, secret)
+    assert [(r.position, r.option) for r in rows if r.question == Q] == list(enumerate(vote.options))
+
+
+def test_a_question_not_asked_yet_waits_for_the_teacher(store):
+    code, secret = store.new_class()
+    student = opened(**{"class": code})
+    radio = student.radio(key=Q)
+    assert radio.disabled
+    assert any("not asked" in c.value for c in student.caption), [c.value for c in student.caption]
+    assert store.tally(code, Q, secret).rounds == ()
+
+
+def test_learn_never_cuts_a_languages_own_sentence(store):
+    at = opened(lang="ja")
+    assert not at.exception
+    assert not [w for w in at.warning if "12" in w.value]
+    assert len(at.selectbox(key="learn_query").options) > 12  # Japanese's sentence: 15 tokens, all there
+
+
+# --- 6 and 7. callbacks speak the page's language; news shows where the reader is --------------
+
+
+def test_a_ukrainian_teachers_refusal_is_ukrainian_and_on_the_page(store):
+    code, secret = store.new_class()
+    teacher = teacher_asks(store, code, secret, lang="uk")
+    for _ in range(store.limits.rounds):
+        store.reveal(code, secret, Q)
+        try:
+            store.ask_again(code, secret, Q)
+        except ClassError:
+            break
+    store.reveal(code, secret, Q)
+    teacher = teacher.run()
+    teacher = teacher.button(key=f"{Q}_again").click().run()
+    expected = in_language("uk", "A question can be asked at most {limit} times.", limit=store.limits.rounds)
+    assert any(expected in unescaped(w.value) for w in teacher.warning), [w.value for w in teacher.warning]
+
+
+def test_the_send_view_toast_is_ukrainian(store):
+    code, secret = store.new_class()
+    teacher = opened(**{"class": code, "teacher": secret, "lang": "uk"}).run()
+    teacher = teacher.button(key="class_send").click().run()
+    assert [t.value for t in teacher.toast] == [in_language("uk", "Sent to the class.")]
+
+
+def test_a_class_that_ends_says_so_on_the_students_page(store):
+    code, secret = store.new_class()
+    teacher_asks(store, code, secret)
+    student = opened(lang="uk", **{"class": code})
+    store.close(code, secret)
+    student = student.run()
+    assert membership.KEY not in student.session_state
+    ended = in_language(
+        "uk",
+        "Your class has ended: its teacher closed it, or its time ran out. The page is yours alone again.",
+    )
+    assert any(ended in unescaped(w.value) for w in student.warning), [w.value for w in student.warning]
+
+
+# --- 9. the teacher's first minutes ----------------------------------------------------------------
+
+
+def test_the_join_link_is_one_a_phone_can_open_and_carries_no_language(store, monkeypatch):
+    monkeypatch.setattr(address, "network_address", lambda: "192.0.2.7")
+    teacher = opened("pages/classroom.py", lang="uk").button(key="class_start").click().run()
+    links = [c.value for c in teacher.code if "class=" in c.value]
+    join = [link for link in links if "teacher=" not in link][0]
+    assert join.startswith("http://192.0.2.7:") and "lang=" not in join, join
+
+
+def test_a_loopback_only_server_says_phones_cannot_join(store, monkeypatch):
+    monkeypatch.setattr(address, "listening", lambda: "localhost")
+    teacher = opened("pages/classroom.py").button(key="class_start").click().run()
+    assert any("--server.address 0.0.0.0" in unescaped(w.value) for w in teacher.warning)
+
+
+def test_an_administrators_public_url_is_the_join_link(store, monkeypatch):
+    monkeypatch.setenv("ATTENTION_PUBLIC_URL", "https://class.example.org/")
+    teacher = opened("pages/classroom.py").button(key="class_start").click().run()
+    assert any(c.value.startswith("https://class.example.org/?class=") for c in teacher.code)
+
+
+def test_an_empty_code_says_what_was_wrong(store):
+    at = opened("pages/classroom.py")
+    at.text_input(key="class_join_code").set_value("   ")
+    at = at.button(key="FormSubmitter:class_join-" + tr("Join")).click().run()
+    assert not at.exception
+    said = " ".join(e.value for e in at.error)
+    assert "Type the code" in said and "code  " not in said, said

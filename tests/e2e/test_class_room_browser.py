@@ -1,0 +1,134 @@
+"""Class mode as a real room behaves, in Chromium: the teacher's link leaves no trace in history and
+a reload (Projector mode on) keeps the teacher the teacher; a student's reload, a second tab, the
+QR code scanned again and a phone that slept past the session's life are one student with one
+answer; a closed class says so on a Ukrainian student's page."""
+
+import time
+
+import pytest
+
+from attention import i18n
+from attention.classroom import SQLiteStore
+from attention.i18n import tr
+from deploy.local import ROOT, start_streamlit
+from tests.e2e.conftest import script_done
+
+TTL = 2  # seconds a disconnected session lives on this test's server (Streamlit's default: 120)
+Q = "check_ids"
+
+
+@pytest.fixture(scope="module")
+def room(tmp_path_factory):
+    """A server of its own on a class store this test also opens, whose sessions die TTL s after
+    their tab goes: (its URL, the store)."""
+    path = tmp_path_factory.mktemp("room") / "classes.sqlite3"
+    store = SQLiteStore(path)
+    proc, url = start_streamlit(
+        ROOT / "app.py",
+        None,
+        "--server.disconnectedSessionTTL",
+        str(TTL),
+        env={"ATTENTION_CLASS_STORE": f"sqlite://{path}"},
+    )
+    yield url, store
+    proc.terminate()
+    proc.wait(timeout=20)
+
+
+def sidebar_says(page, text: str) -> None:
+    page.locator('[data-testid="stSidebar"]').get_by_text(text).first.wait_for(timeout=30_000)
+
+
+def ask(browser, url: str, code: str, secret: str) -> None:
+    """The teacher opens Learn with the teacher's link (a browser of their own) and asks check_ids."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    teacher = context.new_page()
+    try:
+        teacher.goto(f"{url}/learn?class={code}&teacher={secret}")
+        teacher.wait_for_url(lambda u: "teacher=" not in u, timeout=30_000)
+        script_done(teacher)
+        teacher.get_by_role("button", name="Ask the class").first.click()
+        teacher.get_by_text("students have answered").first.wait_for(timeout=30_000)
+    finally:
+        context.close()
+
+
+def pick(page, index: int) -> None:
+    question = page.locator('[data-testid="stRadio"]', has_text="How many rows")
+    question.get_by_role("radio").nth(index).check(force=True)
+    page.get_by_text("Answer recorded").wait_for(timeout=30_000)
+
+
+def test_the_teachers_secret_leaves_history_and_a_reload_keeps_the_teacher(room, page):
+    url, store = room
+    code, secret = store.new_class()
+    page.goto(f"{url}/classroom?class={code}&teacher={secret}")
+    page.wait_for_url(lambda u: "teacher=" not in u, timeout=30_000)
+    script_done(page)
+    sidebar_says(page, "· teacher")
+    assert secret not in page.url and f"class={code}" in page.url
+    page.locator('[data-testid="stSidebar"]').get_by_text("Projector").click()
+    page.wait_for_url("**projector=1**", timeout=30_000)
+    script_done(page)
+    page.reload()
+    script_done(page)
+    sidebar_says(page, "· teacher")  # not a student of their own class
+    page.get_by_text("Students in the class").wait_for(timeout=30_000)  # the board, not the join form
+    assert "projector=1" in page.url
+    assert store.joined(code) == 0  # the teacher is no student
+    page.go_back()  # the entries before: none holds the secret (the first was replaced)
+    page.go_back()
+    assert secret not in page.url
+
+
+def test_a_reload_a_second_tab_a_scan_and_a_sleep_are_one_student(room, browser):
+    url, store = room
+    code, secret = store.new_class()
+    ask(browser, url, code, secret)
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        page = context.new_page()
+        page.goto(f"{url}/learn?class={code}")
+        page.wait_for_url("**student=**", timeout=30_000)
+        script_done(page)
+        pick(page, 0)
+        page.reload()  # F5
+        script_done(page)
+        pick(page, 1)
+        second = context.new_page()  # the address copied into a second tab
+        second.goto(page.url)
+        script_done(second)
+        scanned = context.new_page()  # the QR code scanned again: the join link, no token
+        scanned.goto(f"{url}/learn?class={code}")
+        scanned.wait_for_url("**student=**", timeout=30_000)
+        script_done(scanned)
+        assert scanned.url.split("student=")[1][:22] == page.url.split("student=")[1][:22]
+        saved = page.url
+        page.goto("about:blank")  # the phone sleeps longer than its session lives
+        time.sleep(TTL + 2)
+        page.goto(saved)
+        script_done(page)
+        pick(page, 2)
+        tally = store.tally(code, Q, secret)
+        assert (tally.joined, tally.current.answered) == (1, 1)
+        assert tally.current.counts == {2: 1}
+    finally:
+        context.close()
+
+
+def test_a_closed_class_says_so_on_a_ukrainian_students_page(room, page):
+    url, store = room
+    code, secret = store.new_class()
+    page.goto(f"{url}/learn?class={code}&lang=uk")
+    page.wait_for_url("**student=**", timeout=30_000)
+    script_done(page)
+    store.close(code, secret)  # the bell wakes the page: it says so, in Ukrainian
+    try:
+        i18n.use("uk")
+        ended = tr(
+            "Your class has ended: its teacher closed it, or its time ran out. The page is yours alone again."
+        )
+    finally:
+        i18n.use(i18n.DEFAULT)
+    page.get_by_text(ended[:40]).wait_for(timeout=15_000)
+    assert "class=" not in page.url and "student=" not in page.url
