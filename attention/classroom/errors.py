@@ -143,7 +143,7 @@ def unavailable(reason: str) -> ClassError:
     """The store failed or cannot be reached now (`reason`: a short phrase from failure_reason(),
     never the store's own error text, which can name hosts and paths)."""
     message = tr(
-        "Class mode is unavailable: {reason}. This page works on its own; try again in a minute.",
+        "Class mode is unavailable: {reason}. This page works on its own meanwhile.",
         reason=reason,
     )
     return ClassError(message, "store")

@@ -124,3 +124,26 @@ def test_a_store_outage_is_logged_once_and_the_pages_keep_what_they_show(setup, 
     bell.store = store
     store.send_view(code, secret, "learn", {"sentence": "1"})
     assert bell.ring() == ["a"]  # back: the page is woken for what it missed
+
+
+def test_the_bell_sweeps_the_store_without_any_student(monkeypatch):
+    """Expired and closed classes leave the disk within a minute of the bell's start, whether or
+    not a student's page listens (an idle server kept the last class's nicknames until a write)."""
+    import time
+
+    from ui.classroom import bell as module
+
+    swept = []
+
+    class Store:
+        def purge(self):
+            swept.append(time.monotonic())
+
+    monkeypatch.setattr(module, "SWEEP", 0.0)
+    monkeypatch.setattr(module, "BELL", 0.01)
+    bell = Bell(Store(), rerun=lambda *a, **k: None, alive=lambda s: True)
+    bell.start()
+    deadline = time.monotonic() + 5
+    while not swept and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert swept

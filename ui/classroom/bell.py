@@ -111,6 +111,12 @@ class Bell:
     def listen(self, session: str, tab: Tab) -> None:
         with self.lock:
             self.tabs[session] = tab
+        self.start()
+
+    def start(self) -> None:
+        """The bell's thread, once per process: from a process's first class on, it also sweeps
+        the store (expired and closed classes leave the disk within a minute)."""
+        with self.lock:
             if self.thread is None:
                 self.thread = threading.Thread(target=self._loop, name="class-bell", daemon=True)
                 self.thread.start()

@@ -27,7 +27,7 @@ import streamlit as st
 
 from attention.classroom import ClassError, Store, Vote, errors, open_store
 from attention.classroom.codes import canonical, shown
-from attention.i18n import tr
+from attention.i18n import tr, tr_n
 from ui import internals, language, url
 from ui.classroom import address, browser
 from ui.classroom import bell as ringing
@@ -88,8 +88,10 @@ def unreachable(error: ClassError) -> None:
     """The store did not answer: said once, and tried again after a wait that doubles."""
     wait = min(LONGEST_WAIT, 2 * st.session_state.get(OFFLINE, (0, FIRST_WAIT / 2))[1])
     st.session_state[OFFLINE] = (time.monotonic() + wait, wait)
-    say(tr("{error} This page works on its own meanwhile; class mode tries again in {seconds} s.",
-           error=str(error), seconds=int(wait)))  # fmt: skip
+    # TRANSLATORS: {error} is a whole sentence or two ("Class mode is unavailable: …")
+    say(tr_n("{error} Class mode tries again by itself in {seconds} second.",
+             "{error} Class mode tries again by itself in {seconds} seconds.",
+             int(wait), error=str(error), seconds=int(wait)))  # fmt: skip
 
 
 def answered() -> None:
@@ -124,6 +126,8 @@ def enter(code: str, secret: str | None = None, nickname: str | None = None) -> 
     m.seen = store().view(code).version  # a view sent before joining is not followed
     s[KEY], s[CODE] = m, shown(found)
     answered()
+    if internals.this_session() is not None:
+        bell().start()  # a server with a class sweeps its store
     return m
 
 
