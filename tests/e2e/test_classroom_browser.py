@@ -14,6 +14,7 @@ from attention.classroom import SQLiteStore
 from attention.i18n import tr
 from deploy.local import ROOT, start_streamlit
 from tests.e2e.conftest import in_thread, script_done, wait_idle
+from tests.e2e.test_class_room_browser import ask
 from tests.e2e.test_lab_browser import PHONE
 from tests.session_client import Session, Stats
 
@@ -99,26 +100,28 @@ def test_a_follower_who_changed_a_knob_still_follows(classroom, page):
     page.wait_for_url("**/learn?*sentence=1*", timeout=10_000)
 
 
-def test_a_students_pick_is_recorded_and_the_reveal_arrives_by_itself(classroom, page):
+def test_a_students_pick_is_recorded_and_the_reveal_arrives_by_itself(classroom, browser, page):
     url, store = classroom
     code, secret = store.new_class()
+    ask(browser, url, code, secret)
     page.goto(f"{url}/learn?class={code}")
     script_done(page)
     question = page.locator('[data-testid="stRadio"]', has_text="How many rows")
     question.get_by_role("radio").first.check(force=True)  # the option's own input, not the label
     page.get_by_text("Answer recorded").wait_for(timeout=30_000)
     tally = store.tally(code, "check_ids", secret)
-    assert tally.current.answered == 1 and tally.current.counts == {"0": 1}
+    assert tally.current.answered == 1 and tally.current.counts == {0: 1}
     store.reveal(code, secret, "check_ids")
     page.get_by_text("Right:").first.wait_for(timeout=10_000)  # the first option is right
     assert page.locator('[data-testid="stException"]').count() == 0
 
 
-def test_a_held_question_speaks_the_pages_language_after_a_pick(classroom, page):
+def test_a_held_question_speaks_the_pages_language_after_a_pick(classroom, browser, page):
     """A pick reruns only its question (a fragment, maybe on a new thread): it answers in the
     page's language, not in English (found by walking the class in Ukrainian)."""
     url, store = classroom
     code, secret = store.new_class()
+    ask(browser, url, code, secret)
     page.goto(f"{url}/learn?class={code}&lang=uk")
     script_done(page)
     try:
