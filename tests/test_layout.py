@@ -156,7 +156,14 @@ def test_no_module_of_attention_is_over_400_lines():
     assert long == {}
 
 
-UI_ROOMS = {"classroom", "explorer", "learn", "model", "modern", "train"}  # a page with several modules has a room
+UI_ROOMS = {
+    "classroom",
+    "explorer",
+    "learn",
+    "model",
+    "modern",
+    "train",
+}  # a page with several modules has a room
 UI_SHARED = {"cache", "chrome", "internals", "language", "router", "slots", "url", "wakeups", "widgets"}
 UI_ONE_MODULE_PAGES = {"compare", "languages", "scaling"}
 

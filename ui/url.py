@@ -85,12 +85,20 @@ def hold(widgets: Sequence[str]) -> None:
             s[key] = s[key]
 
 
-def keep(page: str, params: dict[str, str]) -> None:
+def keep(page: str, params: dict[str, str], exact: dict[str, str] | None = None) -> None:
     """At the end of the page's run: write its view, and remember it as its own and as what the
-    sidebar's link back to it carries."""
+    sidebar's link back to it carries; `exact`: the view with nothing left to a default that
+    depends on the reader's language (what a teacher sends the class: exact_view)."""
     write(params)
     as_read = {k: (v,) for k, v in params.items()}  # what read() will return once it is written
     st.session_state[f"_{page}_url"], st.session_state[f"_{page}_link"] = as_read, params
+    st.session_state[f"_{page}_exact"] = exact if exact is not None else params
+
+
+def exact_view(url_path: str) -> dict[str, str] | None:
+    """The view the page at `url_path` last kept, as the same view in every language (None: a
+    page that keeps none)."""
+    return st.session_state.get(f"_{OWN[url_path]}_exact") if url_path in OWN else None
 
 
 def own_link(url_path: str) -> dict[str, str]:

@@ -243,3 +243,18 @@ def test_an_empty_code_says_what_was_wrong(store):
     assert not at.exception
     said = " ".join(e.value for e in at.error)
     assert "Type the code" in said and "code  " not in said, said
+
+
+def test_a_sent_learn_view_is_the_teachers_sentence_on_every_phone(store):
+    """Learn opens on the reader's language's sentence: a view sent at that default writes it out,
+    so a Japanese and a Korean phone show the teacher's Ukrainian sentence, not their own."""
+    code, secret = store.new_class()
+    teacher = opened(lang="uk", **{"class": code, "teacher": secret}).run()
+    teacher = teacher.button(key="class_send").click().run()
+    sent = store.view(code)
+    assert sent.page == "learn" and sent.params["sentence"] == "own" and sent.params["text"]
+    for lang in ("ja", "ko"):
+        phone = opened("pages/classroom.py", lang=lang, **{"class": code})
+        phone.session_state[membership.KEY].seen = 0  # joined before the view was sent
+        phone = phone.run()
+        assert phone.session_state["learn_text"] == sent.params["text"]

@@ -263,8 +263,9 @@ def send_view() -> None:
     if m is None:
         return
     page = st.session_state.get("_page_path", "")
+    params = url.exact_view(page)  # Learn's own sentence written out: the same on every phone
     try:
-        version = store().send_view(m.code, m.secret, page, view_params())
+        version = store().send_view(m.code, m.secret, page, view_params() if params is None else params)
     except ClassError as error:
         say(str(error))
         return

@@ -201,4 +201,4 @@ def sync_url() -> None:
 
 def keep_url() -> None:
     """At the end of the page: the view into the URL."""
-    url.keep("learn", url_params())
+    url.keep("learn", url_params(), exact_params())
