@@ -86,10 +86,13 @@ class Session:
         self.drawn: list[tuple[str, str]] = []
         self.query = query or self.query  # the browser sends its address bar, which the app rewrites
         msg.rerun_script.query_string = self.query
-        if self.page_name:  # another page than the first: named on every rerun, as its URL path
-            msg.rerun_script.page_name = self.page_name
-        else:
+        # As a browser (Streamlit's sendRerunBackMsg): the page the server last ran, by its hash;
+        # before any (a page load), the page named by its URL path. A hash matters: a fragment's
+        # run has no page of its own, and its st.rerun(scope="app") reruns the page it was sent.
+        if self.page:
             msg.rerun_script.page_script_hash = self.page
+        elif self.page_name:  # another page than the first
+            msg.rerun_script.page_name = self.page_name
         for name, value in (changes or {}).items():
             widget_id, kind = self.widgets[name]
             state = msg.rerun_script.widget_states.widgets.add()
@@ -147,6 +150,8 @@ class Session:
                 self._element(fwd.delta.new_element, digest, fwd.delta.fragment_id)
             elif kind == "page_info_changed":
                 self.query = fwd.page_info_changed.query_string
+            elif kind == "navigation":  # st.navigation's page: the one a browser names from now on
+                self.page = fwd.navigation.page_script_hash
             elif kind == "new_session":
                 self.page = fwd.new_session.page_script_hash
                 if not fwd.metadata.run.fragment_ids:  # a whole page's run: it announces its timers
@@ -206,6 +211,8 @@ class Session:
             state = _shown_state(kind, widget)
             if state is not None:
                 self.states[widget_id] = state
+            elif widget.set_value:  # set to nothing (a radio's or selectbox's None): no value sent
+                self.states.pop(widget_id, None)
 
 
 MARKS = {  # what a student sees, by element kind and the start of its text
@@ -220,7 +227,9 @@ def _shown_state(kind: str, widget) -> WidgetState | None:
     """The WidgetState a browser would send for a widget as the server drew it."""
     state = WidgetState(id=widget.id)
     if kind in ("selectbox", "radio"):
-        if widget.set_value:
+        if widget.set_value:  # no raw_value: set to None (the browser's null)
+            if not widget.HasField("raw_value"):
+                return None
             state.string_value = widget.raw_value
         elif widget.HasField("default") and widget.options:
             state.string_value = widget.options[widget.default]
