@@ -135,6 +135,14 @@ def test_a_student_whose_store_goes_down_keeps_the_question_held(store, monkeypa
     student = pick(student)
     assert not student.exception
     assert not student.success and not student.error  # no answer shown: the reveal is the class's
+    assert student.radio(key=Q).disabled
+    monkeypatch.setattr(membership, "store", lambda: store)  # back
+    student.session_state[membership.OFFLINE] = (0.0, 2.0)  # its wait is over: the bell reruns it
+    student = student.run()
+    assert not student.radio(key=Q).disabled
+    assert not [w for w in student.warning if "unavailable" in w.value]  # the refusal is not left behind
+    student = pick(student)
+    assert store.tally(code, Q, secret).current.answered == 1
 
 
 # --- 5. one question, one set of options ---------------------------------------------------------

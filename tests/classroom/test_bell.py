@@ -147,3 +147,18 @@ def test_the_bell_sweeps_the_store_without_any_student(monkeypatch):
     while not swept and time.monotonic() < deadline:
         time.sleep(0.01)
     assert swept
+
+
+def test_a_page_that_could_not_reach_the_store_is_woken_once_it_answers(setup):
+    """A student's page has no timer: one that went offline (a Redis restart) is rerun by the bell
+    once the store answers again and the page's wait is over, nothing else having changed."""
+    import time
+
+    store, code, secret, bell, rerun, _ = setup
+    waiting = Tab(
+        code, True, store.view(code).version, voting(store.vote(code)), set(), time.monotonic() + 60
+    )
+    bell.listen("later", waiting)
+    back = Tab(code, True, store.view(code).version, voting(store.vote(code)), set(), time.monotonic() - 1)
+    bell.listen("now", back)
+    assert bell.ring() == ["now"] and "later" in bell.tabs

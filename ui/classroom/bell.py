@@ -85,6 +85,7 @@ class Tab:
     seen: int  # the teacher's view version this page follows
     vote: tuple[str, int] | None  # the class's question and round, as this page saw them
     waiting: set[str] = field(default_factory=set)  # the questions the page holds (filled as it draws)
+    retry: float | None = None  # the page could not reach the store: rerun once it answers, from this time
 
 
 def voting(vote: Vote | None) -> tuple[str, int] | None:
@@ -93,8 +94,15 @@ def voting(vote: Vote | None) -> tuple[str, int] | None:
 
 
 def due(tab: Tab, view: View, now_voting: tuple[str, int] | None, revealed: set[str]) -> bool:
-    """Whether the page must change: a newer view to follow, a new vote, a held question revealed."""
-    return (tab.follow and view.version > tab.seen) or now_voting != tab.vote or bool(tab.waiting & revealed)
+    """Whether the page must change: a newer view to follow, a new vote, a held question revealed,
+    or the store answering again after the page could not reach it (its wait over)."""
+    back = tab.retry is not None and time.monotonic() >= tab.retry
+    return (
+        (tab.follow and view.version > tab.seen)
+        or now_voting != tab.vote
+        or bool(tab.waiting & revealed)
+        or back
+    )
 
 
 class Bell:

@@ -88,15 +88,27 @@ def unreachable(error: ClassError) -> None:
     """The store did not answer: said once, and tried again after a wait that doubles."""
     wait = min(LONGEST_WAIT, 2 * st.session_state.get(OFFLINE, (0, FIRST_WAIT / 2))[1])
     st.session_state[OFFLINE] = (time.monotonic() + wait, wait)
+    _wake_when_back()
     # TRANSLATORS: {error} is a whole sentence or two ("Class mode is unavailable: …")
     say(tr_n("{error} Class mode tries again by itself in {seconds} second.",
              "{error} Class mode tries again by itself in {seconds} seconds.",
              int(wait), error=str(error), seconds=int(wait)))  # fmt: skip
 
 
+def _wake_when_back() -> None:
+    """A student's page that could not reach the store: the bell reruns it once the store answers
+    again and its wait is over (a student's page has no timer of its own)."""
+    session, m = internals.this_session(), member()
+    if session is not None and m is not None and not m.teacher and OFFLINE in st.session_state:
+        retry = st.session_state[OFFLINE][0]
+        bell().listen(session, ringing.Tab(m.code, m.follow, m.seen, _round(m.vote), set(), retry))
+        st.session_state[LISTENING] = True
+
+
 def answered() -> None:
-    """The store answered: no wait before the next try."""
-    st.session_state.pop(OFFLINE, None)
+    """The store answered: no wait before the next try, and no refusal said while it did not."""
+    if st.session_state.pop(OFFLINE, None) is not None:
+        st.session_state.pop(REFUSED, None)
 
 
 def say(message: str) -> None:
@@ -287,6 +299,7 @@ def watch(pages: dict) -> None:
     when the class moves on. Nothing outside a class or for the teacher."""
     session = internals.this_session()
     if offline():  # the store did not answer a moment ago: the page shows what it has
+        _wake_when_back()
         return
     if not watching():
         if st.session_state.pop(LISTENING, False):  # it left the class (or became its teacher)
