@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import html
 import json
 import re
@@ -10,6 +11,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 from pandas.api.types import is_numeric_dtype
+from streamlit.errors import StreamlitAPIException
 
 from attention.devices import resolve_device
 from attention.figures.fit import fit
@@ -105,8 +107,9 @@ def reset_predictions(prefix: str) -> None:
     for key in [k for k in s if k.startswith(prefix)]:
         if key.endswith("_seen"):
             del s[key]
-        elif not key.endswith("_show"):  # a button's state cannot be set
-            s[key] = None
+        elif not key.endswith("_show"):
+            with contextlib.suppress(StreamlitAPIException):  # a button's state cannot be set (a
+                s[key] = None  # teacher's Reveal under the question): it resets itself
 
 
 def keep_choice(key: str, first: str) -> None:

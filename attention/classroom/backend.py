@@ -55,6 +55,10 @@ class Backend(abc.ABC):
     def _is_student(self, code: str, student: str, now: float) -> bool: ...
 
     @abc.abstractmethod
+    def _picked(self, code: str, student: str, question: str, round: int, now: float) -> int | None:
+        """The position `student` answered in that round; None for none (or no class)."""
+
+    @abc.abstractmethod
     def _leave(self, code: str, student: str, now: float) -> None:
         """The student's row deleted, and their answers in rounds not revealed."""
 

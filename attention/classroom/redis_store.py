@@ -136,6 +136,13 @@ class RedisStore(Store):
             expires, here = pipe.execute()
         return bool(expires and float(expires) > now and here)
 
+    def _picked(self, code: str, student: str, question: str, round: int, now: float) -> int | None:
+        with self.redis.pipeline() as pipe:
+            pipe.hget(self._key(code), "expires")
+            pipe.hget(self._key(code, ":a:" + question), f"{round}{SEP}{student}")
+            expires, position = pipe.execute()
+        return int(position) if position is not None and expires and float(expires) > now else None
+
     def _leave(self, code: str, student: str, now: float) -> None:
         self._run("leave", code, now, student)
 

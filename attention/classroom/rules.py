@@ -144,8 +144,9 @@ def student(sid: object) -> str:
 
 
 def view(page: object, params: object) -> tuple[str, str]:
-    """A view as stored: its page's name, and its parameters as JSON (every key and value a string)."""
-    if not isinstance(page, str) or not page or visible(page) != page:
+    """A view as stored: its page's name ("" is the app's first page, the Explorer), and its
+    parameters as JSON (every key and value a string)."""
+    if not isinstance(page, str) or visible(page) != page:
         raise errors.invalid("page", page)
     if not isinstance(params, dict) or not all(isinstance(v, str) for v in [*params, *params.values()]):
         raise errors.invalid("params", params)

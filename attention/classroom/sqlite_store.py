@@ -141,6 +141,14 @@ class SQLiteStore(SQLiteFile, Store):
             here = db.execute("SELECT 1 FROM students WHERE code = ? AND student = ?", (code, student))
             return self._alive(db, code, now) and here.fetchone() is not None
 
+    def _picked(self, code: str, student: str, question: str, round: int, now: float) -> int | None:
+        with self._read() as db:
+            row = db.execute(
+                "SELECT option FROM answers WHERE code = ? AND question = ? AND round = ? AND student = ?",
+                (code, question, round, student),
+            ).fetchone()
+            return row[0] if row and self._alive(db, code, now) else None
+
     def _leave(self, code: str, student: str, now: float) -> None:
         with self._write() as db:
             db.execute(

@@ -156,6 +156,13 @@ class Store(Backend):
         return self._is_student(found, student, time.time())
 
     @guarded
+    def picked(self, code: str, student: str, question: str, round: int) -> int | None:
+        """The position `student` picked in that round of `question` (None: no answer there): a
+        reload or a second tab shows the student's own recorded answer."""
+        student, question = rules.student(student), rules.question(question)
+        return self._picked(self._code(code), student, question, int(round), time.time())
+
+    @guarded
     def leave(self, code: str, student: str) -> None:
         """`student` deleted from the class, with their answers in rounds not yet revealed: a student
         who leaves is gone from the counts (revealed rounds are final and keep theirs)."""

@@ -266,3 +266,38 @@ def test_a_sent_learn_view_is_the_teachers_sentence_on_every_phone(store):
         phone.session_state[membership.KEY].seen = 0  # joined before the view was sent
         phone = phone.run()
         assert phone.session_state["learn_text"] == sent.params["text"]
+
+
+def test_a_reloaded_tab_shows_the_answer_that_counts(store):
+    code, secret = store.new_class()
+    teacher_asks(store, code, secret)
+    first = pick(opened(**{"class": code}), index=0)
+    token = first.query_params["student"]
+    second = pick(opened(**{"class": code, "student": token}), index=2)  # a second tab changes it
+    reloaded = opened(**{"class": code, "student": token})  # a reload: the pick is there
+    assert unescaped(reloaded.radio(key=Q).value) == unescaped(reloaded.radio(key=Q).options[2])
+    assert any("Answer recorded" in i.value for i in reloaded.info)
+    first = first.run()  # the first tab, woken (the reveal): the pick that counts, not its own old one
+    assert unescaped(first.radio(key=Q).value) == unescaped(first.radio(key=Q).options[2])
+    del second
+
+
+def test_the_explorer_view_can_be_sent(store):
+    code, secret = store.new_class()
+    teacher = opened("pages/explorer.py", seed="7", **{"class": code, "teacher": secret}).run()
+    teacher = teacher.button(key="class_send").click().run()
+    assert not teacher.warning, [w.value for w in teacher.warning]
+    sent = store.view(code)
+    assert (sent.version, sent.page, sent.params.get("seed")) == (1, "", "7")
+
+
+def test_closing_asks_first_and_says_it_closed(store):
+    code, secret = store.new_class()
+    teacher = opened("pages/classroom.py", **{"class": code, "teacher": secret}).run()
+    assert not [b for b in teacher.button if b.key == "class_close"]  # not one click away
+    teacher = teacher.toggle(key="class_close_ask").set_value(True).run()
+    teacher = teacher.button(key="class_close").click().run()
+    assert membership.KEY not in teacher.session_state
+    assert any("is closed" in unescaped(w.value) for w in teacher.warning), [w.value for w in teacher.warning]
+    with pytest.raises(ClassError):
+        store.view(code)

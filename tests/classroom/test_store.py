@@ -573,3 +573,17 @@ def test_options_are_cleaned_like_any_text(store, a_class):
     code, secret = a_class
     store.ask(code, secret, Q, ["  yes ", "n\u202eo"])
     assert store.vote(code).options == ("yes", "no")
+
+
+def test_a_students_own_pick_is_read_back_per_round(store, a_class):
+    """A reload or a second tab shows the student's recorded answer, not an empty question."""
+    code, secret = a_class
+    joined(store, code, "ann", "bo")
+    first = store.ask(code, secret, Q, AB)
+    store.answer(code, "ann", Q, 1, first)
+    assert store.picked(code, "ann", Q, first) == 1 and store.picked(code, "bo", Q, first) is None
+    store.reveal(code, secret, Q)
+    second = store.ask_again(code, secret, Q, AB)
+    assert store.picked(code, "ann", Q, second) is None and store.picked(code, "ann", Q, first) == 1
+    store.close(code, secret)
+    assert store.picked(code, "ann", Q, first) is None  # the class and its answers are gone

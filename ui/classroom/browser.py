@@ -19,10 +19,13 @@ from __future__ import annotations
 
 import json
 import re
+import secrets
 
 import streamlit as st
 
 PREFIX = "attention_class_"  # + the class's canonical code
+BROWSER = "attention_browser"  # this browser's own id: whom the classes it starts count against
+BROWSER_DAYS = 30
 TOKEN = re.compile(r"[A-Za-z0-9_-]{16,64}")  # what secrets.token_urlsafe makes
 ROLES = {"s": "student", "t": "teacher"}
 PENDING = "_class_browser"  # lines of JavaScript this run owes the browser
@@ -39,13 +42,32 @@ def cookie(code: str) -> tuple[str, str] | None:
     return (ROLES[role], token) if role in ROLES and TOKEN.fullmatch(token) else None
 
 
+def identity() -> str:
+    """This browser's id, the same through reloads and tabs once its cookie is set (a new one is
+    drawn and kept for BROWSER_DAYS). A browser that refuses cookies is a tab: the address's
+    limit still holds for it."""
+    s = st.session_state
+    if "_browser" not in s:
+        try:
+            sent = str(st.context.cookies.get(BROWSER, ""))
+        except Exception:  # noqa: BLE001 - no browser context (a bare script)
+            sent = ""
+        s["_browser"] = sent if TOKEN.fullmatch(sent) else secrets.token_urlsafe(16)
+        if s["_browser"] != sent:
+            _set_cookie(BROWSER, s["_browser"], BROWSER_DAYS * 86400)
+    return s["_browser"]
+
+
 def remember(code: str, role: str, token: str, seconds: float) -> None:
     """Keep (role, token) for `code` in this browser for `seconds` (the class's lifetime)."""
     value = {"student": "s", "teacher": "t"}[role] + "." + token
-    if not TOKEN.fullmatch(token) or cookie(code) == (role, token):
-        return
+    if TOKEN.fullmatch(token) and cookie(code) != (role, token):
+        _set_cookie(PREFIX + code, value, seconds)
+
+
+def _set_cookie(name: str, value: str, seconds: float) -> None:
     _owe(
-        f"document.cookie = {json.dumps(PREFIX + code)} + '=' + {json.dumps(value)}"
+        f"document.cookie = {json.dumps(name)} + '=' + {json.dumps(value)}"
         f" + '; Path=/; Max-Age={int(seconds)}; SameSite=Lax'"
         " + (location.protocol === 'https:' ? '; Secure' : '');"
     )
@@ -53,7 +75,7 @@ def remember(code: str, role: str, token: str, seconds: float) -> None:
 
 def forget(code: str) -> None:
     """This browser no longer holds a role in `code`."""
-    _owe(f"document.cookie = {json.dumps(PREFIX + code)} + '=; Path=/; Max-Age=0; SameSite=Lax';")
+    _set_cookie(PREFIX + code, "", 0)
 
 
 def reload_without(param: str) -> None:

@@ -171,10 +171,11 @@ def leave() -> None:
 
 
 def _drop(m: Member) -> None:
-    """This session out of `m`'s class: the store and this browser forget a student."""
+    """This session out of `m`'s class: the store and this browser forget a student. A teacher's
+    seat stays in this browser: the class's link makes it the teacher again."""
     st.session_state.pop(KEY, None)
-    browser.forget(m.code)
     if not m.teacher:
+        browser.forget(m.code)
         try:
             store().leave(m.code, m.student)
         except ClassError as error:
@@ -333,6 +334,7 @@ def watch(pages: dict) -> None:
     if (
         changed
         and vote is not None
+        and bool(vote.page or vote.params)  # asked on a page's view (not a bare question)
         and vote.page in pages
         and (vote.page != here or view_params() != vote.params)
     ):

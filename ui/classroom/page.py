@@ -14,9 +14,8 @@ from attention.classroom import ClassError, to_csv
 from attention.classroom.rules import NICKNAME_CHARS as NICKNAME
 from attention.i18n import tr
 from ui import language
-from ui.classroom import address, membership
+from ui.classroom import address, browser, membership
 from ui.classroom.membership import Member, enter, leave, member
-from ui.slots import session_id
 from ui.widgets import literal
 
 JOINED_POLL = 2.0  # seconds between the teacher's looks at how many have joined
@@ -34,10 +33,10 @@ def join_link(code: str, secret: str | None = None) -> str:
 
 
 def starters() -> dict[str, int]:
-    """Whom a new class counts against: this browser (its session when it has no cookie yet) and
-    its address, each with how many it may start per hour."""
+    """Whom a new class counts against: this browser (browser.identity: a reload is the same
+    browser) and its address, each with how many it may start per hour."""
     return {
-        "browser:" + session_id(): STARTS_PER_BROWSER,
+        "browser:" + browser.identity(): STARTS_PER_BROWSER,
         membership.caller(): STARTS_PER_ADDRESS,
     }
 
@@ -126,22 +125,38 @@ def teacher_board(m: Member) -> None:
         st.code(link, language=None, wrap_lines=True)
         joined()
     right.image(qr_png(link), width=360, caption=tr("Scan to join class {code}", code=m.shown_code))
-    with st.expander(tr("The teacher's link (keep it to yourself)"), icon=":material/key:"):
-        st.caption(
-            tr(
-                "It makes any browser this class's teacher: reveal, ask again, send your view, export. "
-                "Do not project it. This browser stays the teacher when you reload; open the link "
-                "in another browser to teach from there."
+    if st.session_state.get("projector"):  # the secret is never on the projected screen
+        st.caption(tr("The teacher's link is hidden in Projector mode."))
+    else:
+        with st.expander(tr("The teacher's link (keep it to yourself)"), icon=":material/key:"):
+            st.caption(
+                tr(
+                    "It makes any browser this class's teacher: reveal, ask again, send your view, "
+                    "export. Do not project it. This browser stays the teacher when you reload; open "
+                    "the link in another browser to teach from there."
+                )
             )
-        )
-        st.code(join_link(m.shown_code, m.secret_link or m.secret), language=None, wrap_lines=True)
+            st.code(join_link(m.shown_code, m.secret_link or m.secret), language=None, wrap_lines=True)
     export(m)
-    if st.button(tr("Close the class"), key="class_close"):
+    close(m)
+
+
+def close(m: Member) -> None:
+    """Close the class, after a second click: its answers are deleted for good."""
+    if not st.toggle(tr("I want to close this class"), key="class_close_ask"):
+        return
+    st.warning(
+        tr("Closing deletes the class and every answer in it. Download the answers first if you need them.")
+    )
+    if st.button(tr("Close the class now"), key="class_close", type="primary"):
         try:
             membership.store().close(m.code, m.secret)
         except ClassError as error:
             st.warning(literal(str(error)))
+            return
         leave()
+        browser.forget(m.code)  # the teacher's seat: the class is gone
+        membership.say(tr("Class {code} is closed, and its answers are deleted.", code=m.shown_code))
         st.rerun()
 
 

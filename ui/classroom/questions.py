@@ -136,13 +136,16 @@ def predict(
     `view`: what the options are computed from, as the page's address holds it (self_check)."""
     m = member()
     revealed = m is not None and _revealed(m, key)
+    if m is not None and not m.teacher:
+        _own_pick(m, key, options)
     picked = self_check(key, question, options, answer, why, revealed, view)
     if m is not None:
         if revealed:
             return True
         if not m.teacher:  # the bell reruns the page when the teacher reveals it
             st.session_state.setdefault(membership.WAITING, set()).add(key)
-            st.caption(tr("Waiting for your teacher to reveal the answer…"))
+            if m.vote is not None and m.vote.question == key:  # asked: else _held says it is not
+                st.caption(tr("Waiting for your teacher to reveal the answer…"))
         return False
     if picked is not None or everything or st.session_state.get(f"{key}_seen"):
         return True
@@ -153,6 +156,21 @@ def predict(
         on_click=lambda: st.session_state.update({f"{key}_seen": True}),
     )
     return False
+
+
+def _own_pick(m: Member, key: str, options: list[str]) -> None:
+    """The pick the class recorded for this student in the current vote, shown on this page: a
+    reload, a second tab or a phone back from sleep shows the answer that counts (and judges it
+    at the reveal), not an empty question or another tab's older pick."""
+    vote = m.vote
+    if vote is None or vote.question != key or membership.offline():
+        return
+    try:
+        stored = membership.store().picked(m.code, m.student, key, vote.round)
+    except ClassError:
+        return  # said where the class is read (membership.watch)
+    if stored is not None and stored < len(options) and st.session_state.get(key) != options[stored]:
+        st.session_state[key] = options[stored]
 
 
 def _revealed(m: Member, key: str) -> bool:
