@@ -157,6 +157,12 @@ def class_dir() -> Path:
     return private_cache() / "classes"
 
 
+def teacher_key() -> str:
+    """ATTENTION_TEACHER_KEY: what starting a class from the app needs ("": nothing). Not in
+    Settings: a key has no place in a repr."""
+    return os.environ.get("ATTENTION_TEACHER_KEY", "").strip()
+
+
 def teacher_secret() -> str:
     """ATTENTION_TEACHER_SECRET: a class's teacher's secret for `python -m attention.classroom
     export|close` ("": ask on standard input). Not in Settings: a secret has no place in a repr."""
@@ -181,7 +187,6 @@ class Settings:
     class_hours: float  # ATTENTION_CLASS_HOURS: how long a class lasts before its data is deleted
     max_classes: int  # ATTENTION_MAX_CLASSES: classes open at once in one store (a guard for the disk)
     max_students: int  # ATTENTION_MAX_STUDENTS: students in one class
-    teacher_key: str  # ATTENTION_TEACHER_KEY: what starting a class from the app needs ("": nothing)
     public_url: str  # ATTENTION_PUBLIC_URL: the app's address as students' phones open it ("": found)
     trusted_proxies: frozenset[str]  # ATTENTION_TRUSTED_PROXIES: proxies whose X-Forwarded-For counts
     hub_offline: bool  # HF_HUB_OFFLINE (Hugging Face's own): never reach the hub
@@ -207,7 +212,6 @@ def current() -> Settings:
         class_hours=number("ATTENTION_CLASS_HOURS", 12.0, low=0.01),
         max_classes=number("ATTENTION_MAX_CLASSES", 5000),  # a guard for the disk, far above real use
         max_students=number("ATTENTION_MAX_STUDENTS", 500),
-        teacher_key=os.environ.get("ATTENTION_TEACHER_KEY", "").strip(),
         public_url=public_url(),
         trusted_proxies=frozenset(
             p.strip() for p in os.environ.get("ATTENTION_TRUSTED_PROXIES", "").split(",") if p.strip()

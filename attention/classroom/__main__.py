@@ -38,19 +38,25 @@ SECRET_ENV = "ATTENTION_TEACHER_SECRET"
 
 def new(args: argparse.Namespace) -> None:
     store = open_store()
-    code, secret = store.new_class(args.hours, key=settings.current().teacher_key)
+    code, secret = store.new_class(args.hours, key=settings.teacher_key())
     hours = store.limits.hours if args.hours is None else args.hours
+    now = time.time()
     made = {
         "code": code,
         "join": codes.join_query(code),
         "secret": secret,
         "teacher": codes.teacher_query(code, secret),
-        "expires": iso(time.time() + hours * 3600),
+        # nobody in it yet: it ends soon unless a student joins, then lives to its end
+        "expires": iso(now + min(hours, store.limits.empty_hours) * 3600),
+        "ends": iso(now + hours * 3600),
     }
     if args.json:
         print(json.dumps(made))
         return
-    print(f"Class code:     {made['code']}   (open until {made['expires']} once a student joins)")
+    print(
+        f"Class code:     {made['code']}   (ends {made['expires']} unless a student joins, "
+        f"then {made['ends']})"
+    )
     print(f"Students' link: the app's address + {made['join']}")
     print(f"Teacher's link: the app's address + {made['teacher']}")
     print(f"Teacher's secret: {secret}   (keep it to yourself: whoever has it runs the class)")

@@ -44,8 +44,10 @@ def too_many_starts(started: int, wait: float) -> ClassError:
     """`started` classes from this browser or address in the window; `wait` seconds until the next."""
     minutes = max(1, math.ceil(wait / 60))
     message = tr_n(
-        "You started {n} class in the last hour, the most one person may; try again in {minutes} min.",
-        "You started {n} classes in the last hour, the most one person may; try again in {minutes} min.",
+        "{n} class was started from this browser or this network in the last hour, the most allowed; "
+        "try again in {minutes} min.",
+        "{n} classes were started from this browser or this network in the last hour, the most "
+        "allowed; try again in {minutes} min.",
         started,
         n=started,
         minutes=minutes,

@@ -42,6 +42,20 @@ from attention.classroom.rules import Limits
 log = logging.getLogger(__name__)
 
 
+LOG_EVERY = 60.0  # seconds between log lines about the same operation failing the same way
+_logged: dict[tuple, float] = {}
+
+
+def _first_in_a_while(what: tuple) -> bool:
+    now = time.monotonic()
+    if now - _logged.get(what, -LOG_EVERY) < LOG_EVERY:
+        return False
+    if len(_logged) > 1000:  # a handful of operations and kinds: never grows, but bounded anyway
+        _logged.clear()
+    _logged[what] = now
+    return True
+
+
 def guarded(method):
     """A public operation whose store failures (self.FAILURES) come out as ClassError kind "store",
     logged once here with what the store said (the page shows only a short reason)."""
@@ -53,8 +67,10 @@ def guarded(method):
         except ClassError:
             raise
         except self.FAILURES as error:
-            log.warning("class store failed in %s: %s: %s", method.__name__, type(error).__name__, error)
-            raise errors.unavailable(errors.failure_reason(self._failure(error))) from error
+            kind = self._failure(error)
+            if _first_in_a_while((method.__name__, kind)):  # an outage is one line a minute, not one a call
+                log.warning("class store failed in %s: %s: %s", method.__name__, type(error).__name__, error)
+            raise errors.unavailable(errors.failure_reason(kind)) from error
 
     return run
 
@@ -82,10 +98,16 @@ class Store(Backend):
         (the app passes its browser and its address); each start is counted against each of them.
         Nobody in the class yet: it ends after limits.empty_hours (or at its end, if sooner), and
         lives to its end from the first join on."""
-        wanted = settings.current().teacher_key
-        if wanted and not (isinstance(key, str) and hmac.compare_digest(key.encode(), wanted.encode())):
-            raise errors.teacher_key()
         ttl, callers = rules.lifetime(hours, self.limits), rules.starters(starters)
+        wanted = settings.teacher_key()
+        if wanted:  # a wrong key counts as a wrong code does, against every starter: no guessing it
+            now, keys = time.time(), [rules.caller_key(caller) for caller in callers]
+            if wait := max((self._locked(k, now) for k in keys), default=0.0):
+                raise errors.too_many_tries(wait)
+            if not (isinstance(key, str) and hmac.compare_digest(key.encode(), wanted.encode())):
+                for k in keys:
+                    self._strike(k, now)
+                raise errors.teacher_key()
         secret = codes.new_secret()
         while True:  # a code already in use (1 in 35 trillion with a full server) is drawn again
             code = codes.new_code()
@@ -116,10 +138,14 @@ class Store(Backend):
 
     @guarded
     def is_teacher(self, code: str, credential: str | None, caller: str) -> bool:
-        """Whether `credential` is the class's secret or one of its seats (the code found as find()
-        does)."""
-        found = codes.canonical(self.find(code, caller))
-        return codes.same_credential(credential, self._credentials(found, time.time()) or [])
+        """Whether `credential` is the class's secret or one of its seats. A right one is never
+        refused, however many wrong codes `caller` typed (a class behind one address must not be
+        locked out by one person's typos); otherwise the code is found as find() does."""
+        found = codes.canonical(code)
+        if found and codes.same_credential(credential, self._credentials(found, time.time()) or []):
+            return True
+        self.find(code, caller)
+        return False
 
     @guarded
     def seat(self, code: str, credential: str | None) -> str:
@@ -150,10 +176,13 @@ class Store(Backend):
 
     @guarded
     def is_student(self, code: str, student: str, caller: str) -> bool:
-        """Whether `student` is in the class now (the code found as find() does)."""
-        student = rules.student(student)
-        found = codes.canonical(self.find(code, caller))
-        return self._is_student(found, student, time.time())
+        """Whether `student` is in the class now. A student's token is never refused, however
+        many wrong codes `caller` typed (is_teacher); otherwise the code is found as find() does."""
+        student, found = rules.student(student), codes.canonical(code)
+        if found and self._is_student(found, student, time.time()):
+            return True
+        self.find(code, caller)
+        return False
 
     @guarded
     def picked(self, code: str, student: str, question: str, round: int) -> int | None:

@@ -10,7 +10,7 @@ from attention.classroom import ClassError, SQLiteStore
 from attention.classroom.rules import Limits
 from attention.i18n import tr
 from tests.app.conftest import in_language, opened, pick, teacher_asks, unescaped
-from ui.classroom import address, membership
+from ui.classroom import address, browser, membership
 
 Q = "check_ids"  # Learn's first predict-first question
 
@@ -121,6 +121,8 @@ def test_a_store_out_of_reach_is_one_message_and_the_page_goes_on(store, monkeyp
     said = [w.value for w in at.warning]
     assert any("unavailable" in w for w in said), said
     assert at.radio(key=Q)  # Learn is drawn, alone
+    assert "class" in at.query_params  # kept: the page opens it again by itself after the wait
+    assert any("location.reload(), 2000" in h.proto.body for h in at.get("html")), "no reload owed"
     monkeypatch.setattr(membership, "store", lambda: store)
     at.session_state[membership.OFFLINE] = (0.0, 2.0)  # the wait has passed
     at = at.run()
@@ -170,7 +172,9 @@ def test_a_question_not_asked_yet_waits_for_the_teacher(store):
     student = opened(**{"class": code})
     radio = student.radio(key=Q)
     assert radio.disabled
-    assert any("not asked" in c.value for c in student.caption), [c.value for c in student.caption]
+    assert any("not asking this question" in c.value for c in student.caption), [
+        c.value for c in student.caption
+    ]
     assert store.tally(code, Q, secret).rounds == ()
 
 
@@ -301,3 +305,47 @@ def test_closing_asks_first_and_says_it_closed(store):
     assert any("is closed" in unescaped(w.value) for w in teacher.warning), [w.value for w in teacher.warning]
     with pytest.raises(ClassError):
         store.view(code)
+
+
+def test_a_classmates_copied_address_does_not_make_you_them(store, monkeypatch):
+    code, secret = store.new_class()
+    teacher_asks(store, code, secret)
+    ann = pick(opened(**{"class": code}), index=0)
+    bo = opened(**{"class": code})  # Bo's own browser: its cookie names Bo
+    bo_token = bo.session_state[membership.KEY].student
+    canonical = code.replace("-", "")
+    monkeypatch.setattr(browser, "cookie", lambda c: ("student", bo_token) if c == canonical else None)
+    pasted = opened(
+        **{"class": code, "student": ann.query_params["student"]}
+    )  # Ann's address, in Bo's browser
+    assert pasted.session_state[membership.KEY].student == bo_token
+    assert store.tally(code, Q, secret).current.counts == {0: 1}  # Ann's pick stands
+
+
+def test_the_teachers_browser_typing_its_code_is_the_teacher(store, monkeypatch):
+    code, secret = store.new_class()
+    seat = store.seat(code, secret)
+    canonical = code.replace("-", "")
+    monkeypatch.setattr(browser, "cookie", lambda c: ("teacher", seat) if c == canonical else None)
+    at = opened("pages/classroom.py")
+    at.text_input(key="class_join_code").set_value(code)
+    at = at.button(key="FormSubmitter:class_join-" + tr("Join")).click().run()
+    assert at.session_state[membership.KEY].teacher and store.joined(code) == 0
+
+
+def test_a_teachers_link_opened_during_an_outage_is_kept_and_tried_again(store, monkeypatch):
+    code, secret = store.new_class()
+    monkeypatch.setattr(membership, "store", lambda: Down())
+    at = opened("pages/classroom.py", **{"class": code, "teacher": secret})
+    assert not at.exception and at.query_params["teacher"] == secret  # no new history entry made
+    assert any("location.reload()" in h.proto.body for h in at.get("html"))
+
+
+def test_one_persons_wrong_codes_never_lock_out_a_students_reload(store):
+    code, secret = store.new_class()
+    student = opened(**{"class": code})
+    token = student.session_state[membership.KEY].student
+    for _ in range(store.limits.tries + 5):  # someone on the school's network, guessing
+        opened("pages/classroom.py", **{"class": "ZZZZ-ZZZZZ"})
+    again = opened(**{"class": code, "student": token})
+    assert again.session_state[membership.KEY].student == token

@@ -465,7 +465,7 @@ def test_one_browser_cannot_start_classes_without_end(make_store):
     use("en")
     with pytest.raises(ClassError) as refused:
         store.new_class(starters={"browser:greedy": 5})
-    assert "started 5 classes in the last hour" in str(refused.value) and "60 min" in str(refused.value)
+    assert "5 classes were started" in str(refused.value) and "60 min" in str(refused.value)
     for _ in range(3):
         store.new_class(starters={"browser:other": 5, "address:10.0.0.1": 8})
     assert kind(lambda: store.new_class(starters={"browser:third": 5, "address:10.0.0.1": 8})) == "starts"
@@ -587,3 +587,25 @@ def test_a_students_own_pick_is_read_back_per_round(store, a_class):
     assert store.picked(code, "ann", Q, second) is None and store.picked(code, "ann", Q, first) == 1
     store.close(code, secret)
     assert store.picked(code, "ann", Q, first) is None  # the class and its answers are gone
+
+
+def test_the_teacher_key_cannot_be_guessed(make_store, monkeypatch):
+    monkeypatch.setenv("ATTENTION_TEACHER_KEY", "sesame-1234")
+    store = make_store(tries=3)
+    guesser = {"address:203.0.113.9": 30}
+    for _ in range(3):
+        assert kind(lambda: store.new_class(starters=guesser, key="guess")) == "teacher_key"
+    assert (
+        kind(lambda: store.new_class(starters=guesser, key="sesame-1234")) == "tries"
+    )  # locked, right or not
+    store.new_class(starters={"address:198.51.100.1": 30}, key="sesame-1234")  # another teacher
+
+
+def test_a_known_token_or_seat_is_never_locked_out_by_wrong_codes(store, a_class):
+    code, secret = a_class
+    joined(store, code, "ann")
+    seat = store.seat(code, secret)
+    for _ in range(store.limits.tries):
+        kind(lambda: store.find("ZZZZ-ZZZZZ", caller="school"))
+    assert kind(lambda: store.find(code, caller="school")) == "tries"  # a new joiner waits
+    assert store.is_student(code, "ann", caller="school") and store.is_teacher(code, seat, caller="school")

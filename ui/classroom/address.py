@@ -95,15 +95,30 @@ def _interface_address() -> str | None:
 
 
 def visitor() -> str:
-    """The visitor's address: the connection's own, or, when that is a proxy the administrator
-    trusts (ATTENTION_TRUSTED_PROXIES), the last address in X-Forwarded-For that the trusted
-    proxies did not add. A header from anyone else is ignored: a visitor could write anything."""
-    peer = st.context.ip_address or "127.0.0.1"  # Streamlit says None for a loopback connection
-    trusted = settings.current().trusted_proxies
+    """The visitor's address (forwarded_for on this request)."""
+    peer = st.context.ip_address
+    peer = peer if isinstance(peer, str) and peer else "127.0.0.1"  # Streamlit: None for loopback
+    header = str(st.context.headers.get("X-Forwarded-For") or "")
+    return forwarded_for(peer, header, settings.current().trusted_proxies)
+
+
+def forwarded_for(peer: str, header: str, trusted: frozenset[str]) -> str:
+    """The visitor's address: the connection's own (`peer`), or, when that is a proxy the
+    administrator trusts (ATTENTION_TRUSTED_PROXIES), the last address in X-Forwarded-For that a
+    trusted proxy did not add. A header from anyone else is ignored: a visitor could write anything."""
     if peer not in trusted:
         return peer
-    forwarded = str(st.context.headers.get("X-Forwarded-For") or "")
-    for hop in reversed([h.strip() for h in forwarded.split(",") if h.strip()]):
+    for hop in reversed([h.strip() for h in header.split(",") if h.strip()]):
         if hop not in trusted:
             return hop[:64]
     return peer
+
+
+def network_of(ip: str) -> str:
+    """Whom per-address limits count: an IPv4 address itself, an IPv6 address's /64 (one home or
+    phone has a whole /64: 2^64 addresses to rotate through)."""
+    try:
+        found = ipaddress.ip_address(ip)
+    except ValueError:
+        return ip
+    return str(ipaddress.ip_network(f"{found}/64", strict=False)) if found.version == 6 else str(found)

@@ -43,17 +43,24 @@ class Recent:
 
     def get(self, key: tuple, fetch):
         """fetch()'s value, read once for every run asking within `seconds` (100 followers' pages
-        asking at once wait for the first one's read, not each read it)."""
+        asking at once wait for the first one's read, not each read it). A store that failed is
+        not asked again by each waiting page in turn: its error is kept as a value would be (with
+        Redis down, the 30th page waited for 29 timeouts)."""
         with self.lock:
             if (hit := self._fresh(key)) is not None:
-                return hit[1]
+                return _given(hit[1])
             making = self.making.setdefault(key, threading.Lock())
         with making:
             try:
                 with self.lock:
                     if (hit := self._fresh(key)) is not None:
-                        return hit[1]
-                value = fetch()  # the store raises ClassError for a class that ended: not kept
+                        return _given(hit[1])
+                try:
+                    value = fetch()
+                except ClassError as error:
+                    if error.kind == "store":
+                        self.put(key, error)
+                    raise  # a class that ended: not kept
                 self.put(key, value)
                 return value
             finally:
@@ -65,6 +72,13 @@ class Recent:
             if len(self.kept) > 10_000:  # classes come and go: start afresh rather than grow
                 self.kept.clear()
             self.kept[key] = (time.monotonic(), value)
+
+
+def _given(kept):
+    """A kept value, or the store's failure raised again."""
+    if isinstance(kept, ClassError):
+        raise kept
+    return kept
 
 
 recent = Recent()

@@ -87,6 +87,11 @@ def reload_without(param: str) -> None:
     )
 
 
+def reload_in(seconds: float) -> None:
+    """Open this address again after `seconds` (the store did not answer: try again then)."""
+    _owe(f"setTimeout(() => location.reload(), {int(seconds * 1000)});")
+
+
 def _owe(line: str) -> None:
     st.session_state.setdefault(PENDING, []).append(line)
 

@@ -31,6 +31,7 @@ from attention.i18n import tr, tr_n
 from ui import internals, language, url
 from ui.classroom import address, browser
 from ui.classroom import bell as ringing
+from ui.widgets import literal
 
 KEY, CODE = "_class", url.CLASS_KEY  # the membership; the class's code (ui/url.py keeps it in links)
 REFUSED = "_class_refused"  # question -> why the class did not take this session's pick (questions.py)
@@ -75,7 +76,7 @@ def member() -> Member | None:
 def caller() -> str:
     """Whom wrong codes and started classes are counted against: the visitor's address
     (address.visitor: X-Forwarded-For only from a trusted proxy). A new tab is the same caller."""
-    return "address:" + address.visitor()
+    return "address:" + address.network_of(address.visitor())
 
 
 def offline() -> bool:
@@ -128,6 +129,9 @@ def enter(code: str, secret: str | None = None, nickname: str | None = None) -> 
     """Join `code` as a student (this browser's token again when the class knows it), or, with
     the teacher's `secret` (or a seat), as its teacher; ClassError when it cannot be."""
     s, found = st.session_state, canonical(code) or ""
+    seat = browser.cookie(found)
+    if secret is None and seat and seat[0] == "teacher" and store().is_teacher(code, seat[1], caller()):
+        secret = seat[1]  # this browser is the class's teacher (a reload, the code typed again)
     if secret is not None:
         if not store().is_teacher(code, secret, caller()):
             raise errors.not_teacher()
@@ -144,10 +148,11 @@ def enter(code: str, secret: str | None = None, nickname: str | None = None) -> 
 
 
 def _student(code: str, nickname: str | None) -> str:
-    """This browser's token in the class: the address's or the cookie's when the class knows it
+    """This browser's token in the class: the cookie's, else the address's, when the class knows it
     (no new student), else a new one. A token the class does not know is never taken as given:
     a link cannot choose who its visitor is."""
-    known = [st.query_params.get("student"), (browser.cookie(canonical(code) or "") or ("", ""))[1]]
+    # this browser's own token first: an address a classmate pasted must not make them you
+    known = [(browser.cookie(canonical(code) or "") or ("", ""))[1], st.query_params.get("student")]
     for token in known:
         if token and browser.TOKEN.fullmatch(token) and store().is_student(code, token, caller()):
             if nickname is not None:
@@ -194,16 +199,16 @@ def from_link() -> str | None:
     if m is not None:  # a link to another class: this one is left first
         _drop(m)
     try:
-        seat = browser.cookie(canonical(asked) or "")
-        if seat and seat[0] == "teacher" and store().is_teacher(asked, seat[1], caller()):
-            enter(asked, seat[1])  # the teacher's reload, or the join link on the teacher's browser
-        else:
-            enter(asked)
+        enter(asked)
     except ClassError as error:
-        if error.kind == "store":  # the links keep the class: joined once the store answers
+        if error.kind in ("store", "tries"):  # the address keeps the class: joined when it can be
             st.session_state[CODE] = shown(canonical(asked)) if canonical(asked) else asked
+        if error.kind == "store":  # and the page opens again by itself once the wait is over
             unreachable(error)
+            browser.reload_in(st.session_state[OFFLINE][1])
             return None
+        if error.kind == "tries":
+            return str(error)
         st.session_state.pop(CODE, None)
         for param in ("class", "student"):
             if param in st.query_params:
@@ -230,10 +235,13 @@ def _exchange(asked: str | None, secret: str, m: Member | None) -> str | None:
         seat = store().seat(asked or "", secret)
         enter(asked or "", seat).secret_link = secret
     except ClassError as error:
+        if error.kind == "store":  # the link stays as it is (a new address would keep it in
+            unreachable(error)  # history): the page opens it again once the wait is over
+            st.warning(literal(message() or str(error)), icon=":material/groups:")
+            browser.reload_in(st.session_state[OFFLINE][1])
+            browser.send()
+            st.stop()
         del st.query_params["teacher"]
-        if error.kind == "store":
-            unreachable(error)
-            return None
         return str(error)
     browser.remember(canonical(asked or "") or "", "teacher", seat, _seconds())
     browser.reload_without("teacher")

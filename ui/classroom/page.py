@@ -9,7 +9,7 @@ from urllib.parse import urlencode
 import segno
 import streamlit as st
 
-from attention import settings
+from attention import i18n, settings
 from attention.classroom import ClassError, to_csv
 from attention.classroom.rules import NICKNAME_CHARS as NICKNAME
 from attention.i18n import tr
@@ -90,11 +90,11 @@ def outside() -> None:
         st.caption(
             tr(
                 "For the teacher: you get a code for the class and a teacher's link that only you hold. "
-                "A class lasts {hours:g} hours.",
+                "A class lasts {hours:g} hours; one that nobody joins ends after an hour.",
                 hours=membership.store().limits.hours,
             )
         )
-        needs_key = bool(settings.current().teacher_key)
+        needs_key = bool(settings.teacher_key())
         key = None
         if needs_key:
             key = st.text_input(
@@ -179,7 +179,7 @@ def export(m: Member) -> None:
         names = st.checkbox(tr("Include nicknames"), key="class_nicknames")
         st.download_button(
             tr("Download as CSV"),
-            lambda: _csv(m, names),  # built when clicked: the answers up to that moment
+            lambda: _csv(m, names, i18n.language()),  # built when clicked: the answers up to then
             file_name=f"class-{m.shown_code}.csv",
             mime="text/csv",
             on_click="ignore",
@@ -187,7 +187,8 @@ def export(m: Member) -> None:
         )
 
 
-def _csv(m: Member, names: bool) -> str:
+def _csv(m: Member, names: bool, language: str) -> str:
+    i18n.use(language)  # built outside the page's run: a message in it speaks the page's language
     try:
         return to_csv(membership.store().export(m.code, m.secret, nicknames=names), nicknames=names)
     except ClassError as error:

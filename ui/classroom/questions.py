@@ -79,7 +79,7 @@ def _held(key: str, label: str, options: list[str], view: dict[str, str] | None)
         return
     if vote is None or vote.question != key:
         st.radio(label, options, index=None, key=key, format_func=literal, disabled=True)
-        st.caption(tr("Your teacher has not asked this question yet. You can answer it once they do."))
+        st.caption(tr("Your teacher is not asking this question now. You can answer it when they do."))
         return
     if view is not None and view != vote.params:  # the student moved to another sentence
         st.radio(label, options, index=None, key=key, format_func=literal, disabled=True)
