@@ -6,7 +6,10 @@ the reader's language; `kind` says what went wrong without reading the message.
 
 from __future__ import annotations
 
+import functools
+import logging
 import math
+import time
 
 from attention.i18n import tr, tr_n
 
@@ -160,3 +163,39 @@ def failure_reason(what: str) -> str:
         "read_only": lambda: tr("the class store cannot be written"),
     }
     return reasons.get(what, lambda: tr("the class store failed"))()
+
+
+# --- store failures: said as one ClassError, logged once a minute -------------------------------
+
+log = logging.getLogger("attention.classroom.store")
+LOG_EVERY = 60.0  # seconds between log lines about the same operation failing the same way
+_logged: dict[tuple, float] = {}
+
+
+def _first_in_a_while(what: tuple) -> bool:
+    now = time.monotonic()
+    if now - _logged.get(what, -LOG_EVERY) < LOG_EVERY:
+        return False
+    if len(_logged) > 1000:  # a handful of operations and kinds: never grows, but bounded anyway
+        _logged.clear()
+    _logged[what] = now
+    return True
+
+
+def guarded(method):
+    """A public operation whose store failures (self.FAILURES) come out as ClassError kind "store",
+    logged once here with what the store said (the page shows only a short reason)."""
+
+    @functools.wraps(method)
+    def run(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except ClassError:
+            raise
+        except self.FAILURES as error:
+            kind = self._failure(error)
+            if _first_in_a_while((method.__name__, kind)):  # an outage is one line a minute, not one a call
+                log.warning("class store failed in %s: %s: %s", method.__name__, type(error).__name__, error)
+            raise unavailable(failure_reason(kind)) from error
+
+    return run

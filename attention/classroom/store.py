@@ -24,10 +24,8 @@ with them (revealed rounds are final).
 
 from __future__ import annotations
 
-import functools
 import hmac
 import json
-import logging
 import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -35,44 +33,9 @@ from collections.abc import Mapping, Sequence
 from attention import settings
 from attention.classroom import codes, errors, rules
 from attention.classroom.backend import Backend
-from attention.classroom.errors import ClassError
+from attention.classroom.errors import guarded
 from attention.classroom.records import ClassInfo, Round, Row, Tally, View, Vote, iso
 from attention.classroom.rules import Limits
-
-log = logging.getLogger(__name__)
-
-
-LOG_EVERY = 60.0  # seconds between log lines about the same operation failing the same way
-_logged: dict[tuple, float] = {}
-
-
-def _first_in_a_while(what: tuple) -> bool:
-    now = time.monotonic()
-    if now - _logged.get(what, -LOG_EVERY) < LOG_EVERY:
-        return False
-    if len(_logged) > 1000:  # a handful of operations and kinds: never grows, but bounded anyway
-        _logged.clear()
-    _logged[what] = now
-    return True
-
-
-def guarded(method):
-    """A public operation whose store failures (self.FAILURES) come out as ClassError kind "store",
-    logged once here with what the store said (the page shows only a short reason)."""
-
-    @functools.wraps(method)
-    def run(self, *args, **kwargs):
-        try:
-            return method(self, *args, **kwargs)
-        except ClassError:
-            raise
-        except self.FAILURES as error:
-            kind = self._failure(error)
-            if _first_in_a_while((method.__name__, kind)):  # an outage is one line a minute, not one a call
-                log.warning("class store failed in %s: %s: %s", method.__name__, type(error).__name__, error)
-            raise errors.unavailable(errors.failure_reason(kind)) from error
-
-    return run
 
 
 class Store(Backend):

@@ -109,6 +109,9 @@ def test_a_reload_a_second_tab_a_scan_and_a_sleep_are_one_student(room, browser)
         page.goto(saved)
         script_done(page)
         pick(page, 2)
+        deadline = time.monotonic() + 20  # "Answer recorded" already stood there (the pick before)
+        while store.tally(code, Q, secret).current.counts != {2: 1} and time.monotonic() < deadline:
+            time.sleep(0.2)
         tally = store.tally(code, Q, secret)
         assert (tally.joined, tally.current.answered) == (1, 1)
         assert tally.current.counts == {2: 1}
