@@ -17,7 +17,7 @@ Q = "check_ids"  # Learn's first predict-first question
 
 @pytest.fixture
 def store(tmp_path, monkeypatch):
-    made = SQLiteStore(tmp_path / "classes.sqlite3", Limits(students=5))
+    made = SQLiteStore(tmp_path / "classes.sqlite3", Limits(students=5, tries=5))
     monkeypatch.setattr(membership, "store", lambda: made)
     return made
 
