@@ -82,7 +82,7 @@ ASK = f"{QUESTION}_ask"  # the teacher's "Ask the class" button under it (ui/cla
 RELOAD = 5  # every RELOAD-th student reloads its page once after its pick
 DOWN = 2.0  # seconds the private redis-server stays stopped when restarted
 RECORDED = "Answer recorded"
-BACKOFF = re.compile(r"tries again in (\d+) s")  # ui/classroom/membership.unreachable's message
+BACKOFF = re.compile(r"tries again by itself in (\d+) second")  # ui/classroom/membership.unreachable's
 OFFLINE = "cannot be reached right now"  # a held question while the store is out of reach
 COUNT = re.compile(r"\*\*(\d+) of (\d+)\*\*")  # the teacher's "**N of M** students have answered"
 WAIT = 30.0  # seconds to wait for the teacher's count, or for followers to switch
@@ -285,6 +285,8 @@ async def choose(tab: Tab, pick: int, latencies: list[float], delays: list[float
                 delays.append(time.perf_counter() - began)
             return refused
         wait = backoff(said)
+        if wait is None and not said:  # nothing drawn: a held question the page showed disabled (out
+            wait = FIRST_WAIT  # of reach a moment ago), which a browser would not have let be clicked
         if wait is None or time.perf_counter() > deadline:
             raise RuntimeError(f"the pick was not recorded: {tab.alerts[since:][-2:]}")
         refused += 1
