@@ -252,6 +252,11 @@ class TransformerBlock(nn.Module):
         x = self.ff(x)
         return x + shortcut  # and around the feed-forward
 
+    def after_attention(self, attended, shortcut):
+        """forward from the attention's output (B, T, d) on: what the traced walk runs after att.trace."""
+        x = attended + shortcut
+        return self.ff(self.norm2(x)) + x
+
 
 class Qwen3Model(nn.Module):
     """The book's Qwen3Model: tok_emb, trf_blocks, final_norm, out_head; RoPE's cos and sin made
@@ -348,8 +353,7 @@ class Qwen3Model(nn.Module):
             x = x if rows is None else x[rows]  # (N, T, d)
         if keep is not None:
             keep(attention)
-        x = attention.output + x
-        return block.ff(block.norm2(x)) + x
+        return block.after_attention(attention.output, x)
 
     @property
     def heads(self) -> int:
