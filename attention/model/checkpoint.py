@@ -372,7 +372,7 @@ def load_modern(folder: Path, hf: dict, dtype: torch.dtype = torch.float32):
 def load_model(source: str | Path, dtype: torch.dtype = torch.float32):
     """The one entry point: a checkpoint folder in Hugging Face's layout as the book's model of its
     config.json's model_type: gpt2 (GPTModel, load_gpt2), qwen3 (Qwen3Model), llama (Llama3Model),
-    gemma3_text (Gemma3Model). A GPT-2 .safetensors file with its config.json beside it opens too."""
+    gemma3_text (Gemma3Model). A .safetensors file with its config.json beside it opens too."""
     path = Path(source)
     config_file = (path.parent if path.is_file() else path) / "config.json"
     if not config_file.is_file():
@@ -382,8 +382,8 @@ def load_model(source: str | Path, dtype: torch.dtype = torch.float32):
     except (ValueError, OSError) as error:
         raise ConfigError(f"{config_file} is not a readable config.json ({error})", "source") from error
     kind = hf.get("model_type", "gpt2") if isinstance(hf, dict) else "gpt2"
-    if kind in MODERN and path.is_dir():
-        return load_modern(path, hf, dtype)
+    if kind in MODERN:  # a file names its folder: the weights may be shards beside it
+        return load_modern(path if path.is_dir() else path.parent, hf, dtype)
     if kind not in ("gpt2", *MODERN):
         raise ConfigError(
             f"config.json's model_type is {str(kind)[:40]!r}: this app opens gpt2, {', '.join(MODERN)}",

@@ -129,3 +129,4 @@ def test_a_sentencepiece_style_vocabulary_reads_as_bytes(tmp_path):
 def test_the_model_loaded_is_the_architectures_own(tmp_path):
     tiny("qwen3", tmp_path)
     assert type(checkpoint.load_model(tmp_path)) is Qwen3Model
+    assert type(checkpoint.load_model(tmp_path / "model.safetensors")) is Qwen3Model  # its folder
