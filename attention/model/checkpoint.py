@@ -1,9 +1,15 @@
-"""GPT-2's checkpoints (Hugging Face's layout) in and out of the book's GPTModel: config.json
-checked before anything is allocated, safetensors only (no pickle is ever executed). Never
-imports the hub: hub.py downloads a repo's files to a folder, and this module reads folders.
+"""Checkpoints in Hugging Face's layout in and out of the book's models: config.json checked
+before anything is allocated, safetensors only (no pickle is ever executed). Never imports the
+hub: hub.py downloads a repo's files to a folder, and this module reads folders.
 
-    model = load_gpt2("assets/model")          # a folder with config.json + model.safetensors
+    model = load_model("a folder")             # the one entry point: config.json's model_type says
+                                               # which: gpt2 (GPTModel), qwen3, llama, gemma3_text
+    model = load_gpt2("assets/model")          # GPT-2's layout only
     save_gpt2(model, "out/")                   # GPT2LMHeadModel opens it too
+    save_hf(model, "out/")                     # Qwen3ForCausalLM (and the others) open it too
+
+A folder's weights are model.safetensors, or shards listed in model.safetensors.index.json; bf16,
+fp16 or fp32 on disk, the model built in float32 unless asked otherwise.
 """
 
 from __future__ import annotations
@@ -183,21 +189,26 @@ def load_state(model: GPTModel, weights: Mapping[str, torch.Tensor]) -> GPTModel
 
 
 class _Tensors(Mapping):
-    """A safetensors file as a read-only mapping; each tensor is read when asked for, by a handle
-    of its own: an open handle's memory map counts in the process's RSS as it is read, so one
-    handle for the whole load peaked at the file's size over the model's (GPT-2 small: +475 MB)."""
+    """A safetensors file, or the shards an index lists (model.safetensors.index.json's weight_map:
+    name -> file), as a read-only mapping; each tensor is read when asked for, by a handle of its
+    own: an open handle's memory map counts in the process's RSS as it is read, so one handle for
+    the whole load peaked at the file's size over the model's (GPT-2 small: +475 MB)."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, shards: Mapping[str, str] | None = None):
         from safetensors import safe_open
 
-        self.open = lambda: safe_open(path, framework="pt")
-        with self.open() as handle:
-            self.names = list(handle.keys())
+        self.open = lambda file=path: safe_open(file, framework="pt")
+        if shards is None:
+            with self.open() as handle:
+                self.files = dict.fromkeys(handle.keys(), path)
+        else:
+            self.files = {name: str(Path(path) / file) for name, file in shards.items()}
+        self.names = list(self.files)
 
     def __getitem__(self, key: str) -> torch.Tensor:
-        if key not in self.names:
+        if key not in self.files:
             raise KeyError(key)
-        with self.open() as handle:
+        with self.open(self.files[key]) as handle:
             return handle.get_tensor(key)
 
     def __iter__(self):
@@ -288,3 +299,115 @@ def load_gpt2(source: str | Path) -> GPTModel:
             "source",
         )
     return load_state(GPTModel(read_config(config_file)), _Tensors(str(weights_file))).eval()
+
+
+# --- Llama, Qwen3 and Gemma 3 in Hugging Face's layout ---------------------------------------
+
+# model_type -> the module that builds it: config_from_hf, MODEL (its class), load_weights, state_of,
+# hf_config
+MODERN = {
+    "qwen3": "attention.model.qwen3",
+    "llama": "attention.model.llama3",
+    "gemma3_text": "attention.model.gemma3",
+}
+
+
+def architecture(model_type: str):
+    """The module of the book-style architecture for a config.json's model_type."""
+    import importlib
+
+    return importlib.import_module(MODERN[model_type])
+
+
+def modern_bytes(cfg: dict, dtype: torch.dtype = torch.float32) -> int:
+    """What a Qwen3/Llama/Gemma model of `cfg` allocates in `dtype`, from the config alone: its
+    embedding (and untied output layer), per block the attention's projections, the SwiGLU's
+    three matrices and the norms, and RoPE's cos and sin."""
+    d, hd, heads, groups = cfg["emb_dim"], cfg["head_dim"], cfg["n_heads"], cfg["n_kv_groups"]
+    embedding = cfg["vocab_size"] * d * (1 if cfg.get("tie_embeddings", True) else 2)
+    block = 2 * d * heads * hd + 2 * d * groups * hd + 3 * d * cfg["hidden_dim"] + 4 * d + 2 * hd
+    rope = 4 * cfg["context_length"] * hd
+    return (embedding + cfg["n_layers"] * block + rope) * torch.finfo(dtype).bits // 8
+
+
+def weights_of(folder: Path) -> _Tensors:
+    """A folder's weights: model.safetensors, or the shards model.safetensors.index.json lists."""
+    index = folder / "model.safetensors.index.json"
+    if (folder / "model.safetensors").is_file():
+        return _Tensors(str(folder / "model.safetensors"))
+    if index.is_file():
+        try:
+            shards = json.loads(index.read_text())["weight_map"]
+        except (ValueError, OSError, KeyError, TypeError) as error:
+            raise ConfigError(
+                f"{index.name} is not a readable index of shards ({error})", "source"
+            ) from error
+        if not isinstance(shards, dict) or any(
+            "/" in f or "\\" in f or f.startswith(".") for f in shards.values()
+        ):
+            raise ConfigError(f"{index.name}: its weight_map must name files in the folder", "source")
+        return _Tensors(str(folder), shards)
+    raise ConfigError(
+        f"{folder.name} has no model.safetensors (nor a model.safetensors.index.json of shards); "
+        ".bin pickles are not opened",
+        "source",
+    )
+
+
+def load_modern(folder: Path, hf: dict, dtype: torch.dtype = torch.float32):
+    """A Qwen3, Llama or Gemma 3 folder as the book-style model, in eval mode, its weights in
+    `dtype` (whatever the file holds: bf16 weights read into float32 by default)."""
+    arch = architecture(hf["model_type"])
+    cfg = arch.config_from_hf(hf) | {"dtype": dtype}
+    if (mb := modern_bytes(cfg, dtype) / 2**20) > MAX_MODEL_MB:
+        raise ConfigError(
+            f"This model needs {mb:,.0f} MB of memory ({dtype}); this server opens models up to "
+            f"{MAX_MODEL_MB:,} MB. ATTENTION_MAX_MODEL_MB raises the limit.",
+            "source",
+        )
+    model = arch.MODEL(cfg)
+    return arch.load_weights(model, weights_of(folder)).eval()
+
+
+def load_model(source: str | Path, dtype: torch.dtype = torch.float32):
+    """The one entry point: a checkpoint folder in Hugging Face's layout as the book's model of its
+    config.json's model_type: gpt2 (GPTModel, load_gpt2), qwen3 (Qwen3Model), llama (Llama3Model),
+    gemma3_text (Gemma3Model). A .safetensors file with its config.json beside it opens too."""
+    path = Path(source)
+    config_file = (path.parent if path.is_file() else path) / "config.json"
+    if not config_file.is_file():
+        return load_gpt2(source)  # its own words for what is missing
+    try:
+        hf = json.loads(config_file.read_text())
+    except (ValueError, OSError) as error:
+        raise ConfigError(f"{config_file} is not a readable config.json ({error})", "source") from error
+    kind = hf.get("model_type", "gpt2") if isinstance(hf, dict) else "gpt2"
+    if kind in MODERN:  # a file names its folder: the weights may be shards beside it
+        return load_modern(path if path.is_dir() else path.parent, hf, dtype)
+    if kind not in ("gpt2", *MODERN):
+        raise ConfigError(
+            f"config.json's model_type is {str(kind)[:40]!r}: this app opens gpt2, {', '.join(MODERN)}",
+            "source",
+        )
+    return load_gpt2(source)
+
+
+def save_hf(model, folder: str | Path, dtype: torch.dtype = torch.float32, **config_extra) -> Path:
+    """A Qwen3/Llama/Gemma model in Hugging Face's layout (config.json + model.safetensors), which
+    load_model and transformers open; config.json last and whole, as save_gpt2 writes it."""
+    from safetensors.torch import save_file
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    arch = architecture(model.MODEL_TYPE)
+    state = arch.state_of(model)
+    save_file(
+        {k: v.to(dtype) for k, v in state.items()},
+        str(folder / "model.safetensors"),
+        metadata={"format": "pt"},
+    )
+    config = arch.hf_config(model.cfg, **config_extra) | {"dtype": str(dtype).removeprefix("torch.")}
+    part = folder / "config.json.part"
+    part.write_text(json.dumps(config, indent=2) + "\n")
+    os.replace(part, folder / "config.json")
+    return folder

@@ -133,6 +133,15 @@ class ModelTrace:
         """(L, H, T, T): every head's attention weights for the first sequence."""
         return torch.stack([layer.weights[0] for layer in self.layers])
 
+    @property
+    def kv_heads(self) -> tuple[int, ...]:
+        """(H,): the key/value head each query head reads. Grouped-query attention (kv_groups G of H
+        heads): query head h reads key/value head h // (H / G); GPT's heads each read their own."""
+        first = self.layers[0]
+        heads = first.num_heads
+        group = heads // (first.kv_groups or heads)
+        return tuple(h // group for h in range(heads))
+
 
 class GPTModel(nn.Module):
     def __init__(self, cfg):

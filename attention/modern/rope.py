@@ -15,10 +15,12 @@ def compute_rope_params(
     context_length: int = 4096,
     freq_config: dict | None = None,
     dtype: torch.dtype = torch.float32,
+    linear_factor: float = 1.0,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """(cos, sin), each (context_length, head_dim): the angles position x inv_freq_i, the half
     repeated. `freq_config` (Llama 3.1's long-context scaling: factor, low_freq_factor,
-    high_freq_factor, original_context_length) slows the low frequencies."""
+    high_freq_factor, original_context_length) slows the low frequencies; `linear_factor` slows
+    them all (position interpolation: Gemma 3's global layers in its 4B and larger models)."""
     if head_dim % 2:
         raise ValueError(f"RoPE needs an even head_dim, got {head_dim}")
     inv_freq = 1.0 / theta_base ** (
@@ -36,6 +38,7 @@ def compute_rope_params(
         smoothed = (1 - smooth) * (inv_freq / freq_config["factor"]) + smooth * inv_freq
         medium = (wavelen <= low_wavelen) & (wavelen >= high_wavelen)
         inv_freq = torch.where(medium, smoothed, slowed)
+    inv_freq = inv_freq / linear_factor if linear_factor != 1.0 else inv_freq
     positions = torch.arange(context_length, dtype=dtype)  # (context_length,)
     angles = positions[:, None] * inv_freq[None, :]  # (context_length, head_dim / 2)
     angles = torch.cat([angles, angles], dim=1)  # (context_length, head_dim)

@@ -5,6 +5,7 @@ shipped model.
     python -m attention.training copying --out assets/model   # the bundled copy model's recipe
     python -m attention.training shakespeare --out assets/shakespeare   # the Shakespeare model's
     python -m attention.training shakespeare-check DIR   # a retrained one against the shipped one
+    python -m attention.training shakespeare-qwen3 --out assets/shakespeare-qwen3   # the same, Qwen3's layout
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import sys
 
 import torch
 
-from attention.training import copying, held_out_text, shakespeare
+from attention.training import copying, held_out_text, shakespeare, shakespeare_qwen3
 from attention.training.induction import InductionTrainer
 from attention.training.run import Run
 from attention.training.tasks import TASKS
@@ -26,6 +27,7 @@ RECIPES = {
     "bundled": copying.main,
     "shakespeare": shakespeare.main,
     "shakespeare-check": lambda argv: sys.exit(held_out_text.check(argv)),
+    "shakespeare-qwen3": shakespeare_qwen3.main,
 }  # "bundled": old name
 
 

@@ -18,7 +18,7 @@ import torch.nn.functional as F
 
 from attention.i18n import N_
 from attention.model import roles
-from attention.model.checkpoint import load_gpt2
+from attention.model.checkpoint import load_model
 from attention.model.gpt import GPTModel
 from attention.training import plays
 
@@ -52,7 +52,7 @@ def measure(folder: Path) -> dict:
     held-out plays: the mean loss, and the loss per band of BAND positions read as the text is and
     with <|endoftext|> first, beside a unigram model's on the same targets; each role's best head on
     natural-text probes, both ways (the probes' first token is the text's own, or <|endoftext|>)."""
-    model = load_gpt2(Path(folder))
+    model = load_model(Path(folder))  # GPT-2's layout or Qwen3's (shakespeare_qwen3)
     train_ids, held = plays.corpus("scenes")
     n = model.cfg["context_length"]
     windows = held[: (len(held) - 1) // n * n + 1].unfold(0, n + 1, n)  # (W, n + 1), overlapping by 1
@@ -94,7 +94,8 @@ def measured_on(context: int) -> str:
 def write_measures(folder: Path, measured: dict) -> None:
     """The one set of numbers the pages show for a recipe's model: its config.json's held-out loss and
     `measured`, and its training record's `measured`, each naming what it was measured on."""
-    context = json.loads((folder / "config.json").read_text())["n_positions"]
+    config = json.loads((folder / "config.json").read_text())
+    context = config.get("n_positions") or config["max_position_embeddings"]  # GPT-2's name, or Qwen3's
     summary = {"on": measured_on(context), **measured}
     config = folder / "config.json"
     data = json.loads(config.read_text())

@@ -230,11 +230,18 @@ def snapshot(model, held, step, train_loss) -> dict:
 
 
 def train(
-    out: Path, seed: int = 0, steps: int = STEPS, log=print, until: int | None = None, device: str = "cpu"
+    out: Path,
+    seed: int = 0,
+    steps: int = STEPS,
+    log=print,
+    until: int | None = None,
+    device: str = "cpu",
+    build=build,
 ) -> tuple[GPTModel, list[dict]]:
     """The model after `steps` steps, resumed from out/checkpoint.pt when there is one; `until`
     stops early (the learning rate still follows the `steps`-long schedule), as an interrupted run.
-    `device` "cuda" is for probes only: the shipped model is the CPU's, bit for bit reproducible."""
+    `device` "cuda" is for probes only: the shipped model is the CPU's, bit for bit reproducible.
+    `build(seed, used)` makes the untrained model (shakespeare_qwen3 trains another layout)."""
     train_ids, held = plays.corpus("scenes")
     documents = (train_ids == plays.START).nonzero()[:-1, 0]  # (D,) each a START a document follows
     used = torch.unique(torch.cat([train_ids, torch.tensor([plays.START])]))  # (C,) sorted
@@ -313,12 +320,12 @@ def train(
     return model.cpu().eval(), snapshots
 
 
-def write_record(out: Path, baselines: dict) -> None:
+def write_record(out: Path, baselines: dict, config: dict = CONFIG) -> None:
     """out/training.json, what Watch it learn replays (attention/training/replay.py): the config,
     the baselines, every step's loss and the snapshots, from the run's last checkpoint."""
     saved = torch.load(out / "checkpoint.pt", weights_only=True)
     record = {
-        "config": CONFIG,
+        "config": config,
         "baselines": baselines,
         "task_steps": COPY_STEPS,  # stage 1: the induction task, not the plays
         "eval_windows": EVAL_WINDOWS,  # the snapshots' held-out loss: these fixed windows of 128 tokens
