@@ -6,7 +6,7 @@ hub: hub.py downloads a repo's files to a folder, and this module reads folders.
                                                # which: gpt2 (GPTModel), qwen3, llama, gemma3_text
     model = load_gpt2("assets/model")          # GPT-2's layout only
     save_gpt2(model, "out/")                   # GPT2LMHeadModel opens it too
-    save_hf(model, "out/")                     # Qwen3ForCausalLM (and the others) open it too
+    hf_layout.save_hf(model, "out/")           # Qwen3ForCausalLM (and the others) open it too
 
 A folder's weights are model.safetensors, or shards listed in model.safetensors.index.json; bf16,
 fp16 or fp32 on disk, the model built in float32 unless asked otherwise.
@@ -390,24 +390,3 @@ def load_model(source: str | Path, dtype: torch.dtype = torch.float32):
             "source",
         )
     return load_gpt2(source)
-
-
-def save_hf(model, folder: str | Path, dtype: torch.dtype = torch.float32, **config_extra) -> Path:
-    """A Qwen3/Llama/Gemma model in Hugging Face's layout (config.json + model.safetensors), which
-    load_model and transformers open; config.json last and whole, as save_gpt2 writes it."""
-    from safetensors.torch import save_file
-
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    arch = architecture(model.MODEL_TYPE)
-    state = arch.state_of(model)
-    save_file(
-        {k: v.to(dtype) for k, v in state.items()},
-        str(folder / "model.safetensors"),
-        metadata={"format": "pt"},
-    )
-    config = arch.hf_config(model.cfg, **config_extra) | {"dtype": str(dtype).removeprefix("torch.")}
-    part = folder / "config.json.part"
-    part.write_text(json.dumps(config, indent=2) + "\n")
-    os.replace(part, folder / "config.json")
-    return folder

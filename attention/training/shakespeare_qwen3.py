@@ -32,7 +32,7 @@ from pathlib import Path
 import torch
 
 from attention.model import tokenizer
-from attention.model.checkpoint import save_hf
+from attention.model.hf_layout import save_hf
 from attention.model.qwen3 import Qwen3Model
 from attention.training import held_out_text, plays, shakespeare
 

@@ -9,7 +9,8 @@ import pytest
 import torch
 
 from attention.model import gemma3
-from attention.model.checkpoint import load_model, save_hf
+from attention.model.checkpoint import load_model
+from attention.model.hf_layout import save_hf
 from tests.model.tiny_hf import CONTEXT, VOCAB, assert_same, tiny
 
 transformers = pytest.importorskip("transformers")

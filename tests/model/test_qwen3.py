@@ -114,7 +114,7 @@ def test_a_mismatched_tensor_is_named(saved, tmp_path):
 
 
 def test_saved_in_hugging_faces_layout_transformers_opens_it(saved, tmp_path):
-    from attention.model.checkpoint import save_hf
+    from attention.model.hf_layout import save_hf
 
     ours = load_model(saved[0])
     save_hf(ours, tmp_path)

@@ -9,7 +9,8 @@ import pytest
 import torch
 
 from attention.model import tokenizer
-from attention.model.checkpoint import load_model, save_hf
+from attention.model.checkpoint import load_model
+from attention.model.hf_layout import save_hf
 from attention.model.qwen3 import Qwen3Model
 from attention.training import plays, shakespeare, shakespeare_qwen3
 
