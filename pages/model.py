@@ -15,7 +15,9 @@ sync_url()
 
 page_title(
     tr("Inside a model"),
-    tr("A real GPT's attention, computed by the book's chapter-4 GPTModel."),
+    tr(
+        "A real model's attention, computed by the book's chapter-4 GPTModel or its bonus Llama, Qwen3 and Gemma 3 code."
+    ),
     help=tr(
         "Its blocks are the very MultiHeadAttention of chapter 3. What its patterns can mean depends on "
         "what it learned: see the line under the model's name."
@@ -35,10 +37,10 @@ shown, layer, head = views.view_controls(model.cfg, len(tokens))
 
 # --- draw the chosen view (All heads and Token view: per token, per character or per word) ------
 by = groups.grouping(info) if shown in ("grid", "tokens") else "tokens"
-seen = groups.grouped(view, by)
+seen = groups.grouped(view, by, info)
 groups.grouped_note(seen, by, len(tokens))
 if shown == "grid":
-    views.all_heads(seen, layer, head)
+    views.all_heads(seen, layer, head, model.kv_heads)
 elif shown == "head":
     views.one_head(source, model, ids, tokens, layer, head)
 elif shown == "tokens":

@@ -129,11 +129,13 @@ def model_grid(
     tokens: Sequence[str] = (),
     clickable: bool = False,
     width_px: int = 900,
+    kv_heads: Sequence[int] = (),
 ) -> go.Figure:
     """Every head's weights (L, H, T, T) as L rows of H thumbnails, colour only (uint8) with one
     colour bar; the chosen head framed. Titles are "layer.head", zero-based, as the literature
     names heads. With `tokens`, the first column's rows (queries) and the last row's columns (keys)
-    are labelled; `clickable` puts a click target over each thumbnail (_click_targets)."""
+    are labelled; `clickable` puts a click target over each thumbnail (_click_targets). `kv_heads`
+    (H,), the key/value head each query head reads: a grey line between groups that share one."""
     layers, heads, t = weights.shape[:3]
     plot_w = (width_px - 115) / heads  # a thumbnail's width in px: the labels and colour bar take 115
     size = int(max(60, min(160, plot_w / 0.82)))  # a row's height in px: its title takes 18%, the rest square
@@ -166,6 +168,7 @@ def model_grid(
                 "line": {"color": "#d62728", "width": 3},
             }
         ]
+    layout["shapes"] = layout.get("shapes", []) + _group_lines(cells, kv_heads)
     if clickable:
         target, axes = _click_targets(cells, heads, int(size * 0.8))
         data.append(target)
@@ -174,6 +177,28 @@ def model_grid(
         layout["plot_bgcolor"] = "rgba(0,0,0,0)"
     height = layers * (size + 18) + margin["t"] + margin["b"] + 20
     return figure(data, layout | {"height": height, "margin": margin})
+
+
+def _group_lines(cells, kv_heads: Sequence[int]) -> list[dict]:
+    """A vertical line, full height, between query heads that read different key/value heads."""
+    lines = []
+    for h in range(1, len(kv_heads)):
+        if kv_heads[h] != kv_heads[h - 1]:
+            x = (cells[h - 1].x1 + cells[h].x0) / 2
+            line = {"color": "#888888", "width": 2, "dash": "dot"}
+            lines.append(
+                {
+                    "type": "line",
+                    "xref": "paper",
+                    "yref": "paper",
+                    "x0": x,
+                    "x1": x,
+                    "y0": 0,
+                    "y1": 1,
+                    "line": line,
+                }
+            )
+    return lines
 
 
 def role_heatmap(scores: np.ndarray, role: str, caption: str) -> go.Figure:

@@ -56,7 +56,7 @@ import numpy as np
 import torch
 
 from attention.errors import ConfigError
-from attention.model import catalog, reading, roles, sentence, tokenizer
+from attention.model import catalog, reading, roles, sentence
 from attention.model.attribution import attribution_map, attribution_patching_map
 from attention.model.interventions import (
     MODES,
@@ -213,9 +213,10 @@ def parse_positions(text: str | None, length: int) -> tuple[int, ...]:
 
 
 def one_token(info, text: str) -> int:
-    ids = (
-        [info.symbols.index(text)] if text in info.symbols else [] if info.symbols else tokenizer.encode(text)
-    )
+    if info.symbols:
+        ids = [info.symbols.index(text)] if text in info.symbols else []
+    else:
+        ids = info.words.encode(text)
     if len(ids) != 1:
         raise ConfigError(
             f"{text[:30]!r} is {len(ids)} tokens for this model; an answer must be one.", "answers"

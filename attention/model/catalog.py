@@ -1,10 +1,12 @@
 """The model catalogue: which models there are (bundled, the hub's, runs trained here), what each
 one is, and loading one. The one caller of hub.download (download, which load calls).
 
-A model is a folder in GPT-2's checkpoint layout (checkpoint.load_gpt2). Its config.json may carry an
+A model is a folder in Hugging Face's layout: GPT-2's, Llama's, Qwen3's or Gemma 3's
+(checkpoint.load_model reads config.json's model_type). Its config.json may carry an
 "attention_explorer" entry: a name, what it was trained on, and its tokenizer: GPT-2's BPE
 (default) or "symbols", a list of token texts typed with spaces between them (the small models
-Watch it learn trains).
+Watch it learn trains). A folder of another vocabulary than GPT-2's tokenizes with its own
+tokenizer.json (Qwen3-0.6B, SmolLM2, Gemma 3).
 """
 
 from __future__ import annotations
@@ -22,8 +24,8 @@ from pathlib import Path
 
 from attention.errors import ConfigError
 from attention.i18n import N_, tr
-from attention.model import hub
-from attention.model.checkpoint import load_gpt2
+from attention.model import hub, tokenizer
+from attention.model.checkpoint import load_model
 from attention.model.gpt import GPTModel
 from attention.model.hub import HUB_MODELS
 from attention.settings import ASSETS, current, runs_dir
@@ -32,7 +34,9 @@ BUNDLED = "bundled"  # the copy model: random tokens, no language
 BUNDLED_PATH = ASSETS / "model"
 SHAKESPEARE = "shakespeare"  # a language model: Shakespeare's plays (attention/training/shakespeare.py)
 SHAKESPEARE_PATH = ASSETS / "shakespeare"
-SHIPPED = {SHAKESPEARE: SHAKESPEARE_PATH, BUNDLED: BUNDLED_PATH}  # offline, in assets/
+SHAKESPEARE_QWEN3 = "shakespeare-qwen3"  # the same plays in Qwen3's layout (shakespeare_qwen3.py)
+SHAKESPEARE_QWEN3_PATH = ASSETS / "shakespeare-qwen3"
+SHIPPED = {SHAKESPEARE: SHAKESPEARE_PATH, SHAKESPEARE_QWEN3: SHAKESPEARE_QWEN3_PATH, BUNDLED: BUNDLED_PATH}
 RUNS = runs_dir()  # models Watch it learn trained: this account's own folder (private_runs), read at start
 RUN = re.compile(r"run:([0-9a-f]{12})")  # a run's source; nothing else names a folder in RUNS
 KEEP_RUNS = 20  # per machine (every replica shares RUNS); older runs are deleted as new ones are saved
@@ -43,8 +47,20 @@ class ModelInfo:
     source: str  # BUNDLED, a hub repo id, or a folder
     name: str
     trained_on: str = ""
-    symbols: tuple[str, ...] = ()  # a small model's token texts; empty: GPT-2's BPE
+    symbols: tuple[str, ...] = ()  # a small model's token texts; empty: GPT-2's BPE or tokenizer_file
     extra: dict = field(default_factory=dict)
+    tokenizer_file: str = ""  # the folder's tokenizer.json, where its vocabulary is not GPT-2's
+    layout: str = "gpt2"  # config.json's model_type: gpt2, llama, qwen3, gemma3_text
+
+    @property
+    def words(self):
+        """The vocabulary text goes through (encode, labels, shown, ...): GPT-2's BPE, or the
+        folder's tokenizer.json (tokenizer.FolderTokenizer); not for a symbols model."""
+        return tokenizer.from_file(self.tokenizer_file) if self.tokenizer_file else tokenizer.GPT2
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.symbols) if self.symbols else self.words.size
 
     @property
     def shown_name(self) -> str:
@@ -61,11 +77,11 @@ class ModelInfo:
 
     @property
     def start_token(self) -> int:
-        return int(self.extra.get("start_token", len(self.symbols) - 1 if self.symbols else 50256))
+        return int(self.extra.get("start_token", len(self.symbols) - 1 if self.symbols else self.words.start))
 
     @property
     def probe_vocab(self) -> range:
-        low, high = self.extra.get("probe_tokens", (0, len(self.symbols) - 1 if self.symbols else 50256))
+        low, high = self.extra.get("probe_tokens", (0, self.vocab_size - 1))
         return range(int(low), int(high))
 
     @property
@@ -143,6 +159,9 @@ def choices(own: Collection[str] = ()) -> dict[str, str]:
     # The labels are written at each rerun, in its language; ui.model.picker cuts a label at " ("
     # for the model's short name, so every translation keeps " (" before its parenthesis.
     out = {SHAKESPEARE: tr("Shakespeare: has read 36 plays (offline)")} if installed(SHAKESPEARE) else {}
+    if installed(SHAKESPEARE_QWEN3):
+        # TRANSLATORS: the same plays in a model laid out as Qwen3 is (grouped-query attention, RoPE)
+        out[SHAKESPEARE_QWEN3] = tr("Shakespeare in Qwen3's layout: today's attention (offline)")
     out[BUNDLED] = tr("Copy model: learned to copy random tokens (offline)")
     for repo, m in HUB_MODELS.items():
         out[repo] = tr("{model} from the hub ({mb:,} MB download)", model=tr(m.label), mb=m.megabytes)
@@ -255,7 +274,7 @@ def new_run() -> tuple[str, Path]:
 
 
 def resolve(source: str) -> Path | str:
-    """The folder (or file) load_gpt2 takes for a picker source that is no hub model."""
+    """The folder (or file) load_model takes for a picker source that is no hub model."""
     if source in SHIPPED:
         return SHIPPED[source]
     run = RUN.fullmatch(source)
@@ -279,14 +298,30 @@ def no_run(source: str) -> ConfigError:
 
 
 def info(source: str, folder: Path | None) -> ModelInfo:
-    """What config.json says about the model (its "attention_explorer" entry)."""
-    extra = {}
-    config = Path(folder or resolve(source)) / "config.json"
+    """What config.json says about the model (its "attention_explorer" entry, its model_type, its
+    start token) and which tokenizer reads text for it."""
+    hf, where = {}, Path(folder or resolve(source))
+    config = where / "config.json"
     if config.exists():
-        extra = json.loads(config.read_text()).get("attention_explorer", {})
+        hf = json.loads(config.read_text())
+    extra = dict(hf.get("attention_explorer", {}))
     known = HUB_MODELS.get(source)
     name = extra.get("name") or (known.label if known else Path(str(source)).name)
-    return ModelInfo(source, name, extra.get("trained_on", ""), tuple(extra.get("vocab", ())), extra)
+    words, layout = where / "tokenizer.json", hf.get("model_type", "gpt2")
+    # a folder in today's layouts reads text with its own tokenizer.json, unless it is GPT-2's BPE
+    # (the bundled Qwen3-layout model: GPT-2's 50,257 tokens, read faster by tiktoken)
+    own = layout != "gpt2" and words.is_file() and hf.get("vocab_size") != tokenizer.GPT2.size
+    if own and "start_token" not in extra and isinstance(hf.get("bos_token_id"), int):
+        extra["start_token"] = hf["bos_token_id"]
+    return ModelInfo(
+        source,
+        name,
+        extra.get("trained_on", ""),
+        tuple(extra.get("vocab", ())),
+        extra,
+        tokenizer_file=str(words) if own else "",
+        layout=layout,
+    )
 
 
 def is_hub(source: str) -> bool:
@@ -312,7 +347,7 @@ def load(source: str, progress: Callable[[int, int], None] | None = None) -> tup
     check_source(source)
     folder = download(source, progress)
     try:
-        model = load_gpt2(folder or resolve(source))
+        model = load_model(folder or resolve(source))
     except ConfigError:
         if RUN.fullmatch(source):  # deleted as it was opened (new_run): no server path in the words
             raise no_run(source) from None

@@ -103,9 +103,7 @@ def explain(
 
 def _logprobs(model: GPTModel, tok_embeds: torch.Tensor, target: int) -> torch.Tensor:
     """(N,) log p(target) after the last position, for N rows of token embeddings (N, P, emb_dim)."""
-    positions = torch.arange(tok_embeds.shape[1], device=tok_embeds.device)
-    x = model.drop_emb(tok_embeds + model.pos_emb(positions))  # (N, P, emb_dim)
-    last = model.final_norm(model.trf_blocks(x)[:, -1])  # (N, emb_dim)
+    last = model.final_norm(model.blocks_from(model.start(tok_embeds))[:, -1])  # (N, emb_dim)
     return torch.log_softmax(model.out_head(last), -1)[:, target]  # (N,)
 
 
@@ -113,9 +111,8 @@ def _gradient(model: GPTModel, ids: torch.Tensor) -> tuple[int, float, np.ndarra
     """The top-1 after the last position, its log-probability, and gradient × input (P,)."""
     with torch.enable_grad():
         tok_embeds = model.tok_emb(ids).detach().requires_grad_(True)  # (1, P, emb_dim)
-        positions = torch.arange(ids.shape[1], device=ids.device)
-        x = model.drop_emb(tok_embeds + model.pos_emb(positions))
-        logits = model.out_head(model.final_norm(model.trf_blocks(x)[0, -1]))  # (vocab,)
+        x = model.blocks_from(model.start(tok_embeds))  # (1, P, emb_dim)
+        logits = model.out_head(model.final_norm(x[0, -1]))  # (vocab,)
         target = int(logits.argmax())
         logprob = torch.log_softmax(logits, -1)[target]
         (grad,) = torch.autograd.grad(logprob, tok_embeds)  # the model's weights get none

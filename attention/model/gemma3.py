@@ -119,8 +119,21 @@ class TransformerBlock(nn.Module):
 
     def after_attention(self, attended, shortcut):
         """forward from the attention's output (B, T, d) on: what the traced walk runs after att.trace."""
-        x = self.post_attention_norm(attended) + shortcut
-        return self.post_ff_norm(self.ff(self.norm2(x))) + x
+        attention, ff = self.parts(attended, shortcut)
+        return shortcut + attention + ff
+
+    def parts(self, attended, shortcut):
+        """What forward adds to the residual stream: the attention's output through its post-norm,
+        and the feed-forward's through its two norms."""
+        attention = self.post_attention_norm(attended)
+        return attention, self.post_ff_norm(self.ff(self.norm2(attention + shortcut)))
+
+    def attention_gain(self, attended):
+        """(B, T, d): what post_attention_norm multiplies `attended` by, its 1/rms frozen at this run's
+        value: each head's share through it then adds up to the block's attention part exactly."""
+        x = attended.float()
+        gain = torch.rsqrt(x.pow(2).mean(dim=-1, keepdim=True) + self.post_attention_norm.eps)  # (B, T, 1)
+        return gain * (1.0 + self.post_attention_norm.scale.float())  # (B, T, d)
 
 
 class Gemma3Model(Qwen3Model):
@@ -156,9 +169,9 @@ class Gemma3Model(Qwen3Model):
             return self.cos_local, self.sin_local
         return self.cos, self.sin
 
-    def embed(self, in_idx):
-        x = self.tok_emb(in_idx)  # (B, T, d)
-        return x * torch.tensor(self.cfg["emb_dim"] ** 0.5, dtype=x.dtype)  # sqrt(d), rounded to the dtype
+    def start(self, tok_embeds):
+        """Token embeddings (B, T, d) times sqrt(d), rounded to the dtype (Gemma3TextScaledWordEmbedding)."""
+        return tok_embeds * torch.tensor(self.cfg["emb_dim"] ** 0.5, dtype=tok_embeds.dtype)
 
 
 def config_from_hf(hf: Mapping) -> dict:

@@ -94,6 +94,16 @@ class TransformerBlock(nn.Module):
         x = x + shortcut  # and around the feed-forward
         return x
 
+    def parts(self, attended, shortcut):
+        """What forward adds to the residual stream `shortcut` (B, T, d) once att gave `attended`:
+        the attention's part and the feed-forward's, (B, T, d) each (the lens adds them up)."""
+        attention = self.drop_shortcut(attended)
+        return attention, self.drop_shortcut(self.ff(self.norm2(shortcut + attention)))
+
+    def attention_gain(self, attended):
+        """None: what attention adds is its output itself (Gemma's blocks norm it first)."""
+        return None
+
 
 # An intervention's hook (GPTModel.run_blocks): (layer, attention) -> None, or (context (N, H, T,
 # head_dim), rows (N,) or None).
@@ -173,9 +183,21 @@ class GPTModel(nn.Module):
     def hidden_states(self, in_idx):
         """forward up to final_norm, before out_head: (B, T, emb_dim). A loss on a few positions
         or vocabulary rows multiplies only those by out_head's weight."""
-        positions = torch.arange(in_idx.shape[1], device=in_idx.device)
-        x = self.drop_emb(self.tok_emb(in_idx) + self.pos_emb(positions))  # (B, T, emb_dim)
-        return self.final_norm(self.trf_blocks(x))  # (B, T, emb_dim)
+        return self.final_norm(self.trf_blocks(self.start(self.tok_emb(in_idx))))  # (B, T, emb_dim)
+
+    # The walk's pieces, as every model of this package names them (lens, explain read them):
+    def start(self, tok_embeds):
+        """The residual stream's start from token embeddings (B, T, emb_dim): + positions."""
+        positions = torch.arange(tok_embeds.shape[1], device=tok_embeds.device)
+        return self.drop_emb(tok_embeds + self.pos_emb(positions))  # (B, T, emb_dim)
+
+    def attend(self, block, x):
+        """block's attention trace on the residual stream x (B, T, emb_dim)."""
+        return block.att.trace(block.norm1(x))
+
+    def blocks_from(self, x):
+        """Every block on the residual stream x: the stream after the last, before final_norm."""
+        return self.trf_blocks(x)
 
     @torch.no_grad()
     def trace(
@@ -212,10 +234,9 @@ class GPTModel(nn.Module):
                 ),
                 "tokens",
             )
-        positions = torch.arange(in_idx.shape[1], device=in_idx.device)
-        x = self.drop_emb(self.tok_emb(in_idx) + self.pos_emb(positions))  # (B, T, emb_dim)
+        x = self.start(self.tok_emb(in_idx))  # (B, T, emb_dim)
         for layer, block in enumerate(self.trf_blocks):
-            attention = block.att.trace(block.norm1(x))  # (B, H, T, T) weights and every step before
+            attention = self.attend(block, x)  # (B, H, T, T) weights and every step before
             if edit is not None and (change := edit(layer, attention)) is not None:
                 context, rows = change
                 attention = with_context(block.att, attention, context, rows, steps_too=keep is not None)
@@ -233,3 +254,8 @@ class GPTModel(nn.Module):
     @property
     def layers(self) -> int:
         return self.cfg["n_layers"]
+
+    @property
+    def kv_heads(self) -> tuple[int, ...]:
+        """(H,): the key/value head each query head reads: GPT's heads each read their own."""
+        return tuple(range(self.cfg["n_heads"]))

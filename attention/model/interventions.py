@@ -200,7 +200,7 @@ def _plans(model, ids, interventions) -> dict[int, dict[int, torch.Tensor]]:
             if isinstance(item, Patch):
                 value = item.source.layers[layer].context[:, head]  # (B or 1, T, head_dim)
             elif means is None:
-                value = torch.zeros(model.cfg["emb_dim"] // model.heads)  # (head_dim,)
+                value = torch.zeros(model.trf_blocks[0].att.head_dim)  # (head_dim,)
             else:
                 value = means[layer, head]  # (head_dim,)
             plan.setdefault(layer, {})[head] = value.to(ids.device)
@@ -279,7 +279,7 @@ def ablation_map(
     ids = check_ids(model, ids, least=2)[:1]  # (1, T)
     positions = check_positions(metric, ids.shape[1], model.cfg["vocab_size"])
     check_mode(mode)
-    head_dim = model.cfg["emb_dim"] // model.heads
+    head_dim = model.trf_blocks[0].att.head_dim
     if mode == "zero":
         values = torch.zeros(model.layers, model.heads, 1, head_dim, device=ids.device)  # (L, H, 1, hd)
     else:

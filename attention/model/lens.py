@@ -74,6 +74,8 @@ class Stream:
     contexts: torch.Tensor  # (L, H, T, head_dim) each head's context, before out_proj
     attention: torch.Tensor  # (L, T, emb_dim) each block's out_proj output (heads and bias)
     mlps: torch.Tensor  # (L, T, emb_dim) each block's feed-forward output
+    gains: torch.Tensor  # (L, T, emb_dim) what each head's share is multiplied by on its way in:
+    # ones, or Gemma's post-attention norm with its 1/rms frozen at this run's value
 
     def stages(self) -> torch.Tensor:
         """(S, T, emb_dim): the residual after the embeddings and after every block."""
@@ -83,19 +85,23 @@ class Stream:
 
 @torch.no_grad()
 def stream(model: GPTModel, ids: torch.Tensor) -> Stream:
-    """run_blocks' pass, keeping what each block adds (eval mode: dropout adds nothing)."""
+    """run_blocks' pass, keeping what each block adds (eval mode: dropout adds nothing). Any model
+    of this package: GPTModel's and the others' walks name the same pieces (start, attend, parts)."""
     ids = check_ids(model, ids)[:1]  # (1, T)
-    positions = torch.arange(ids.shape[1], device=ids.device)
-    x = model.drop_emb(model.tok_emb(ids) + model.pos_emb(positions))  # (1, T, emb_dim)
-    embeddings, contexts, attention, mlps = x[0], [], [], []
+    x = model.start(model.tok_emb(ids))  # (1, T, emb_dim)
+    embeddings, contexts, attention, gains, mlps = x[0], [], [], [], []
     for block in model.trf_blocks:
-        trace = block.att.trace(block.norm1(x))
+        trace = model.attend(block, x)
+        added, mlp = block.parts(trace.output, x)  # (1, T, emb_dim) each
+        gain = block.attention_gain(trace.output)  # None, or Gemma's post-norm frozen (1, T, emb_dim)
         contexts.append(trace.context[0])  # (H, T, head_dim)
-        attention.append(trace.output[0])  # (T, emb_dim)
-        x = x + block.drop_shortcut(trace.output)  # (1, T, emb_dim)
-        mlps.append(block.drop_shortcut(block.ff(block.norm2(x)))[0])  # (T, emb_dim)
-        x = x + mlps[-1]
-    return Stream(embeddings, torch.stack(contexts), torch.stack(attention), torch.stack(mlps))
+        attention.append(added[0])
+        gains.append(torch.ones_like(added[0]) if gain is None else gain[0].to(added.dtype))
+        mlps.append(mlp[0])
+        x = x + added + mlp
+    return Stream(
+        embeddings, torch.stack(contexts), torch.stack(attention), torch.stack(mlps), torch.stack(gains)
+    )
 
 
 @torch.no_grad()
@@ -166,18 +172,23 @@ def logit_parts(
         raise ConfigError(
             tr("A token id is outside the vocabulary (0..{last}).", last=model.cfg["vocab_size"] - 1), "token"
         )
-    sigma = torch.sqrt(final.var(unbiased=False) + norm.eps)
-    direction = norm.scale * model.out_head.weight[token] / sigma  # (emb_dim,)
+    centred = hasattr(norm, "shift")  # LayerNorm (GPT) centres and shifts; RMSNorm does neither
+    if centred:
+        sigma = torch.sqrt(final.var(unbiased=False) + norm.eps)
+    else:
+        sigma = torch.sqrt(final.float().pow(2).mean() + norm.eps)
+    direction = gain_of(norm) * model.out_head.weight[token] / sigma  # (emb_dim,)
 
     def read(vectors: torch.Tensor) -> torch.Tensor:  # (..., emb_dim) -> (...,)
-        return (vectors - vectors.mean(-1, keepdim=True)) @ direction
+        return (vectors - vectors.mean(-1, keepdim=True) if centred else vectors) @ direction
 
-    att, heads = model.trf_blocks[0].att, model.heads
-    head_dim = att.head_dim
-    weights = torch.stack([block.att.out_proj.weight for block in model.trf_blocks])  # (L, emb, emb)
+    heads, head_dim = model.heads, model.trf_blocks[0].att.head_dim
+    weights = torch.stack([block.att.out_proj.weight for block in model.trf_blocks])  # (L, emb, H x hd)
     weights = weights.view(model.layers, -1, heads, head_dim)  # (L, emb_dim, H, head_dim)
     written = torch.einsum("lhd,lehd->lhe", parts.contexts[:, :, position], weights)  # (L, H, emb_dim)
+    written = written * parts.gains[:, position, None]  # through Gemma's post-norm, frozen
     biases = torch.stack([_bias(block.att.out_proj, final) for block in model.trf_blocks])  # (L, emb_dim)
+    biases = biases * parts.gains[:, position]
     return LogitParts(
         position=position,
         token=int(token),
@@ -186,9 +197,17 @@ def logit_parts(
         heads=read(written).cpu(),
         attention_bias=read(biases).cpu(),
         mlps=read(parts.mlps[:, position]).cpu(),
-        norm_shift=float(norm.shift @ model.out_head.weight[token]),
+        norm_shift=float(norm.shift @ model.out_head.weight[token]) if centred else 0.0,
         scale=float(sigma),
     )
+
+
+def gain_of(norm) -> torch.Tensor:
+    """(emb_dim,): what a norm multiplies the normalised vector by: LayerNorm's and Qwen's scale,
+    Gemma's 1 + scale (its RMSNorm keeps the scale's offset from 1)."""
+    from attention.model import gemma3
+
+    return 1.0 + norm.scale if isinstance(norm, gemma3.RMSNorm) else norm.scale
 
 
 def _bias(linear: torch.nn.Linear, like: torch.Tensor) -> torch.Tensor:

@@ -89,7 +89,25 @@ class Qwen3Model(nn.Module):
         return self.cos, self.sin
 
     def embed(self, in_idx):
-        return self.tok_emb(in_idx)  # (B, T, d)
+        return self.start(self.tok_emb(in_idx))  # (B, T, d)
+
+    # The walk's pieces, as GPTModel names them (lens, explain read them):
+    def start(self, tok_embeds):
+        """The residual stream's start from token embeddings (B, T, d): they are it (RoPE turns
+        queries and keys inside attention; no positions are added)."""
+        return tok_embeds
+
+    def attend(self, block, x):
+        """block's attention trace on the residual stream x (B, T, d): its mask and RoPE tables."""
+        mask = self.masks(x.shape[1], x.device)[block.window]
+        return block.att.trace(block.norm1(x), mask, *self.rope_for(block), window=block.window)
+
+    def blocks_from(self, x):
+        """Every block on the residual stream x: the stream after the last, before final_norm."""
+        masks = self.masks(x.shape[1], x.device)
+        for block in self.trf_blocks:
+            x = block(x, masks[block.window], *self.rope_for(block))
+        return x
 
     def masks(self, num_tokens: int, device) -> dict[str | None, torch.Tensor]:
         """window -> (T, T) bool mask, True where a query may not look: causal (window None), and
@@ -110,11 +128,7 @@ class Qwen3Model(nn.Module):
     def hidden_states(self, in_idx):
         """forward up to final_norm, before out_head: (B, T, d)."""
         self.check_length(in_idx)
-        x = self.embed(in_idx)  # (B, T, d)
-        masks = self.masks(in_idx.shape[1], in_idx.device)
-        for block in self.trf_blocks:
-            x = block(x, masks[block.window], *self.rope_for(block))
-        return self.final_norm(x)  # (B, T, d)
+        return self.final_norm(self.blocks_from(self.embed(in_idx)))  # (B, T, d)
 
     @torch.no_grad()
     def trace(

@@ -230,5 +230,13 @@ class TransformerBlock(nn.Module):
 
     def after_attention(self, attended, shortcut):
         """forward from the attention's output (B, T, d) on: what the traced walk runs after att.trace."""
-        x = attended + shortcut
-        return self.ff(self.norm2(x)) + x
+        attention, ff = self.parts(attended, shortcut)
+        return shortcut + attention + ff
+
+    def parts(self, attended, shortcut):
+        """What forward adds to the residual stream `shortcut`: attention's part, the feed-forward's."""
+        return attended, self.ff(self.norm2(attended + shortcut))
+
+    def attention_gain(self, attended):
+        """None: attention's part is its output itself (pre-norm: no norm after it)."""
+        return None

@@ -137,10 +137,16 @@ def probes(
 
 @torch.no_grad()
 def scores_on(model, probe_list: Sequence[Probe]) -> dict[str, np.ndarray]:
-    """Each role's (layers, heads) scores for a GPTModel, averaged over the probes."""
+    """Each role's (layers, heads) scores for a GPTModel, averaged over the probes. A probe longer
+    than the model's context is cut to it (a tiny model's 16 tokens), its second copy with it."""
     totals: dict[str, list[np.ndarray]] = {role: [] for role in ROLES}
     device = next(model.parameters()).device
+    most = model.cfg["context_length"]
     for probe in probe_list:
+        if len(probe.ids) > most:
+            second = probe.second_copy
+            second = second and slice(min(second.start, most), min(second.stop, most))
+            probe = Probe(probe.ids[:most], second)
         trace = model.trace(torch.tensor([probe.ids], device=device))
         for role, value in scores_of(trace.weights.numpy(), probe.ids, probe.second_copy).items():
             totals[role].append(value)

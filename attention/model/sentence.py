@@ -47,14 +47,15 @@ NATURAL_LINES = (
 )
 
 
-def natural_probes() -> list[list[int]]:
-    """NATURAL_LINES in GPT-2's tokens."""
-    return [tokenizer.encode(line) for line in NATURAL_LINES]
+def natural_probes(model_info: ModelInfo | None = None) -> list[list[int]]:
+    """NATURAL_LINES in the model's tokens (GPT-2's when no model is named)."""
+    words = model_info.words if model_info else tokenizer.GPT2
+    return [words.encode(line) for line in NATURAL_LINES]
 
 
 def opening_text(source: str) -> str:
     """The sentence a model opens on."""
-    return SHAKESPEARE_SENTENCE if source == catalog.SHAKESPEARE else SENTENCE
+    return SHAKESPEARE_SENTENCE if source in (catalog.SHAKESPEARE, catalog.SHAKESPEARE_QWEN3) else SENTENCE
 
 
 def example(model_info: ModelInfo) -> str:
@@ -68,10 +69,11 @@ def example(model_info: ModelInfo) -> str:
 
 
 def encode(
-    model_info: ModelInfo, text: str, context_length: int, appended: Sequence[int] = ()
+    model_info: ModelInfo, text: str, context_length: int, appended: Sequence[int] = (), cut: bool = False
 ) -> tuple[list[int], tuple[str, ...]]:
     """A sentence (and token ids appended after it) -> token ids and their display texts;
-    ConfigError for what cannot be used."""
+    ConfigError for what cannot be used. `cut`: a text over the limit is cut to it (the example
+    sentence, on a model whose context is shorter than it)."""
     if not text.strip():
         raise ConfigError(tr("The text is empty; type a sentence."), "text")
     if model_info.symbols:
@@ -91,16 +93,18 @@ def encode(
             )
         ids, shown = [index[w] for w in words], tuple(words)
     else:
-        ids = tokenizer.encode(text)
-        shown = tuple(tokenizer.shown(i) for i in ids)
-    if any(not 0 <= i < len(model_info.symbols or range(50257)) for i in appended):
+        ids = model_info.words.encode(text)
+        shown = ()
+    if any(not 0 <= i < model_info.vocab_size for i in appended):
         raise ConfigError(
             tr("An appended token id is not in the model's vocabulary; appended nothing."), "next"
         )
     ids = [*ids, *appended]
     # GPT-2's labels read the sentence as a whole: a piece of a character says which ("한 1/2")
-    shown = shown + shown_tokens(model_info, appended) if model_info.symbols else tokenizer.labels(ids)
+    shown = shown + shown_tokens(model_info, appended) if model_info.symbols else model_info.words.labels(ids)
     limit = min(MAX_TOKENS, context_length)
+    if cut:
+        ids, shown = ids[:limit], shown[:limit]
     if len(ids) > limit:
         raise ConfigError(
             tr(
@@ -113,7 +117,7 @@ def encode(
 
 def shown_tokens(model_info: ModelInfo, ids: Sequence[int]) -> tuple[str, ...]:
     """Token ids as the page shows them (GPT-2's: "·" a leading space, "한 1/2" a piece of 한)."""
-    return tuple(model_info.symbols[i] for i in ids) if model_info.symbols else tokenizer.labels(ids)
+    return tuple(model_info.symbols[i] for i in ids) if model_info.symbols else model_info.words.labels(ids)
 
 
 @dataclass(frozen=True, eq=False)
@@ -143,9 +147,10 @@ def reading_losses(trace: ModelTrace) -> np.ndarray:
     return np.concatenate([[np.nan], losses.double().numpy()])
 
 
-def starts_a_document(ids: Sequence[int]) -> bool:
-    """The sentence begins with GPT-2's <|endoftext|>, as every document GPT-2 read did."""
-    return len(ids) > 0 and ids[0] == tokenizer.ENDOFTEXT_ID
+def starts_a_document(ids: Sequence[int], start: int = tokenizer.ENDOFTEXT_ID) -> bool:
+    """The sentence begins with the model's start token (GPT-2's <|endoftext|>, as every document
+    GPT-2 read did)."""
+    return len(ids) > 0 and ids[0] == start
 
 
 def trace_of(model: GPTModel, ids: list[int], tokens: tuple[str, ...] = ()) -> ModelTrace:
@@ -158,5 +163,5 @@ def next_tokens(logits: np.ndarray, model_info: ModelInfo, temperature: float = 
     scaled = torch.tensor(logits, dtype=torch.float64) / max(temperature, 1e-6)
     probabilities = torch.softmax(scaled, dim=-1)
     best = torch.topk(probabilities, min(top, len(probabilities)))
-    shown = (lambda i: model_info.symbols[i]) if model_info.symbols else tokenizer.shown
+    shown = (lambda i: model_info.symbols[i]) if model_info.symbols else model_info.words.shown
     return [(int(i), shown(int(i)), float(p)) for p, i in zip(best.values, best.indices, strict=True)]

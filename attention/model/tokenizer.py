@@ -51,7 +51,11 @@ def encode(text: str) -> list[int]:
 def shown(token_id: int) -> str:
     """A token alone, readable: a leading space as "·" ("·the"), newlines as "⏎"; a token that is
     only part of a character (no sentence around it to say which) as its bytes, "⟨EB 8B⟩"."""
-    raw = gpt2().decode_single_token_bytes(token_id)
+    return shown_bytes(gpt2().decode_single_token_bytes(token_id))
+
+
+def shown_bytes(raw: bytes) -> str:
+    """shown's text for one token's bytes (any vocabulary's)."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -71,7 +75,23 @@ def labels(ids: Sequence[int]) -> tuple[str, ...]:
 
 def hexes(ids: Sequence[int]) -> tuple[str, ...]:
     """Each token's bytes in hex ("ED 95"), for hover text."""
-    return tuple(" ".join(f"{b:02X}" for b in raw) for raw in token_bytes(ids))
+    return hexes_of(token_bytes(ids))
+
+
+def hexes_of(raws: Sequence[bytes]) -> tuple[str, ...]:
+    return tuple(" ".join(f"{b:02X}" for b in raw) for raw in raws)
+
+
+class GPT2:
+    """GPT-2's BPE as a model's vocabulary (the interface FolderTokenizer shares): the functions above."""
+
+    size = 50257
+    start = ENDOFTEXT_ID
+    encode = staticmethod(encode)
+    shown = staticmethod(shown)
+    token_bytes = staticmethod(token_bytes)
+    labels = staticmethod(labels)
+    hexes = staticmethod(hexes)
 
 
 # --- a checkpoint folder's own tokenizer (tokenizer.json: Llama, Qwen3, Gemma 3) ------------
@@ -155,6 +175,32 @@ class FolderTokenizer:
 
     def labels(self, ids: Sequence[int]) -> tuple[str, ...]:
         return pieces.labels(self.token_bytes(ids))
+
+    def shown(self, token_id: int) -> str:
+        """A token alone, as GPT2.shown writes one: "·" a leading space, "⏎" a newline."""
+        return shown_bytes(self.token_bytes([token_id])[0])
+
+    def hexes(self, ids: Sequence[int]) -> tuple[str, ...]:
+        return hexes_of(self.token_bytes(ids))
+
+    @property
+    def size(self) -> int:
+        return self.tokenizer.get_vocab_size()
+
+    @property
+    def start(self) -> int:
+        """The token a document starts with, where the vocabulary names one (Llama 3's
+        <|begin_of_text|>, Gemma's <bos>, Qwen's and GPT-2's <|endoftext|>); else id 0."""
+        for name in ("<|begin_of_text|>", "<bos>", "<s>", "<|endoftext|>"):
+            if (found := self.tokenizer.token_to_id(name)) is not None:
+                return found
+        return 0
+
+
+@functools.lru_cache(maxsize=8)
+def from_file(path: str) -> FolderTokenizer:
+    """One FolderTokenizer per tokenizer.json a process opens (a page's reruns share it)."""
+    return FolderTokenizer(path)
 
 
 def from_folder(folder) -> FolderTokenizer | None:

@@ -111,3 +111,23 @@ def assert_same(ours, model, ids: torch.Tensor, atol: float = 1e-5) -> dict:
             (m.weights - a).abs().max().item() for m, a in zip(trace.layers, attentions, strict=True)
         ),
     }
+
+
+WORDS = (
+    "the cat sat on a mat and dog ran to park she saw him at home it was red blue green big small old "
+    "new one two three four five day night sun moon tree house book read wrote said went came over under "
+    "with from by for of in out up down far near good bad first last long short here there now then "
+    "when why how what who this that these those my your our their is are be had has do did can will"
+).split()
+
+
+def word_tokenizer(folder: Path, vocab: int = VOCAB) -> None:
+    """A tokenizer.json of whole words (the tokenizers library's WordLevel, split on spaces) over
+    `vocab` ids: a tiny model's folder then reads typed text as a hub model's does."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+
+    words = ["<unk>", *WORDS][:vocab] + [f"w{i}" for i in range(len(WORDS) + 1, vocab)]
+    tok = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="<unk>"))
+    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tok.decoder = decoders.WordPiece()
+    tok.save(str(Path(folder) / "tokenizer.json"))

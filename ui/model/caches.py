@@ -128,7 +128,7 @@ def probes_for(info: ModelInfo) -> str:
 @st.cache_resource(max_entries=4, show_spinner=False)
 def _roles(source: str, _gpt: GPTModel, _info: ModelInfo, probes: str) -> dict[str, np.ndarray]:
     if probes == "text" and not _info.symbols:
-        return freeze(text_roles(_gpt, sentence.natural_probes(), _info.start_token))
+        return freeze(text_roles(_gpt, sentence.natural_probes(_info), _info.start_token))
     return freeze(head_roles(_gpt, _info.probe_vocab, _info.start_token))
 
 

@@ -12,7 +12,7 @@ from dataclasses import replace
 import streamlit as st
 
 from attention.i18n import N_, tr
-from attention.model import pieces, tokenizer
+from attention.model import pieces
 from attention.model.catalog import ModelInfo
 from attention.model.sentence import SentenceView
 from ui.widgets import keep_choice
@@ -42,12 +42,12 @@ def grouping(info: ModelInfo) -> str:
     return st.session_state["m_group"]
 
 
-def grouped(view: SentenceView, by: str) -> SentenceView:
+def grouped(view: SentenceView, by: str, info: ModelInfo) -> SentenceView:
     """The view with each character's (or word's) tokens as one row and one column; its ids are each
     group's last token's."""
     if by not in BY:
         return view
-    members, texts = pieces.groups(tokenizer.token_bytes(view.ids), BY[by])
+    members, texts = pieces.groups(info.words.token_bytes(view.ids), BY[by])
     ids = tuple(view.ids[g[-1]] for g in members)
     return replace(view, ids=ids, tokens=tuple(texts), weights=pieces.grouped(view.weights, members))
 
@@ -68,7 +68,7 @@ def tokens_caption(info: ModelInfo, view: SentenceView, limit: int = 60) -> None
     """The sentence as the model's tokens, each GPT-2 token's bytes on hover (a piece of a character
     is labelled with it: "한 1/2")."""
     labels = view.tokens
-    hexes = tokenizer.hexes(view.ids[:limit]) if not info.symbols else [""] * limit
+    hexes = info.words.hexes(view.ids[:limit]) if not info.symbols else [""] * limit
     shown = list(zip(labels[:limit], hexes, strict=False))
     hover = [html.escape(tr("bytes {hex}", hex=h) if h else t, quote=True) for t, h in shown]
     chips = [f'<code title="{h}">{html.escape(t)}</code>' for (t, _), h in zip(shown, hover, strict=True)]

@@ -102,6 +102,7 @@ def knockout_view(
             "heads."
         )
     )
+    shared_kv_note(model)
     experiments(source, model, info)
     picked, mode = head_picker(model)
     if not picked:
@@ -128,6 +129,24 @@ def knockout_view(
         chart(model_grid(result.weights["before"]), key="m_ko_grid_before")
     st.caption(tr("This page's address holds the heads and the mode: share it to show the same knockout."))
     copy_link_button()
+
+
+def shared_kv_note(model: GPTModel) -> None:
+    """Where query heads share key/value heads: a head here is a query head, and its group's."""
+    kv = model.kv_heads
+    if len(kv) == len(set(kv)):
+        return
+    group = [h for h, g in enumerate(kv) if g == kv[0]]
+    st.caption(
+        tr(
+            "Each head here is a query head: knocking it out or patching it changes what that one head passes "
+            "on. Its keys and values are shared: heads {first}–{last} read one key/value head, so patching "
+            "that key/value head would change all {n} of them at once.",
+            first=group[0],
+            last=group[-1],
+            n=len(group),
+        )
+    )
 
 
 def corrupted_input(
@@ -171,6 +190,7 @@ def importance_view(
             "earlier copy tells the next one (every token when nothing repeats)."
         )
     )
+    shared_kv_note(model)
     keep_choice("m_map", "ablation")
     keep_choice("m_method", "exact")
     left, middle, right = st.columns([2, 1, 2])

@@ -14,7 +14,6 @@ import streamlit as st
 from attention.figures import explain as figures
 from attention.figures import lens as lens_figures
 from attention.i18n import N_, tr
-from attention.model import tokenizer
 from attention.model.catalog import ModelInfo
 from attention.model.gpt import GPTModel
 from attention.model.lens import Lens, LogitParts
@@ -49,7 +48,7 @@ def text_scale() -> float:
 
 def shown_text(info: ModelInfo):
     """A token id -> its text as the page shows a token alone (a small model's symbol; GPT-2's "·the")."""
-    return (lambda i: info.symbols[i]) if info.symbols else tokenizer.shown
+    return (lambda i: info.symbols[i]) if info.symbols else info.words.shown
 
 
 def position_control(source: str, ids: Sequence[int], tokens: Sequence[str]) -> int:

@@ -8,7 +8,7 @@ import re
 import streamlit as st
 
 from attention.errors import ConfigError
-from attention.i18n import N_, tr
+from attention.i18n import N_, tr, tr_n
 from attention.model import catalog, sentence
 from attention.model.catalog import ModelInfo
 from attention.model.gpt import GPTModel
@@ -130,7 +130,10 @@ def model_picker() -> tuple[str, GPTModel, ModelInfo]:
             tr("…or a folder on this server"),
             key="m_path",
             placeholder="/path/with/config.json",
-            help=tr("config.json + model.safetensors in GPT-2's layout (Hugging Face's save_pretrained)."),
+            help=tr(
+                "config.json + model.safetensors in Hugging Face's layout (save_pretrained): GPT-2, Llama, "
+                "Qwen3 or Gemma 3."
+            ),
         )
     model_caption(model, info)
     return source, model, info
@@ -153,7 +156,41 @@ def model_caption(model: GPTModel, info: ModelInfo) -> None:
         ),
         help=tr("Trained on {what}.", what=literal(info.trained_on_shown)) if info.trained_on else None,
     )
+    if info.layout != "gpt2":
+        st.caption(layout_words(model, info))
     st.caption(meaning(info))
+
+
+LAYOUTS = {"llama": "Llama 3", "qwen3": "Qwen3", "gemma3_text": "Gemma 3"}
+
+
+def layout_words(model, info: ModelInfo) -> str:
+    """How a model in today's layout computes attention, in a line: its key/value heads, RoPE,
+    QK-norm and its sliding-window layers."""
+    cfg = model.cfg
+    words = [
+        tr(
+            "Laid out as {layout} is: {heads} query heads share {groups} key/value heads, positions enter "
+            "by rotating queries and keys (RoPE), RMSNorm instead of LayerNorm.",
+            layout=LAYOUTS.get(info.layout, info.layout),
+            heads=cfg["n_heads"],
+            groups=cfg["n_kv_groups"],
+        )
+    ]
+    if cfg.get("qk_norm"):
+        words.append(tr("Queries and keys are normalised before they meet (QK-norm)."))
+    sliding = [i for i, block in enumerate(model.trf_blocks) if block.window]
+    if sliding:
+        words.append(
+            tr_n(
+                "Layer {layers} sees only the last {window} tokens (a sliding window).",
+                "Layers {layers} see only the last {window} tokens (a sliding window).",
+                len(sliding),
+                layers=", ".join(map(str, sliding)),
+                window=model.trf_blocks[sliding[0]].window,
+            )
+        )
+    return " ".join(words)
 
 
 def _new_sentence() -> None:
@@ -184,4 +221,4 @@ def sentence_input(info: ModelInfo, context_length: int) -> tuple[str, list[int]
         return text, *sentence.encode(info, text, context_length)
     except ConfigError as error:
         st.warning(literal(tr("{error} Showing the example sentence instead.", error=error)))
-        return text, *sentence.encode(info, sentence.example(info), context_length)
+        return text, *sentence.encode(info, sentence.example(info), context_length, cut=True)

@@ -27,7 +27,7 @@ START_NOTE = N_(
 
 def start_note(info: ModelInfo, ids: list[int]) -> None:
     """For a language model, a note when the sentence begins with <|endoftext|>."""
-    if info.reads_language and sentence.starts_a_document(ids):
+    if info.reads_language and not info.tokenizer_file and sentence.starts_a_document(ids):
         st.info(tr(START_NOTE))
 
 

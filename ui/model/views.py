@@ -12,7 +12,7 @@ import streamlit as st
 from attention.figures import explorer as steps
 from attention.figures import model as figures
 from attention.figures.layout import scale_text, token_labels
-from attention.i18n import N_, tr
+from attention.i18n import N_, tr, tr_n
 from attention.model import lab, sentence
 from attention.model.catalog import ModelInfo
 from attention.model.gpt import GPTModel
@@ -72,12 +72,23 @@ GRID_BLOCKS = N_(
 )
 
 
-def all_heads(view: SentenceView, layer: int, head: int) -> None:
-    """Every head's weights as thumbnails, the chosen head framed; a click opens a head."""
+def all_heads(view: SentenceView, layer: int, head: int, kv_heads: Sequence[int] = ()) -> None:
+    """Every head's weights as thumbnails, the chosen head framed; a click opens a head. Query
+    heads that share a key/value head (grouped-query attention) sit together, a line between groups."""
     blocks = len(view.tokens) > figures.THUMB_CELLS
     st.caption(tr(GRID_BLOCKS if blocks else GRID))
+    shared = len(kv_heads) > len(set(kv_heads)) > 0
+    if shared:
+        st.caption(kv_groups_words(kv_heads))
     width = chart_width(900)
-    fig = figures.model_grid(view.weights, (layer, head), view.tokens, clickable=True, width_px=width)
+    fig = figures.model_grid(
+        view.weights,
+        (layer, head),
+        view.tokens,
+        clickable=True,
+        width_px=width,
+        kv_heads=kv_heads if shared else (),
+    )
     if st.session_state.get("projector"):
         scale_text(fig, PROJECTOR_SCALE, color="#000000")
     st.plotly_chart(  # no toolbar: on a phone it stands over the heads' titles, and a grid needs none
@@ -86,6 +97,34 @@ def all_heads(view: SentenceView, layer: int, head: int) -> None:
         on_select=_open_clicked,
         selection_mode="points",
         config={"displayModeBar": False},
+    )
+
+
+def kv_groups_words(kv_heads: Sequence[int]) -> str:
+    """ "Heads 0–3 read key/value head 0, ..." for a model whose query heads share keys and values."""
+    groups = len(set(kv_heads))
+    members = [[h for h, g in enumerate(kv_heads) if g == group] for group in range(groups)]
+    spans = [
+        tr("heads {first}–{last} share key/value head {group}", first=m[0], last=m[-1], group=g)
+        for g, m in enumerate(members)
+    ]
+    if groups == 1:
+        return tr(
+            "Multi-query attention: all {heads} of this model's query heads share one key/value head. They "
+            "compare their own queries with the same keys and pass on the same values.",
+            heads=len(kv_heads),
+        )
+    return tr_n(
+        "Grouped-query attention: this model's {heads} query heads share {groups} key/value head ({spans}). "
+        "Heads of one group compare their own queries with the same keys and pass on the same values; a "
+        "dotted line separates the groups.",
+        "Grouped-query attention: this model's {heads} query heads share {groups} key/value heads ({spans}). "
+        "Heads of one group compare their own queries with the same keys and pass on the same values; a "
+        "dotted line separates the groups.",
+        groups,
+        heads=len(kv_heads),
+        groups=groups,
+        spans="; ".join(spans),
     )
 
 

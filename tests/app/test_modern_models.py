@@ -1,0 +1,87 @@
+"""Inside a model on today's layouts under AppTest: every view renders on the bundled Qwen3-layout
+Shakespeare model and on tiny random Llama, Qwen3 and Gemma 3 checkpoints (their own tokenizer.json),
+All heads groups the query heads by the key/value head they share, and the caption says how the
+model computes attention."""
+
+import pytest
+
+from attention.model import catalog
+from tests.app.conftest import figures, session
+from tests.model.tiny_hf import tiny, word_tokenizer
+from ui.model.url import VIEWS
+
+pytest.importorskip("transformers")
+
+TEXT = "the cat sat on a mat and the cat sat on a mat and"  # 13 words: the tiny models' context is 16
+
+
+@pytest.fixture(scope="module")
+def folders(tmp_path_factory):
+    made = {}
+    for kind in ("llama", "qwen3", "gemma3"):
+        made[kind] = tmp_path_factory.mktemp(kind)
+        tiny(kind, made[kind])
+        word_tokenizer(made[kind])
+    return made
+
+
+def page(model: str, view: str, **params):
+    at = session(180, model=model, view=view, **params)
+    at.switch_page("pages/model.py")
+    return at.run()
+
+
+def said(at) -> str:
+    return "\n".join(e.value for e in [*at.caption, *at.markdown, *at.info, *at.warning])
+
+
+@pytest.mark.parametrize("view", list(VIEWS))
+def test_every_view_renders_on_the_bundled_qwen3_layout_model(view):
+    at = page(catalog.SHAKESPEARE_QWEN3, view)
+    assert not at.exception and not at.error, view
+    assert at.selectbox(key="m_source").value == catalog.SHAKESPEARE_QWEN3
+    assert "8 query heads share 2 key/value heads" in said(at)
+    assert "Layers 1, 2 see only the last 32 tokens" in said(at)
+    if view == "lab":  # a knockout draws once a head is picked
+        at = at.multiselect(key="m_ko").set_value(["1.2"]).run()
+        assert not at.exception and not at.error
+        assert (
+            "heads 0–3 read one key/value head, so patching that key/value head would change all 4"
+            in said(at)
+        )
+    if view == "explain":  # past both predict-first questions
+        at = at.button(key="m_predict_attention_show").click().run()
+        at = at.button(key="m_predict_removal_show").click().run()
+        assert not at.exception and not at.error
+    if view != "share":
+        assert figures(at), view
+
+
+@pytest.mark.parametrize("kind", ["llama", "qwen3", "gemma3"])
+@pytest.mark.parametrize("view", list(VIEWS))
+def test_every_view_renders_on_a_tiny_random_checkpoint(kind, view, folders, local_server):
+    at = page(str(folders[kind]), view, text=TEXT)
+    assert not at.exception and not at.error, (kind, view)
+    assert not at.warning, [w.value for w in at.warning]  # the text was read with the folder's tokenizer
+    assert "key/value head" in said(at)
+
+
+def test_all_heads_are_grouped_by_the_key_value_head_they_share():
+    at = page(catalog.SHAKESPEARE_QWEN3, "grid")
+    assert "heads 0–3 share key/value head 0; heads 4–7 share key/value head 1" in said(at)
+    (grid,) = figures(at)
+    lines = [s for s in grid["layout"]["shapes"] if s["type"] == "line"]
+    assert len(lines) == 1  # between head 3 and head 4
+
+
+def test_a_model_whose_context_is_shorter_than_the_example_shows_the_example_cut(folders, local_server):
+    at = page(str(folders["llama"]), "grid", text="")
+    assert not at.exception and not at.error
+    assert "The text is empty" in said(at)
+    chips = next(m.value for m in at.markdown if "token-chips" in m.value)
+    assert chips.count("<code") == 16  # the example, cut to the model's context
+
+
+def test_a_gemma_checkpoint_says_its_heads_share_one_key_value_head(folders, local_server):
+    at = page(str(folders["gemma3"]), "grid", text=TEXT)
+    assert "all 4 of this model's query heads share one key/value head" in said(at)
