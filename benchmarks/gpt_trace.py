@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from collections.abc import Callable
 
 import torch
 
@@ -42,26 +43,39 @@ def main(argv: list[str] | None = None) -> None:
         "GPTModel.forward": lambda: ours(ids),
         "GPT2LMHeadModel(output_attentions)": lambda: theirs(ids, output_attentions=True),
     }
-    times = {name: [] for name in calls}
+    times = interleaved(calls, args.rounds)
     with torch.no_grad():
-        for fn in calls.values():
-            fn()  # warm-up
-        for _ in range(args.rounds):
-            for name, fn in calls.items():
-                start = time.perf_counter()
-                fn()
-                times[name].append(time.perf_counter() - start)
         diff = (ours.trace(ids).logits - theirs(ids).logits).abs().max().item()
-    reference = statistics.median(times["GPT2LMHeadModel(output_attentions)"])
     setup = f"T={args.tokens}, B=1, CPU ({torch.get_num_threads()} threads), torch {torch.__version__}"
     print(
         f"# GPT-2-small-sized, random weights, {setup}, transformers {transformers.__version__}; "
         f"median of {args.rounds}"
     )
+    print_medians(times, "GPT2LMHeadModel(output_attentions)")
+    print(f"max |logits difference| {diff:.2e}")
+
+
+def interleaved(calls: dict[str, Callable[[], object]], rounds: int) -> dict[str, list[float]]:
+    """Seconds of each call, `rounds` times, under torch.no_grad: one warm-up call each, then
+    round after round of every call in turn, so noise (another job, the CPU's clock) hits all alike."""
+    times = {name: [] for name in calls}
+    with torch.no_grad():
+        for fn in calls.values():
+            fn()  # warm-up
+        for _ in range(rounds):
+            for name, fn in calls.items():
+                start = time.perf_counter()
+                fn()
+                times[name].append(time.perf_counter() - start)
+    return times
+
+
+def print_medians(times: dict[str, list[float]], reference: str, width: int = 38) -> None:
+    """Each call's median in ms and its ratio to the reference call's median (transformers')."""
+    base = statistics.median(times[reference])
     for name, values in times.items():
         median = statistics.median(values)
-        print(f"{name:38} {median * 1e3:8.1f} ms   {median / reference:5.2f} x transformers")
-    print(f"max |logits difference| {diff:.2e}")
+        print(f"{name:{width}} {median * 1e3:8.1f} ms   {median / base:5.2f} x transformers")
 
 
 if __name__ == "__main__":
