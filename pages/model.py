@@ -5,7 +5,7 @@ import streamlit as st
 
 from attention.i18n import tr
 from ui.model import caches as models
-from ui.model import explain, groups, lab, lens, picker, reading, roles, views
+from ui.model import explain, groups, lab, lens, picker, reading, roles, today, views
 from ui.model.url import keep_url, sync_url
 from ui.router import use_router
 from ui.widgets import page_title, show_notes
@@ -16,7 +16,8 @@ sync_url()
 page_title(
     tr("Inside a model"),
     tr(
-        "A real model's attention, computed by the book's chapter-4 GPTModel or its bonus Llama, Qwen3 and Gemma 3 code."
+        "A real model's attention, computed by the book's chapter-4 GPTModel or its bonus Llama, Qwen3 "
+        "and Gemma 3 code."
     ),
     help=tr(
         "Its blocks are the very MultiHeadAttention of chapter 3. What its patterns can mean depends on "
@@ -58,6 +59,8 @@ elif shown == "lens":
     lens.lens_view(source, model, info, ids, tokens)
 elif shown == "explain":
     explain.explain_view(source, model, info, ids, tokens)
+elif shown == "today":
+    today.today_view(source, model, info, ids, tokens)
 else:
     views.share(source, text, view, layer, head)
 

@@ -169,14 +169,14 @@ def _no_minus_zero(values: np.ndarray, digits: int) -> np.ndarray:
 TABLE_ROWS = 25  # rows shown without scrolling
 
 
-def number_table(frame: pd.DataFrame, key: str) -> None:
-    """A table of numbers as the book prints them (4 decimals), every row visible up to
-    TABLE_ROWS; a longer one scrolls with its last row (a sum, say) moved to the top."""
+def number_table(frame: pd.DataFrame, key: str, digits: int | dict = 4) -> None:
+    """A table of numbers as the book prints them (4 decimals; `digits` as decimals takes it), every
+    row visible up to TABLE_ROWS; a longer one scrolls with its last row (a sum, say) moved to the top."""
     if len(frame) > TABLE_ROWS:
         frame = pd.concat([frame.iloc[-1:], frame.iloc[:-1]])
     row = 48 if st.session_state.get("projector") else 35  # projector text makes rows taller
     height = row * (min(len(frame), TABLE_ROWS) + 1) + 3
-    st.dataframe(**decimals(frame), height=height, width="stretch", key=key)
+    st.dataframe(**decimals(frame, digits), height=height, width="stretch", key=key)
 
 
 _COPY = """<button id="copy" type="button" title="TIP">LABEL</button>

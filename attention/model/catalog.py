@@ -161,7 +161,7 @@ def choices(own: Collection[str] = ()) -> dict[str, str]:
     out = {SHAKESPEARE: tr("Shakespeare: has read 36 plays (offline)")} if installed(SHAKESPEARE) else {}
     if installed(SHAKESPEARE_QWEN3):
         # TRANSLATORS: the same plays in a model laid out as Qwen3 is (grouped-query attention, RoPE)
-        out[SHAKESPEARE_QWEN3] = tr("Shakespeare in Qwen3's layout: today's attention (offline)")
+        out[SHAKESPEARE_QWEN3] = tr("Shakespeare, Qwen3 layout: the same plays (offline)")
     out[BUNDLED] = tr("Copy model: learned to copy random tokens (offline)")
     for repo, m in HUB_MODELS.items():
         out[repo] = tr("{model} from the hub ({mb:,} MB download)", model=tr(m.label), mb=m.megabytes)

@@ -134,15 +134,16 @@ class SentenceView:
 @torch.no_grad()
 def sentence_view(model: GPTModel, ids: list[int], tokens: tuple[str, ...]) -> SentenceView:
     trace = trace_of(model, ids, tokens)
-    # clone: a view of the last row would keep all (T, vocab) logits alive in the page's cache
-    last = trace.logits[0, -1].clone().numpy()
-    return SentenceView(tuple(ids), tokens, trace.weights.numpy(), last, reading_losses(trace))
+    # clone: a view of the last row would keep all (T, vocab) logits alive in the page's cache;
+    # float(): a bfloat16 model's numbers (numpy has no bfloat16) as the page's float32
+    last = trace.logits[0, -1].float().clone().numpy()
+    return SentenceView(tuple(ids), tokens, trace.weights.float().numpy(), last, reading_losses(trace))
 
 
 def reading_losses(trace: ModelTrace) -> np.ndarray:
     """(T,) −log p(ids[t] | ids[:t]), NaN at 0, in float32 (interventions.token_losses' float64 copy of
     the (T, vocab) logits is 51 MB at 128 tokens, and a server's allocator keeps what it peaked at)."""
-    logits, ids = trace.logits[0, :-1], trace.ids[0, 1:]  # (T - 1, vocab), (T - 1,)
+    logits, ids = trace.logits[0, :-1].float(), trace.ids[0, 1:]  # (T - 1, vocab), (T - 1,)
     losses = torch.logsumexp(logits, -1) - logits.gather(-1, ids[:, None])[:, 0]  # (T - 1,)
     return np.concatenate([[np.nan], losses.double().numpy()])
 

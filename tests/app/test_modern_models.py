@@ -31,6 +31,16 @@ def page(model: str, view: str, **params):
     return at.run()
 
 
+def past_the_questions(at):
+    """Today's attention past its three predict-first questions, without predicting."""
+    for key in ("m_today_sink", "m_today_groups", "m_today_window"):
+        if f"{key}_show" not in [b.key for b in at.button]:
+            continue  # answered already, or no question (nothing to compare on this model)
+        at = at.button(key=f"{key}_show").click().run()
+        assert not at.exception
+    return at
+
+
 def said(at) -> str:
     return "\n".join(e.value for e in [*at.caption, *at.markdown, *at.info, *at.warning])
 
@@ -53,6 +63,8 @@ def test_every_view_renders_on_the_bundled_qwen3_layout_model(view):
         at = at.button(key="m_predict_attention_show").click().run()
         at = at.button(key="m_predict_removal_show").click().run()
         assert not at.exception and not at.error
+    if view == "today":
+        at = past_the_questions(at)
     if view != "share":
         assert figures(at), view
 
@@ -85,3 +97,56 @@ def test_a_model_whose_context_is_shorter_than_the_example_shows_the_example_cut
 def test_a_gemma_checkpoint_says_its_heads_share_one_key_value_head(folders, local_server):
     at = page(str(folders["gemma3"]), "grid", text=TEXT)
     assert "all 4 of this model's query heads share one key/value head" in said(at)
+
+
+def test_todays_attention_asks_first_then_shows_the_models_own_numbers():
+    import numpy as np
+    import torch
+
+    from attention.model import sentence, today
+    from attention.model.checkpoint import load_model
+
+    at = page(catalog.SHAKESPEARE_QWEN3, "today")
+    assert not figures(at)  # nothing before a prediction
+    question = at.radio(key="m_today_sink")
+    assert [o.replace("\\", "") for o in question.options] == [
+        "Less than 10%",
+        "Between 10% and 50%",
+        "More than half",
+    ]
+    model = load_model(catalog.SHAKESPEARE_QWEN3_PATH)
+    info = catalog.info(catalog.SHAKESPEARE_QWEN3, None)
+    ids, _ = sentence.encode(info, sentence.SHAKESPEARE_SENTENCE, 128)
+    sinks = today.first_token_weight(model, ids, info.start_token)
+    share = sinks.by_layer()[1][-1]
+    at = question.set_value("More than half").run()
+    right = share > 0.5
+    assert at.success if right else at.error, "feedback after a pick"
+    at = past_the_questions(at)
+    charts = {f["layout"]["title"]["text"]: f for f in figures(at)}
+    bars = charts["Weight on the first token, mean of each layer's heads"]
+    from tests.specs import decode
+
+    np.testing.assert_allclose(decode(bars["data"][1]["y"]), sinks.by_layer()[1], rtol=1e-5)
+    assert "KV cache per token, in bytes" in charts
+    assert (
+        "2 (a key and a value) × 4 layers × 2 key/value heads × 32 numbers × 4 bytes = 2,048 bytes"
+        in said(at)
+    )
+    with torch.no_grad():
+        assert model.trace(torch.tensor([ids])).weights.shape[1] == 8
+
+
+def test_todays_attention_on_a_gpt_says_every_head_has_its_own_keys():
+    at = page(catalog.SHAKESPEARE, "today")
+    at = at.button(key="m_today_sink_show").click().run()
+    assert "Every head of this model has its own keys and values" in said(at)
+    assert "none has a sliding window" in said(at)
+    assert not at.exception and not at.error
+
+
+def test_where_it_decided_says_how_gemmas_norm_after_attention_enters_the_parts(folders, local_server):
+    at = page(str(folders["gemma3"]), "lens", text=TEXT)
+    assert "its scale frozen at this run's value" in said(at)
+    at = page(str(folders["qwen3"]), "lens", text=TEXT)
+    assert "no shift and that part is 0" in said(at) and "frozen" not in said(at)

@@ -17,7 +17,7 @@ import torch
 
 from attention.chapter3.trace import AttentionTrace
 from attention.i18n import N_, tr
-from attention.model import catalog, lab, sentence
+from attention.model import catalog, lab, sentence, today
 from attention.model.attribution import attribution_map, attribution_patching_map
 from attention.model.catalog import ModelInfo
 from attention.model.explain import Explanation, explain
@@ -105,6 +105,16 @@ def _view(source: str, ids: tuple[int, ...], tokens: tuple[str, ...], _gpt: GPTM
 
 def view(source: str, gpt: GPTModel, ids: list[int], tokens: tuple[str, ...]) -> SentenceView:
     return _view(source, tuple(ids), tokens, gpt)
+
+
+@st.cache_resource(max_entries=8, ttl=3600, show_spinner=False)  # (L, H) and (L, T) arrays: small
+def _today(source: str, ids: tuple[int, ...], start: int, _gpt: GPTModel) -> today.Today:
+    return freeze(today.measure(_gpt, list(ids), start))
+
+
+def today_of(source: str, gpt: GPTModel, info: ModelInfo, ids: list[int]) -> today.Today:
+    """Today's attention on the sentence: sinks, shared keys, the KV cache, distances."""
+    return _today(source, tuple(ids), info.start_token, gpt)
 
 
 @st.cache_resource(max_entries=16, ttl=3600, show_spinner=False)

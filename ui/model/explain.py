@@ -143,17 +143,17 @@ def results(e: Explanation, tokens: Sequence[str], target: str) -> None:
 QUESTIONS = ("m_predict_attention", "m_predict_removal")
 
 
-def _asked_afresh(key: tuple) -> None:
-    """A new sentence, model or baseline (`key`) is a new prediction: the questions are asked again,
-    their old answers cleared (their feedback would be about other numbers); a reader who had
-    answered or skipped them keeps seeing the results below."""
-    s = st.session_state
-    if s.get("_m_predicted_for") not in (None, key):
-        engaged = any(s.get(k) is not None or s.get(f"{k}_seen") for k in QUESTIONS)
-        reset_predictions("m_predict_")
+def asked_afresh(key: tuple, questions=QUESTIONS, prefix: str = "m_predict_") -> None:
+    """A new sentence, model or baseline (`key`) is a new prediction: the questions (their keys
+    start with `prefix`) are asked again, their old answers cleared (their feedback would be about
+    other numbers); a reader who had answered or skipped them keeps seeing the results below."""
+    s, asked_for = st.session_state, f"_{prefix}for"
+    if s.get(asked_for) not in (None, key):
+        engaged = any(s.get(k) is not None or s.get(f"{k}_seen") for k in questions)
+        reset_predictions(prefix)
         if engaged:
-            s.update({f"{k}_seen": True for k in QUESTIONS})
-    s["_m_predicted_for"] = key
+            s.update({f"{k}_seen": True for k in questions})
+    s[asked_for] = key
 
 
 def explain_view(
@@ -163,7 +163,7 @@ def explain_view(
     st.caption(tr(INTRO))
     s, shown = st.session_state, shown_text(info)
     baseline = s["m_baseline"] if s["m_baseline"] in BASELINES else "mean"
-    _asked_afresh((source, tuple(ids), baseline))
+    asked_afresh((source, tuple(ids), baseline))
     if len(tokens) >= 3:  # two tokens leave nothing to guess
         last = models.explanation(source, model, ids, len(ids) - 1, baseline)
         target = shown(last.target)

@@ -139,9 +139,9 @@ def shared_kv_note(model: GPTModel) -> None:
     group = [h for h, g in enumerate(kv) if g == kv[0]]
     st.caption(
         tr(
-            "Each head here is a query head: knocking it out or patching it changes what that one head passes "
-            "on. Its keys and values are shared: heads {first}–{last} read one key/value head, so patching "
-            "that key/value head would change all {n} of them at once.",
+            "Each head here is a query head: knocking it out or patching it changes what that one head "
+            "passes on. Its keys and values are shared: heads {first}–{last} read one key/value head, so "
+            "patching that key/value head would change all {n} of them at once.",
             first=group[0],
             last=group[-1],
             n=len(group),

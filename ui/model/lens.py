@@ -160,11 +160,30 @@ def parts_charts(lens: Lens, parts: LogitParts, info: ModelInfo, tokens: Sequenc
     )
 
 
+def norm_note(info: ModelInfo) -> str:
+    """How a model in today's layout's norms enter the parts: RMSNorm has no shift; Gemma's norm
+    after attention is frozen at the run's value so that the heads still add up."""
+    words = tr(
+        "This model's last norm is an RMSNorm: it only rescales (by this run's root mean square), so it has "
+        "no shift and that part is 0."
+    )
+    if info.layout == "gemma3_text":
+        words += " " + tr(
+            "Gemma also normalises each layer's attention output before adding it. A head's part here goes "
+            "through that norm with its scale frozen at this run's value (1 ÷ the root mean square of the "
+            "whole layer's output), so the heads still add up to the layer's bar exactly; on another "
+            "sentence the scale differs."
+        )
+    return words
+
+
 def lens_view(source: str, model: GPTModel, info: ModelInfo, ids: list[int], tokens: tuple[str, ...]) -> None:
     """The logit lens over the sentence, then one position's prediction split into its parts."""
     lens = models.lens(source, model, ids)
     lens_chart(lens, info, tokens)
     st.markdown(tr(PARTS))
+    if info.layout != "gpt2":
+        st.caption(norm_note(info))
     position = position_control(source, ids, tokens)
     lens_parts = models.parts(source, model, ids, position)
     parts_charts(lens, lens_parts, info, tokens)

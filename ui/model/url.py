@@ -23,6 +23,7 @@ VIEWS = {
     "map": N_("Head importance"),
     "lens": N_("Where it decided"),
     "explain": N_("Which explanation?"),
+    "today": N_("Today's attention"),
     "share": N_("Share & export"),
 }  # URL name (the m_view widget's value) -> the view's label, translated where shown (label)
 # what a knocked-out head writes instead (interventions.MODES)

@@ -1,0 +1,206 @@
+"""Inside a model's "Today's attention": what real modern models show, measured on the student's
+sentence, each part predict-first: attention sinks (weight on the first token, with and without the
+start token), grouped-query attention in real weights (which heads share keys and values, how alike
+they look, the KV cache per token) and sliding-window layers and RoPE (weight and score by distance).
+Numbers from attention.model.today, charts from attention.figures.today."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from attention.figures import today as figures
+from attention.i18n import N_, tr
+from attention.model import today
+from attention.model.catalog import ModelInfo
+from attention.model.gpt import GPTModel
+from ui.classroom.questions import predict
+from ui.model import caches as models
+from ui.model.explain import asked_afresh
+from ui.model.url import question_view
+from ui.widgets import chart, number_table
+
+QUESTIONS = ("m_today_sink", "m_today_groups", "m_today_window")
+
+SINKS = N_(
+    "Softmax must hand out all of a row's weight: a head that finds nothing worth reading in a sentence "
+    "still gives its weight away. Trained models learn to park it on the first token, which every query "
+    "can see: an **attention sink**. Its value vector is small, so the weight parked there changes little. "
+    "StreamingLLM (Xiao et al., 2023) found that a sliding KV cache breaks down once the first tokens "
+    "fall out of it, and keeps their keys for good; gpt-oss gives every head a learned sink instead, one "
+    "extra logit in the softmax's denominator that takes the weight and passes on nothing."
+)
+GROUPS = N_(
+    "In grouped-query attention each key/value head serves a group of query heads: the model stores one "
+    "key and one value per group, not per head. A model generating text keeps every earlier token's keys "
+    "and values (its **KV cache**), so fewer key/value heads mean a smaller cache and longer texts in the "
+    "same memory. Heads of a group still ask their own questions: their queries differ."
+)
+BANDS = N_(
+    "A sliding-window layer's query sees only its last few keys: its weights form a band along the "
+    "diagonal, and past the window the line below drops to nothing. Full layers in between still reach the "
+    "whole text. RoPE turns each query and key by an angle that grows with its position, so a score "
+    "depends on how far apart the two tokens are, not on where they sit; the second chart shows the mean "
+    "score by distance."
+)
+SHARES = (N_("Less than 10%"), N_("Between 10% and 50%"), N_("More than half"))
+
+
+def today_view(
+    source: str, model: GPTModel, info: ModelInfo, ids: list[int], tokens: tuple[str, ...]
+) -> None:
+    """Three parts, each a question first, then its chart, its numbers and what they mean."""
+    asked_afresh((source, tuple(ids)), QUESTIONS, prefix="m_today_")
+    measured = models.today_of(source, model, info, ids)
+    asked = question_view(source, "today")
+    st.subheader(tr("Attention sinks"))
+    if _sink_question(measured.sinks, asked):
+        sinks_part(measured.sinks)
+    st.subheader(tr("Heads that share keys and values"))
+    if _groups_question(measured.likeness, asked):
+        groups_part(measured)
+    st.subheader(tr("Sliding windows and RoPE"))
+    if _window_question(measured.distances, asked):
+        bands_part(measured.distances)
+
+
+def _sink_question(sinks: today.Sinks, view: dict[str, str]) -> bool:
+    share = float(sinks.by_layer()[1][-1])
+    answer = tr(SHARES[0] if share < 0.1 else SHARES[1] if share <= 0.5 else SHARES[2])
+    why = tr(
+        "The last layer puts {share:.0%} of an average query's weight on the start token ({typed:.0%} on "
+        "your sentence's own first token when it is not there).",
+        share=share,
+        typed=float(sinks.by_layer()[0][-1]),
+    )
+    question = tr(
+        "Put the start token in front of your sentence. What share of its weight will an average query "
+        "of the last layer put on that one token?"
+    )
+    return predict(
+        "m_today_sink", question, [tr(o) for o in SHARES], answer, why, everything=False, view=view
+    )
+
+
+def sinks_part(sinks: today.Sinks) -> None:
+    typed, started = sinks.by_layer()
+    chart(figures.sinks_figure(sinks), key="m_today_sinks")
+    frame = pd.DataFrame(
+        {tr("Layer"): range(len(typed)), tr("As typed"): typed, tr("After the start token"): started}
+    )
+    number_table(frame, key="m_today_sinks_table", digits={tr("As typed"): 4, tr("After the start token"): 4})
+    st.markdown(tr(SINKS))
+
+
+def _groups_question(likeness: today.Likeness, view: dict[str, str]) -> bool:
+    alone, one = np.isnan(likeness.same_group).all(), np.isnan(likeness.other_groups).all()
+    if alone or one:  # every head its own (GPT-2), or all share one (multi-query): nothing to compare
+        st.caption(
+            tr("Every head of this model has its own keys and values: there are no groups to compare.")
+            if alone
+            else tr(
+                "All of this model's query heads share one key/value head: there are no groups to compare."
+            )
+        )
+        return True
+    same, other = float(np.nanmean(likeness.same_group)), float(np.nanmean(likeness.other_groups))
+    yes, no = tr("Yes, more alike"), tr("No, no more alike than the others")
+    why = tr(
+        "Averaged over the layers, two heads of one group score {same:.2f} and two heads of different groups "
+        "{other:.2f} (1 would be the same weights).",
+        same=same,
+        other=other,
+    )
+    question = tr(
+        "Query heads of one group read the same keys and values. Will their weights look more alike than "
+        "those of heads from different groups?"
+    )
+    return predict(
+        "m_today_groups", question, [yes, no], yes if same > other else no, why, everything=False, view=view
+    )
+
+
+def groups_part(measured: today.Today) -> None:
+    likeness, cache = measured.likeness, measured.cache
+    if not np.isnan(likeness.same_group).all():
+        chart(figures.likeness_figure(likeness), key="m_today_alike")
+        st.caption(
+            tr(
+                "Two heads' weights on your sentence compared as two long lists of numbers (cosine "
+                "similarity): 1 is the same pattern, 0 nothing in common. Each bar is the mean over every "
+                "pair of heads in that layer."
+            )
+        )
+    this = tr("this model")
+    rows = [(name, today.cache_bytes(*shape)) for name, shape in today.KNOWN_MODELS.items()]
+    rows.append((this, cache.per_token))
+    chart(figures.cache_figure(rows, this), key="m_today_cache")
+    st.caption(
+        tr(
+            "This model: 2 (a key and a value) × {layers} layers × {kv} key/value heads × {dim} numbers × "
+            "{size} bytes = {total:,} bytes per token; the keys and values it computed on your sentence take "
+            "{measured:,.0f} bytes per token. The other models are counted as served, 2 bytes a number.",
+            layers=cache.layers,
+            kv=cache.kv_heads,
+            dim=cache.head_dim,
+            size=cache.bytes_per_number,
+            total=cache.per_token,
+            measured=cache.measured,
+        )
+    )
+    frame = pd.DataFrame(
+        {tr("Model"): [name for name, _ in rows], tr("Bytes per token"): [b for _, b in rows]}
+    )
+    number_table(frame, key="m_today_cache_table", digits={tr("Bytes per token"): 0})
+    st.markdown(tr(GROUPS))
+
+
+def _window_question(distances: today.Distances, view: dict[str, str]) -> bool:
+    sliding = [layer for layer, window in enumerate(distances.windows) if window]
+    full = [layer for layer, window in enumerate(distances.windows) if not window]
+    if not sliding or not full:
+        st.caption(tr("Every layer of this model sees the whole text: none has a sliding window."))
+        return True
+    far, near = float(distances.mean_distance[full].mean()), float(distances.mean_distance[sliding].mean())
+    options = [
+        tr("The full-attention layers"),
+        tr("The sliding-window layers"),
+        tr("Neither: about the same"),
+    ]
+    answer = options[0] if far > 1.2 * near else options[1] if near > 1.2 * far else options[2]
+    why = tr(
+        "On your sentence a full layer reads from {far:.1f} tokens back on average, a sliding layer from "
+        "{near:.1f}.",
+        far=far,
+        near=near,
+    )
+    question = tr("Which layers will read from farther back on average?")
+    return predict("m_today_window", question, options, answer, why, everything=False, view=view)
+
+
+def bands_part(distances: today.Distances) -> None:
+    chart(figures.distance_figure(distances), key="m_today_bands")
+    st.caption(
+        tr(
+            "Each line is one layer: the mean weight a query puts on the key that many tokens back, over "
+            "every query and head (log scale: a sliding layer's line stops at its window). Below, the mean "
+            "score (similarity ÷ √head_dim) before the mask and the softmax: how RoPE's turn by distance "
+            "shapes it."
+        )
+    )
+    chart(figures.score_figure(distances), key="m_today_scores")
+    shown = [d for d in (0, 1, 2, 4, 8, 16, 32, 64) if d < distances.weight.shape[1]]
+    columns = {
+        tr(
+            "layer {layer} ({kind})", layer=layer, kind=tr("window {window}", window=w) if w else tr("full")
+        ): [
+            *distances.weight[layer, shown],
+            distances.mean_distance[layer],
+        ]
+        for layer, w in enumerate(distances.windows)
+    }  # a row per distance, a column per layer: a deep model's layers swipe on a phone
+    rows = [tr("weight {d} back", d=d) for d in shown] + [tr("mean distance")]
+    frame = pd.DataFrame({tr("Tokens back"): rows, **columns})
+    number_table(frame, key="m_today_bands_table")
+    st.markdown(tr(BANDS))
