@@ -30,6 +30,7 @@ import torch
 import torch.nn as nn
 
 from attention.errors import ConfigError
+from attention.i18n import tr
 from attention.model import qwen3
 from attention.model.qwen3 import GroupedQueryAttention, Qwen3Model, Weights, assign
 from attention.modern.rope import compute_rope_params
@@ -180,13 +181,19 @@ def config_from_hf(hf: Mapping) -> dict:
     attention, another activation)."""
     need = ("vocab_size", "hidden_size", "num_attention_heads", "num_hidden_layers", "intermediate_size")
     if missing := [k for k in need if k not in hf]:
-        raise ConfigError(f"config.json has no {', '.join(missing)}", "source")
+        raise ConfigError(tr("config.json has no {keys}.", keys=", ".join(missing)), "source")
     for key in ("attn_logit_softcapping", "final_logit_softcapping", "use_bidirectional_attention"):
         if hf.get(key):
-            raise ConfigError(f"{key}={hf[key]!r} is not computed here", "source")
+            raise ConfigError(
+                tr("{key}={value} is not computed here.", key=key, value=repr(hf[key])), "source"
+            )
     if hf.get("hidden_activation", "gelu_pytorch_tanh") != "gelu_pytorch_tanh":
         raise ConfigError(
-            f"hidden_activation={hf['hidden_activation']!r}: Gemma 3's is gelu_pytorch_tanh", "source"
+            tr(
+                "hidden_activation={value}: Gemma 3's is gelu_pytorch_tanh.",
+                value=repr(hf["hidden_activation"]),
+            ),
+            "source",
         )
     layers = hf["num_hidden_layers"]
     types = hf.get("layer_types")
@@ -200,7 +207,9 @@ def config_from_hf(hf: Mapping) -> dict:
     else:  # before transformers 5: rope_local_base_freq, no scaling on the sliding layers
         local, local_freq, local_factor = float(hf.get("rope_local_base_freq", 10_000.0)), None, 1.0
     if freq is not None or local_freq is not None or local_factor != 1.0:
-        raise ConfigError("Gemma 3's RoPE here: default, or linear on the full layers", "source")
+        raise ConfigError(
+            tr("Gemma 3's RoPE is computed here as default, or linear on the full layers."), "source"
+        )
     heads = hf["num_attention_heads"]
     head_dim = hf.get("head_dim") or hf["hidden_size"] // heads
     return qwen3.check_config(

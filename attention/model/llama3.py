@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from attention.errors import ConfigError
+from attention.i18n import tr
 from attention.model import qwen3
 from attention.model.qwen3 import Qwen3Model, load_weights_into_qwen, state_of  # noqa: F401  (the same names)
 
@@ -55,7 +56,9 @@ class Llama3Model(Qwen3Model):
 def config_from_hf(hf: Mapping) -> dict:
     """A Llama config.json (Llama 3.2, SmolLM2) -> the book's config."""
     if hf.get("mlp_bias"):
-        raise ConfigError("mlp_bias: a Llama with biases in its feed-forward is not built here", "source")
+        raise ConfigError(
+            tr("mlp_bias: a Llama with biases in its feed-forward is not built here."), "source"
+        )
     return qwen3.config_from_hf(dict(hf) | {"model_type": "llama"})
 
 

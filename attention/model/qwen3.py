@@ -34,6 +34,7 @@ import torch
 import torch.nn as nn
 
 from attention.errors import ConfigError
+from attention.i18n import tr
 from attention.model.gpt import Edit, ModelTrace, with_context
 
 # The book's keys (pkg/llms_from_scratch/qwen3.py), and ours on top: which layers slide and how far,
@@ -48,6 +49,8 @@ from attention.model.qwen3_parts import (  # noqa: F401  (qwen3's names: the boo
     GroupedQueryAttention,
     RMSNorm,
     TransformerBlock,
+    Weights,
+    assign,
     check_config,
 )
 from attention.modern.masks import sliding_window_mask
@@ -117,9 +120,10 @@ class Qwen3Model(nn.Module):
 
     def check_length(self, in_idx):
         if in_idx.shape[1] > self.cfg["context_length"]:
+            most = self.cfg["context_length"]
+            n = in_idx.shape[1]
             raise ConfigError(
-                f"{in_idx.shape[1]} tokens is over the model's context length, {self.cfg['context_length']}.",
-                "tokens",
+                tr("{n} tokens is over the model's context length, {most}.", n=n, most=most), "tokens"
             )
 
     def forward(self, in_idx):
@@ -207,7 +211,8 @@ def rope_of(hf: Mapping, layer_type: str | None = None) -> tuple[float, dict | N
         }
         return base, freq, 1.0
     raise ConfigError(
-        f"RoPE of type {kind!r} is not computed here (default, linear and llama3 are)", "source"
+        tr("RoPE of type {kind} is not computed here (default, linear and llama3 are).", kind=repr(kind)),
+        "source",
     )
 
 
@@ -215,11 +220,13 @@ def config_from_hf(hf: Mapping) -> dict:
     """A Qwen3 (or Llama) config.json -> the book's config (check_config's checks)."""
     need = ("vocab_size", "hidden_size", "num_attention_heads", "num_hidden_layers", "intermediate_size")
     if missing := [k for k in need if k not in hf]:
-        raise ConfigError(f"config.json has no {', '.join(missing)}", "source")
+        raise ConfigError(tr("config.json has no {keys}.", keys=", ".join(missing)), "source")
     heads = hf["num_attention_heads"]
     base, freq, factor = rope_of(hf)
     if factor != 1.0:
-        raise ConfigError(f"linear RoPE scaling (factor {factor}) is computed for Gemma 3 only", "source")
+        raise ConfigError(
+            tr("Linear RoPE scaling (factor {factor}) is computed for Gemma 3 only.", factor=factor), "source"
+        )
     window = hf.get("sliding_window") if hf.get("use_sliding_window", True) else None
     types = hf.get("layer_types")
     if types is None:  # transformers' Qwen3Config: layers from max_window_layers on slide
@@ -281,33 +288,6 @@ def hf_config(cfg: Mapping, **extra) -> dict:
         "eos_token_id": None,
         **extra,
     }
-
-
-def assign(param: torch.Tensor, value: torch.Tensor, name: str) -> None:
-    """Copy `value` into `param`, raising ConfigError that names the tensor on a shape mismatch."""
-    if param.shape != value.shape:
-        raise ConfigError(
-            f"{name}: the checkpoint has shape {tuple(value.shape)}, the model {tuple(param.shape)}", "source"
-        )
-    with torch.no_grad():
-        param.copy_(value)
-
-
-class Weights:
-    """A checkpoint's tensors by Hugging Face name, "model." prefix or not; ConfigError naming a
-    missing one. `params` may be lazy (checkpoint.Tensors reads each when asked)."""
-
-    def __init__(self, params: Mapping[str, torch.Tensor]):
-        self.params = params
-        self.names = {k.removeprefix("model."): k for k in params}
-
-    def __contains__(self, name: str) -> bool:
-        return name.removeprefix("model.") in self.names
-
-    def __call__(self, name: str) -> torch.Tensor:
-        if name.removeprefix("model.") not in self.names:
-            raise ConfigError(f"The checkpoint has no {name!r}", "source")
-        return self.params[self.names[name.removeprefix("model.")]]
 
 
 def load_attention(att: GroupedQueryAttention, get: Weights, prefix: str) -> None:

@@ -15,6 +15,7 @@ import torch.nn as nn
 from attention.chapter3.modules import assemble_trace, attend
 from attention.chapter3.trace import AttentionTrace
 from attention.errors import ConfigError
+from attention.i18n import tr
 from attention.modern.rope import apply_rope
 
 # The book's keys (pkg/llms_from_scratch/qwen3.py), and ours on top: which layers slide and how far,
@@ -62,34 +63,53 @@ def check_config(cfg: Mapping) -> dict:
     """The config with DEFAULTS filled in; ConfigError naming the offending keys and values for one
     the model cannot be built from (checked before anything is allocated)."""
     if missing := [k for k in CONFIG_KEYS if k not in cfg]:
-        raise ConfigError(f"A model config needs {', '.join(missing)}", "config")
+        raise ConfigError(tr("A model config needs {keys}.", keys=", ".join(missing)), "config")
     cfg = DEFAULTS | dict(cfg)
     sizes = ("vocab_size", "context_length", "emb_dim", "n_heads", "n_layers", "hidden_dim", "head_dim")
     for key in (*sizes, "n_kv_groups"):
         value = cfg[key]
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ConfigError(f"{key}={value!r} must be a whole number of at least 1", key)
+            raise ConfigError(
+                tr("{key}={value} must be a whole number of at least 1.", key=key, value=repr(value)), key
+            )
     if cfg["n_heads"] % cfg["n_kv_groups"]:
         raise ConfigError(
-            f"n_heads={cfg['n_heads']} must be a multiple of n_kv_groups={cfg['n_kv_groups']}: "
-            "each key/value head serves the same number of query heads",
+            tr(
+                "n_heads={heads} must be a multiple of n_kv_groups={groups}: each key/value head serves the "
+                "same number of query heads.",
+                heads=cfg["n_heads"],
+                groups=cfg["n_kv_groups"],
+            ),
             "n_kv_groups",
         )
     if cfg["head_dim"] % 2:
         raise ConfigError(
-            f"head_dim={cfg['head_dim']} must be even: RoPE turns pairs of coordinates", "head_dim"
+            tr("head_dim={dim} must be even: RoPE turns pairs of coordinates.", dim=cfg["head_dim"]),
+            "head_dim",
         )
     types = cfg["layer_types"] or ["full_attention"] * cfg["n_layers"]
     if len(types) != cfg["n_layers"] or any(t not in LAYER_TYPES for t in types):
         raise ConfigError(
-            f"layer_types={types!r} must give one of {LAYER_TYPES} for each of the {cfg['n_layers']} layers",
+            tr(
+                "layer_types={types} must give one of {kinds} for each of the {n} layers.",
+                types=repr(types)[:200],
+                kinds=", ".join(LAYER_TYPES),
+                n=cfg["n_layers"],
+            ),
             "layer_types",
         )
     window = cfg["sliding_window"]
     if "sliding_attention" in types and (
         isinstance(window, bool) or not isinstance(window, int) or window < 1
     ):
-        raise ConfigError(f"sliding_window={window!r} must be a whole number of at least 1", "sliding_window")
+        raise ConfigError(
+            tr(
+                "{key}={value} must be a whole number of at least 1.",
+                key="sliding_window",
+                value=repr(window),
+            ),
+            "sliding_window",
+        )
     return cfg | {"layer_types": list(types)}
 
 
@@ -147,7 +167,14 @@ class GroupedQueryAttention(nn.Module):
     ):
         super().__init__()
         if num_heads % num_kv_groups:
-            raise ConfigError(f"num_heads={num_heads} must be a multiple of num_kv_groups={num_kv_groups}")
+            raise ConfigError(
+                tr(
+                    "n_heads={heads} must be a multiple of n_kv_groups={groups}: each key/value head serves "
+                    "the same number of query heads.",
+                    heads=num_heads,
+                    groups=num_kv_groups,
+                )
+            )
         self.num_heads = num_heads
         self.num_kv_groups = num_kv_groups
         self.group_size = num_heads // num_kv_groups
@@ -240,3 +267,34 @@ class TransformerBlock(nn.Module):
     def attention_gain(self, attended):
         """None: attention's part is its output itself (pre-norm: no norm after it)."""
         return None
+
+
+# --- reading a checkpoint's tensors (qwen3.load_weights_into_qwen, gemma3's) ------------------
+
+
+def assign(param: torch.Tensor, value: torch.Tensor, name: str) -> None:
+    """Copy `value` into `param`, raising ConfigError that names the tensor on a shape mismatch."""
+    if param.shape != value.shape:
+        shapes = {"theirs": tuple(value.shape), "ours": tuple(param.shape)}
+        raise ConfigError(
+            tr("{name}: the checkpoint has shape {theirs}, the model {ours}.", name=name, **shapes), "source"
+        )
+    with torch.no_grad():
+        param.copy_(value)
+
+
+class Weights:
+    """A checkpoint's tensors by Hugging Face name, "model." prefix or not; ConfigError naming a
+    missing one. `params` may be lazy (checkpoint.Tensors reads each when asked)."""
+
+    def __init__(self, params: Mapping[str, torch.Tensor]):
+        self.params = params
+        self.names = {k.removeprefix("model."): k for k in params}
+
+    def __contains__(self, name: str) -> bool:
+        return name.removeprefix("model.") in self.names
+
+    def __call__(self, name: str) -> torch.Tensor:
+        if name.removeprefix("model.") not in self.names:
+            raise ConfigError(tr("The checkpoint has no {name}.", name=repr(name)), "source")
+        return self.params[self.names[name.removeprefix("model.")]]

@@ -63,3 +63,19 @@ def test_watch_it_learn_replays_its_training():
     assert "training loss, induction task" in names and "training loss, the plays" in names
     band = curves["layout"]["shapes"][0]
     assert band["type"] == "rect" and band["x1"] == record["task_steps"]
+
+
+def test_watch_it_learn_replays_the_qwen3_layout_models_training_too():
+    at = session(120)
+    at.switch_page("pages/train.py")
+    at = at.run()
+    at = at.selectbox(key="tr_task").set_value(catalog.SHAKESPEARE_QWEN3).run()
+    intro = next(m.value for m in at.markdown if "today's layout: Qwen3's" in m.value)
+    assert "8 query heads sharing 2 key/value heads" in intro and "last 32 tokens" in intro  # from the record
+    at.radio(key="tr_pace").set_value("fast")
+    at = at.button(key="tr_play").click().run()
+    assert not at.exception
+    record = replay.record(str(catalog.SHAKESPEARE_QWEN3_PATH))
+    assert f"Replayed {record['snapshots'][-1]['step']} recorded steps" in at.success[-1].value
+    link = next(p for p in at.get("page_link") if "Look inside this model" in p.proto.label)
+    assert "model=shakespeare-qwen3" in link.proto.page or "shakespeare-qwen3" in str(link.proto)

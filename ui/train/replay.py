@@ -23,8 +23,13 @@ from ui.train import around
 from ui.url import link_params
 from ui.widgets import HALF_PX, chart, literal
 
-# listed where the Shakespeare model is installed (its recording beside it)
-TASKS = {"shakespeare": (replay.LABEL, replay.GOAL)} if catalog.installed(catalog.SHAKESPEARE) else {}
+# a task per shipped Shakespeare model, listed where it is installed (its recording beside it)
+LABELS = {
+    catalog.SHAKESPEARE: replay.LABEL,
+    # TRANSLATORS: Watch it learn's task: the recorded training of the Qwen3-layout Shakespeare model
+    catalog.SHAKESPEARE_QWEN3: N_("Shakespeare's plays in Qwen3's layout: its training, recorded"),
+}
+TASKS = {task: (label, replay.GOAL) for task, label in LABELS.items() if catalog.installed(task)}
 SETTINGS = ()
 RUN = Replay
 INTRO = N_(  # filled from the record: its config, its stage-1 steps, its snapshot interval
@@ -39,19 +44,29 @@ INTRO = N_(  # filled from the record: its config, its stage-1 steps, its snapsh
 )
 
 
-def defaults(task: str = "shakespeare") -> None:
+INTRO_QWEN3 = N_(  # filled from the record, as INTRO
+    "The same plays, tokenizer and two stages in today's layout: Qwen3's ({n_layers} layers, {n_heads} "
+    "query heads sharing {n_kv_groups} key/value heads, width {emb_dim}). It has no position embeddings: "
+    "RoPE turns each query and key by its position, and two of its layers see only the last {sliding_window} "
+    "tokens. Its first {task_steps:,} steps (shaded) are the induction task, then the plays. Every {every} "
+    "steps: the loss on two plays it never read and each head's role on their passages. Do the same heads "
+    "form without position embeddings?"
+)
+
+
+def defaults(task: str = catalog.SHAKESPEARE) -> None:
     """Nothing to set: the recording is what it is."""
 
 
-def controls(task: str = "shakespeare") -> ReplayConfig:
+def controls(task: str = catalog.SHAKESPEARE) -> ReplayConfig:
     try:
-        config = ReplayConfig.of()
+        config = ReplayConfig.of(catalog.SHIPPED[task if task in LABELS else catalog.SHAKESPEARE])
     except ConfigError as error:
         st.warning(literal(str(error)))
         st.stop()
     record = replay.record(config.folder)
     words = record["config"] | {"task_steps": record.get("task_steps", 0), "every": config.snapshot_every}
-    st.markdown(tr(INTRO, **words))
+    st.markdown(tr(INTRO_QWEN3 if "n_kv_groups" in record["config"] else INTRO, **words))
     return config
 
 
@@ -196,9 +211,14 @@ def summary(run: Replay) -> None:
         ),
         icon=":material/open_in_new:",
         query_params=link_params(
-            {"model": "shakespeare", "view": "head", "layer": str(layer), "head": str(head)}
+            {"model": _source(run.config.folder), "view": "head", "layer": str(layer), "head": str(head)}
         ),
     )
+
+
+def _source(folder: str) -> str:
+    """The Model list's name of the shipped model whose recording this is."""
+    return next((task for task in LABELS if str(catalog.SHIPPED[task]) == folder), catalog.SHAKESPEARE)
 
 
 def after() -> None:
