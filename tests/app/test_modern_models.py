@@ -85,3 +85,27 @@ def test_a_model_whose_context_is_shorter_than_the_example_shows_the_example_cut
 def test_a_gemma_checkpoint_says_its_heads_share_one_key_value_head(folders, local_server):
     at = page(str(folders["gemma3"]), "grid", text=TEXT)
     assert "all 4 of this model's query heads share one key/value head" in said(at)
+
+
+@pytest.mark.parametrize("view", list(VIEWS))
+def test_every_view_renders_on_a_model_built_in_bfloat16(view, tmp_path, local_server, monkeypatch):
+    """A hub model in today's layouts is built in bfloat16 (hub.DTYPE, catalog.load): its traces
+    come out in float32, so every view reads them (a tiny Gemma 3, the layout with the most parts)."""
+    import torch
+
+    from attention.model import hub
+
+    tiny("gemma3", tmp_path, dtype=torch.bfloat16)
+    word_tokenizer(tmp_path)
+    real, built = catalog.load_model, []
+    monkeypatch.setattr(
+        catalog, "load_model", lambda source, dtype=None: built.append(real(source, hub.DTYPE)) or built[-1]
+    )
+    at = page(str(tmp_path), view, text=TEXT)
+    if view == "lab":
+        at = at.multiselect(key="m_ko").set_value(["1.2"]).run()
+    if view == "explain":
+        at = at.button(key="m_predict_attention_show").click().run()
+        at = at.button(key="m_predict_removal_show").click().run()
+    assert not at.exception and not at.error, (view, [e.value for e in at.exception])
+    assert built and built[0].tok_emb.weight.dtype == torch.bfloat16
