@@ -24,7 +24,7 @@ import numpy as np
 import torch
 
 from attention.errors import ConfigError
-from attention.i18n import tr
+from attention.i18n import tr, tr_n
 from attention.model import sentence
 
 TOP = 10  # next tokens shown
@@ -105,8 +105,10 @@ def weights_text(out: dict) -> list[str]:
     grid, tokens = np.asarray(out["weights"]), out["tokens"]
     layers, heads, n = grid.shape[0], grid.shape[1], len(tokens)
     lines = [
-        tr(
+        tr_n(
+            "{name}: {layers} layers x {heads} heads ({groups} key/value heads), {n} token",
             "{name}: {layers} layers x {heads} heads ({groups} key/value heads), {n} tokens",
+            n,
             name=out["name"],
             layers=layers,
             heads=heads,
@@ -116,9 +118,12 @@ def weights_text(out: dict) -> list[str]:
     ]
     if n > FULL_ROWS:
         lines.append(
-            tr(
+            tr_n(
+                "Each head: the last {rows} of {n} query, each with its {keys} largest weights (--json "
+                "has every weight).",
                 "Each head: the last {rows} of {n} queries, each with its {keys} largest weights (--json "
                 "has every weight).",
+                n,
                 rows=FULL_ROWS,
                 n=n,
                 keys=BEST_KEYS,
@@ -137,8 +142,14 @@ def weights_text(out: dict) -> list[str]:
             if n <= FULL_ROWS:
                 lines.append(" " * 17 + "".join(f"{k:>6}" for k in range(n)))
             lines += _head_rows(grid[layer, head], tokens)
+    shown = len(out["next"])
     lines.append(
-        tr("Next token after the last position: the {n} most likely, log-probabilities:", n=len(out["next"]))
+        tr_n(
+            "Next token after the last position: the {n} most likely, its log-probability:",
+            "Next token after the last position: the {n} most likely, log-probabilities:",
+            shown,
+            n=shown,
+        )
     )
     lines += [f"  {x['token'][:20]:<20}{x['logprob']:9.3f}   id {x['id']}" for x in out["next"]]
     return lines
