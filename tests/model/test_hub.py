@@ -344,8 +344,8 @@ def test_the_listed_only_rule_covers_the_new_hub_models(monkeypatch):
     assert asked == []
 
 
-@pytest.mark.slow  # a loopback hub: huggingface_hub's own requests, its 404 for model.safetensors
 def test_a_sharded_repo_through_huggingface_hub_lands_whole_in_the_cache(hub_server):
+    """A loopback hub: huggingface_hub's own requests, and its 404 for model.safetensors."""
     files, requests = hub_server
     tiny = {
         "model_type": "qwen3", "vocab_size": 96, "hidden_size": 32, "intermediate_size": 48,
@@ -368,3 +368,12 @@ def test_a_sharded_repo_through_huggingface_hub_lands_whole_in_the_cache(hub_ser
     assert hub.cached("class/sharded") == folder  # whole: opened from the cache from now on
     (folder / "model-2.safetensors").unlink()
     assert hub.cached("class/sharded") is None  # a shard missing: not whole
+
+
+def test_offline_a_modern_model_names_its_three_files_within_seconds(no_cache, monkeypatch):
+    monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")  # refused
+    start = time.perf_counter()
+    with pytest.raises(ConfigError) as error:
+        hub.download("Qwen/Qwen3-0.6B", timeout=3)
+    assert time.perf_counter() - start < 10
+    assert "config.json, tokenizer.json and model.safetensors (1,503 MB)" in str(error.value)
