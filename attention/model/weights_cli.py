@@ -73,7 +73,7 @@ def weights(args, model, info, ids, tokens) -> dict:
         ],
         "name": info.shown_name,
         "tokens": list(tokens),
-        "query_heads": list(model.kv_heads),
+        "kv_head_of": list(model.kv_heads),  # each query head's key/value head
     }
 
 
@@ -136,7 +136,7 @@ def weights_text(out: dict) -> list[str]:
                     "layer {layer}, head {head} (key/value head {group}):",
                     layer=layer,
                     head=head,
-                    group=out["query_heads"][head],
+                    group=out["kv_head_of"][head],
                 )
             )
             if n <= FULL_ROWS:
