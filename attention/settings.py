@@ -169,6 +169,13 @@ def teacher_secret() -> str:
     return os.environ.get("ATTENTION_TEACHER_SECRET", "").strip()
 
 
+def hub_token() -> str:
+    """HF_TOKEN (Hugging Face's own): the token a gated hub model (Gemma, Llama) downloads with ("":
+    none). On Streamlit Community Cloud a secret named HF_TOKEN is one (root-level secrets are set as
+    environment variables). Not in Settings: a token has no place in a repr."""
+    return os.environ.get("HF_TOKEN", "").strip()
+
+
 @dataclass(frozen=True)
 class Settings:
     torch_threads: int | None  # ATTENTION_TORCH_THREADS; None: the app's own default

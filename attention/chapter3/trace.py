@@ -193,7 +193,12 @@ class AttentionTrace(AttentionSteps):
         seen = {id(t): t for n in TENSORS if (t := getattr(self, n)) is not None}
         return sum(t.element_size() * t.nelement() for t in seen.values())
 
-    def to(self, device: str | torch.device) -> AttentionTrace:
-        """A copy with every tensor moved to `device`."""
-        moved = {n: t.to(device) for n in TENSORS if (t := getattr(self, n)) is not None}
+    def to(self, device: str | torch.device, dtype: torch.dtype | None = None) -> AttentionTrace:
+        """A copy with every tensor moved to `device`, its floating ones cast to `dtype` when given
+        (a bfloat16 model's trace read as float32: numpy has no bfloat16)."""
+        moved = {
+            n: t.to(device, dtype) if dtype is not None and t.is_floating_point() else t.to(device)
+            for n in TENSORS
+            if (t := getattr(self, n)) is not None
+        }
         return replace(self, **moved)

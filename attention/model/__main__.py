@@ -5,6 +5,10 @@
     python -m attention.model importance --model bundled --text "…" [--positions 18:33]
         [--mode zero|mean] [--corrupted TEXT [--answers RIGHT WRONG]] [--method exact|attribution] [--json]
     python -m attention.model lens|explain …    where it decided, which tokens mattered (reading.py, below)
+    python -m attention.model weights …         every head's weights, the next token (weights_cli.py)
+
+Every command reads --text or --ids (token ids in place of a text: 1,2,3); importance's
+--corrupted-ids is --corrupted's.
 
 --model: "bundled" (the shipped model, offline), a folder in GPT-2's layout, or a hub repo id
 (downloaded on first use). Token positions count from 0; position t's loss is −log p(token t |
@@ -56,7 +60,8 @@ import numpy as np
 import torch
 
 from attention.errors import ConfigError
-from attention.model import catalog, reading, roles, sentence
+from attention.i18n import tr, tr_n
+from attention.model import catalog, reading, roles, sentence, weights_cli
 from attention.model.attribution import attribution_map, attribution_patching_map
 from attention.model.interventions import (
     MODES,
@@ -78,12 +83,13 @@ def main(argv: list[str] | None = None) -> int:
         torch.set_num_threads(args.threads)
     try:
         model, info = catalog.load(args.model)
-        ids, tokens = sentence.encode(info, args.text, model.cfg["context_length"])
+        ids, tokens = weights_cli.given(info, model, args.text, args.ids)
         out = COMMANDS[args.command][0](args, model, info, ids, tokens)
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     if args.json:
+        out = weights_cli.as_json(out) if args.command == "weights" else out
         print(json.dumps(plain(out), ensure_ascii=False))
     else:
         print("\n".join(COMMANDS[args.command][1](out)))
@@ -93,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(
         prog="python -m attention.model",
-        description=__doc__ + "\n" + reading.__doc__,
+        description=__doc__ + "\n" + reading.__doc__ + "\n" + weights_cli.__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     commands = top.add_subparsers(dest="command", required=True)
@@ -101,10 +107,13 @@ def parser() -> argparse.ArgumentParser:
         ("ablate", "ablate heads: loss, next tokens, pattern scores"),
         ("importance", "L x H map"),
         *reading.COMMANDS.items(),
+        ("weights", "every head's attention weights, the next token's log-probabilities"),
     ):
         sub = commands.add_parser(name, help=words)
         sub.add_argument("--model", default=catalog.BUNDLED, help='"bundled" (default), a folder, a hub id')
-        sub.add_argument("--text", required=True)
+        given = sub.add_mutually_exclusive_group(required=True)
+        given.add_argument("--text")
+        given.add_argument("--ids", help="token ids in place of a text, comma-separated: 1,2,3")
         if name in ("ablate", "importance"):
             sub.add_argument("--mode", choices=MODES, default="zero")
         sub.add_argument(
@@ -117,9 +126,9 @@ def parser() -> argparse.ArgumentParser:
     ablate_parser.add_argument("--reference", nargs="+", help="mean mode: texts to average over")
     ablate_parser.add_argument("--top", type=int, default=5, help="next tokens shown")
     importance_parser.add_argument("--positions", help="where the loss counts: A:B or a,b,c")
-    importance_parser.add_argument(
-        "--corrupted", help="a corrupted input as long as --text: add a patching map"
-    )
+    corrupted = importance_parser.add_mutually_exclusive_group()
+    corrupted.add_argument("--corrupted", help="a corrupted input as long as --text: add a patching map")
+    corrupted.add_argument("--corrupted-ids", help="the corrupted input as token ids: 1,2,3")
     importance_parser.add_argument("--answers", nargs=2, metavar=("RIGHT", "WRONG"), help="one token each")
     importance_parser.add_argument(
         "--method", choices=("exact", "attribution"), default="exact", help="attribution: a fast estimate"
@@ -178,8 +187,8 @@ def importance(args, model, info, ids, tokens) -> dict:
         "ablation": {"mode": args.mode, "loss": ablated.base, "change": ablated.values},
         "patching": None,
     }
-    if args.corrupted:
-        corrupted, shown = sentence.encode(info, args.corrupted, model.cfg["context_length"])
+    if args.corrupted or args.corrupted_ids:
+        corrupted, shown = weights_cli.given(info, model, args.corrupted, args.corrupted_ids)
         answers = tuple(one_token(info, a) for a in args.answers) if args.answers else None
         patched = (attribution_patching_map if fast else patching_map)(
             model, ids, corrupted, Metric(positions, answers)
@@ -194,7 +203,7 @@ def importance(args, model, info, ids, tokens) -> dict:
             "recovery": patched.values,
         }
     elif args.answers:
-        raise ConfigError("--answers scores a patching map: give --corrupted too.", "answers")
+        raise ConfigError(tr("--answers scores a patching map: give --corrupted too."), "answers")
     return out
 
 
@@ -208,7 +217,8 @@ def parse_positions(text: str | None, length: int) -> tuple[int, ...]:
         return tuple(int(p) for p in text.split(","))
     except ValueError:
         raise ConfigError(
-            f"--positions {text[:30]!r}: write A:B or a,b,c (token positions)", "positions"
+            tr("--positions {given}: write A:B or a,b,c (token positions)", given=repr(text[:30])),
+            "positions",
         ) from None
 
 
@@ -219,7 +229,14 @@ def one_token(info, text: str) -> int:
         ids = info.words.encode(text)
     if len(ids) != 1:
         raise ConfigError(
-            f"{text[:30]!r} is {len(ids)} tokens for this model; an answer must be one.", "answers"
+            tr_n(
+                "{text} is {n} token for this model; an answer must be one.",
+                "{text} is {n} tokens for this model; an answer must be one.",
+                len(ids),
+                text=repr(text[:30]),
+                n=len(ids),
+            ),
+            "answers",
         )
     return ids[0]
 
@@ -326,6 +343,7 @@ COMMANDS = {
     "importance": (importance, importance_text),
     "lens": (_reading(reading.lens), reading.lens_text),
     "explain": (_reading(reading.explained), reading.explain_text),
+    "weights": (weights_cli.weights, weights_cli.weights_text),
 }
 
 

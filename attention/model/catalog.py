@@ -22,6 +22,8 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import torch
+
 from attention.errors import ConfigError
 from attention.i18n import N_, tr
 from attention.model import hub, tokenizer
@@ -165,6 +167,11 @@ def choices(own: Collection[str] = ()) -> dict[str, str]:
     out[BUNDLED] = tr("Copy model: learned to copy random tokens (offline)")
     for repo, m in HUB_MODELS.items():
         out[repo] = tr("{model} from the hub ({mb:,} MB download)", model=tr(m.label), mb=m.megabytes)
+        if m.gated:  # its download needs a token (hub.token_for)
+            # TRANSLATORS: a gated hub model (its licence accepted on the hub, a token in HF_TOKEN)
+            out[repo] = tr(
+                "{model} from the hub ({mb:,} MB download; needs HF_TOKEN)", model=tr(m.label), mb=m.megabytes
+            )
     if path := current().model_path:
         # TRANSLATORS: a model in a folder on the server; {name} is the folder's name
         out[path] = tr("Local: {name}", name=Path(path).name)  # the administrator's folder, by name only
@@ -347,7 +354,7 @@ def load(source: str, progress: Callable[[int, int], None] | None = None) -> tup
     check_source(source)
     folder = download(source, progress)
     try:
-        model = load_model(folder or resolve(source))
+        model = load_model(folder or resolve(source), hub.DTYPE if folder else torch.float32)
     except ConfigError:
         if RUN.fullmatch(source):  # deleted as it was opened (new_run): no server path in the words
             raise no_run(source) from None

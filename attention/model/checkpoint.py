@@ -23,7 +23,7 @@ from types import SimpleNamespace
 import torch
 
 from attention.errors import ConfigError, check_whole_numbers
-from attention.i18n import tr
+from attention.i18n import N_, tr
 from attention.model.gpt import GPTModel
 from attention.settings import current
 
@@ -330,6 +330,19 @@ def modern_bytes(cfg: dict, dtype: torch.dtype = torch.float32) -> int:
     return (embedding + cfg["n_layers"] * block + rope) * torch.finfo(dtype).bits // 8
 
 
+MEMORY = N_(
+    "This model needs {mb:,.0f} MB of memory ({dtype}); this server opens models up to {most:,} MB. "
+    "ATTENTION_MAX_MODEL_MB raises the limit."
+)
+
+
+def check_memory(cfg: dict, dtype: torch.dtype) -> dict:
+    """`cfg`, where its model fits MAX_MODEL_MB in `dtype` (modern_bytes); else ConfigError."""
+    if (mb := modern_bytes(cfg, dtype) / 2**20) > MAX_MODEL_MB:
+        raise ConfigError(tr(MEMORY, mb=mb, dtype=str(dtype)[6:], most=MAX_MODEL_MB), "source")
+    return cfg
+
+
 def weights_of(folder: Path) -> _Tensors:
     """A folder's weights: model.safetensors, or the shards model.safetensors.index.json lists."""
     index = folder / "model.safetensors.index.json"
@@ -358,13 +371,7 @@ def load_modern(folder: Path, hf: dict, dtype: torch.dtype = torch.float32):
     """A Qwen3, Llama or Gemma 3 folder as the book-style model, in eval mode, its weights in
     `dtype` (whatever the file holds: bf16 weights read into float32 by default)."""
     arch = architecture(hf["model_type"])
-    cfg = arch.config_from_hf(hf) | {"dtype": dtype}
-    if (mb := modern_bytes(cfg, dtype) / 2**20) > MAX_MODEL_MB:
-        raise ConfigError(
-            f"This model needs {mb:,.0f} MB of memory ({dtype}); this server opens models up to "
-            f"{MAX_MODEL_MB:,} MB. ATTENTION_MAX_MODEL_MB raises the limit.",
-            "source",
-        )
+    cfg = check_memory(arch.config_from_hf(hf) | {"dtype": dtype}, dtype)
     model = arch.MODEL(cfg)
     return arch.load_weights(model, weights_of(folder)).eval()
 

@@ -115,7 +115,7 @@ def logit_lens(model: GPTModel, ids: torch.Tensor, k: int = LENS_TOP) -> Lens:
     stages = stream(model, ids).stages()  # (S, T, emb_dim)
 
     def read(stage: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        logp = torch.log_softmax(model.out_head(model.final_norm(stage)), -1)  # (T, vocab)
+        logp = torch.log_softmax(model.out_head(model.final_norm(stage)).float(), -1)  # (T, vocab), float32
         return logp, *logp.topk(int(k), -1)  # and the top k's values and indices, (T, k) each
 
     # the final top-1 as the last stage's own top-k ranks it: a tie between two logits broken the
@@ -177,9 +177,10 @@ def logit_parts(
         sigma = torch.sqrt(final.var(unbiased=False) + norm.eps)
     else:
         sigma = torch.sqrt(final.float().pow(2).mean() + norm.eps)
-    direction = gain_of(norm) * model.out_head.weight[token] / sigma  # (emb_dim,)
+    direction = (gain_of(norm) * model.out_head.weight[token]).float() / sigma  # (emb_dim,)
 
-    def read(vectors: torch.Tensor) -> torch.Tensor:  # (..., emb_dim) -> (...,)
+    def read(vectors: torch.Tensor) -> torch.Tensor:  # (..., emb_dim) -> (...,), float32 (a bf16 model's too)
+        vectors = vectors.float()
         return (vectors - vectors.mean(-1, keepdim=True) if centred else vectors) @ direction
 
     heads, head_dim = model.heads, model.trf_blocks[0].att.head_dim

@@ -142,8 +142,8 @@ class Qwen3Model(nn.Module):
         layers = []
         x = self.run_blocks(in_idx, edit, layers.append)  # (B, T, d)
         logits = self.out_head(self.final_norm(x))  # (B, T, vocab_size)
-        layers = tuple(t.to("cpu") for t in layers)
-        return ModelTrace(ids=in_idx.cpu(), logits=logits.cpu(), layers=layers, tokens=tokens)
+        layers = tuple(t.to("cpu", torch.float32) for t in layers)  # float32 whatever the weights' dtype
+        return ModelTrace(ids=in_idx.cpu(), logits=logits.float().cpu(), layers=layers, tokens=tokens)
 
     def run_blocks(
         self, in_idx: torch.Tensor, edit: Edit | None = None, keep: Callable | None = None

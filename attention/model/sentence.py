@@ -11,7 +11,7 @@ import numpy as np
 import torch
 
 from attention.errors import ConfigError
-from attention.i18n import tr
+from attention.i18n import tr, tr_n
 from attention.model import catalog, tokenizer
 from attention.model.catalog import ModelInfo
 from attention.model.gpt import GPTModel, ModelTrace
@@ -113,6 +113,37 @@ def encode(
             "tokens",
         )
     return ids, shown
+
+
+def from_ids(model_info: ModelInfo, ids: Sequence[int], vocab_size: int, context_length: int):
+    """Token ids given as they are (the command line's --ids) -> the ids and their display texts,
+    as encode gives them for the same tokens typed as text; ConfigError for an id outside the
+    vocabulary (the tokenizer's and the model's both) or more ids than encode allows."""
+    if not ids:
+        raise ConfigError(tr("No token ids were given; give at least one."), "ids")
+    vocab = min(vocab_size, model_info.vocab_size)
+    if bad := [i for i in ids if not 0 <= i < vocab]:
+        raise ConfigError(
+            tr(
+                "Token id {id} is not in this model's vocabulary: its ids run from 0 to {last:,}.",
+                id=bad[0],
+                last=vocab - 1,
+            ),
+            "ids",
+        )
+    if len(ids) > (limit := min(MAX_TOKENS, context_length)):
+        raise ConfigError(
+            tr_n(
+                "{n} token id was given; this model reads at most {most} here.",
+                "{n} token ids were given; this model reads at most {most} here.",
+                len(ids),
+                n=len(ids),
+                most=limit,
+            ),
+            "tokens",
+        )
+    ids = [int(i) for i in ids]
+    return ids, shown_tokens(model_info, ids) if model_info.symbols else model_info.words.labels(ids)
 
 
 def shown_tokens(model_info: ModelInfo, ids: Sequence[int]) -> tuple[str, ...]:

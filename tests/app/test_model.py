@@ -514,3 +514,20 @@ def test_head_roles_say_which_probes_and_measure_on_lines_of_text_too(bundled):
     expected = roles.text_roles(model, sentence.natural_probes(), info.start_token)
     shown = [f for f in figures(at) if f["data"][0].get("name") == "induction"][0]
     np.testing.assert_allclose(decode(shown["data"][0]["z"]), expected["induction"], rtol=1e-5)
+
+
+def test_a_gated_hub_model_without_a_token_says_how_to_set_one(monkeypatch, tmp_path):
+    """Gemma 3 270M with no HF_TOKEN: refused before the hub is asked, in words a teacher can act on."""
+    monkeypatch.delenv("HF_TOKEN", raising=False)
+    monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")  # were the hub asked, this would say so
+    import huggingface_hub.constants as constants
+
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path))
+    at = page().run()
+    assert "needs HF_TOKEN" in at.selectbox(key="m_source").format_func("google/gemma-3-270m")
+    at = at.selectbox(key="m_source").set_value("google/gemma-3-270m").run()
+    assert not at.exception and len(at.error) == 1
+    assert "google/gemma-3-270m is gated" in at.error[0].value.replace("\\", "")
+    (details,) = at.expander
+    assert "Set HF_TOKEN" in " ".join(t.value for t in details.text)
+    assert at.selectbox(key="m_source").value == catalog.BUNDLED

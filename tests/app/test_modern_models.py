@@ -150,3 +150,29 @@ def test_where_it_decided_says_how_gemmas_norm_after_attention_enters_the_parts(
     assert "its scale frozen at this run's value" in said(at)
     at = page(str(folders["qwen3"]), "lens", text=TEXT)
     assert "no shift and that part is 0" in said(at) and "frozen" not in said(at)
+
+
+@pytest.mark.parametrize("view", list(VIEWS))
+def test_every_view_renders_on_a_model_built_in_bfloat16(view, tmp_path, local_server, monkeypatch):
+    """A hub model in today's layouts is built in bfloat16 (hub.DTYPE, catalog.load): its traces
+    come out in float32, so every view reads them (a tiny Gemma 3, the layout with the most parts)."""
+    import torch
+
+    from attention.model import hub
+
+    tiny("gemma3", tmp_path, dtype=torch.bfloat16)
+    word_tokenizer(tmp_path)
+    real, built = catalog.load_model, []
+    monkeypatch.setattr(
+        catalog, "load_model", lambda source, dtype=None: built.append(real(source, hub.DTYPE)) or built[-1]
+    )
+    at = page(str(tmp_path), view, text=TEXT)
+    if view == "lab":
+        at = at.multiselect(key="m_ko").set_value(["1.2"]).run()
+    if view == "explain":
+        at = at.button(key="m_predict_attention_show").click().run()
+        at = at.button(key="m_predict_removal_show").click().run()
+    if view == "today":
+        at = past_the_questions(at)
+    assert not at.exception and not at.error, (view, [e.value for e in at.exception])
+    assert built and built[0].tok_emb.weight.dtype == torch.bfloat16

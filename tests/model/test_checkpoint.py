@@ -37,7 +37,9 @@ def test_a_bf16_checkpoint_can_stay_bf16(tmp_path):
     ours = checkpoint.load_model(tmp_path, dtype=torch.bfloat16)
     assert {p.dtype for p in ours.parameters()} == {torch.bfloat16}
     trace = ours.trace(IDS)
-    assert trace.logits.dtype == torch.bfloat16
+    # computed in bfloat16, read out in float32 (numpy, and so every view, has no bfloat16)
+    assert trace.logits.dtype == trace.weights.dtype == torch.float32
+    assert torch.equal(trace.logits.bfloat16().float(), trace.logits)  # each logit a bfloat16 value
     theirs = transformers.AutoModelForCausalLM.from_pretrained(tmp_path, dtype=torch.float32)
     with torch.no_grad():
         reference = theirs(IDS).logits
