@@ -51,13 +51,9 @@ def _shrink(w: np.ndarray, cells: int = THUMB_CELLS) -> np.ndarray:
     t = w.shape[-1]
     if t <= cells:
         return w
-    edges = np.linspace(0, t, cells + 1).astype(int)
-    return np.array(
-        [
-            [w[a:b, c:d].max() for c, d in zip(edges, edges[1:], strict=False)]
-            for a, b in zip(edges, edges[1:], strict=False)
-        ]
-    )
+    edges = np.linspace(0, t, cells + 1).astype(int)[:-1]  # each block's first row (and column)
+    # the blocks' maxima in two reductions (numpy, not 1,024 Python max calls a thumbnail)
+    return np.maximum.reduceat(np.maximum.reduceat(w, edges, axis=0), edges, axis=1)
 
 
 def _ticks(labels: list[str], t: int, px: float, cells: int = THUMB_CELLS) -> dict:

@@ -104,7 +104,15 @@ def _view(source: str, ids: tuple[int, ...], tokens: tuple[str, ...], _gpt: GPTM
 
 
 def view(source: str, gpt: GPTModel, ids: list[int], tokens: tuple[str, ...]) -> SentenceView:
-    return _view(source, tuple(ids), tokens, gpt)
+    """Every head's weights on the sentence. A model larger than the bundled ones (Qwen3-0.6B: a
+    trace holds ~0.3 GB while it runs) reads a new sentence in the heavy-work line, so 30 students'
+    first sentences take their turns instead of 30 traces' memory at once."""
+    args = (source, tuple(ids), tokens)
+    if _large(gpt):
+        if (done := _made_before(args)) is not None:
+            return done
+        return _in_line("view", tr("Reading your sentence…"), lambda: _made_once(args, _view(*args, gpt)))
+    return _view(*args, gpt)
 
 
 @st.cache_resource(max_entries=8, ttl=3600, show_spinner=False)  # (L, H) and (L, T) arrays: small
