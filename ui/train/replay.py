@@ -66,7 +66,8 @@ def controls(task: str = catalog.SHAKESPEARE) -> ReplayConfig:
         st.stop()
     record = replay.record(config.folder)
     words = record["config"] | {"task_steps": record.get("task_steps", 0), "every": config.snapshot_every}
-    st.markdown(tr(INTRO_QWEN3 if "n_kv_groups" in record["config"] else INTRO, **words))
+    intro = INTRO_QWEN3 if "n_kv_groups" in record["config"] else INTRO  # the Qwen3 layout's record
+    st.markdown(tr(intro, **words))
     return config
 
 
