@@ -35,9 +35,11 @@ def pair(kind, folders):
     """(ours, transformers') for one checkpoint, both float32, and every position's ids."""
     folder = folders[kind]
     ours = load_model(folder)
-    hf = getattr(transformers, HF_CLASSES[kind]).from_pretrained(
-        folder, attn_implementation="eager", dtype=torch.float32
-    ).eval()
+    hf = (
+        getattr(transformers, HF_CLASSES[kind])
+        .from_pretrained(folder, attn_implementation="eager", dtype=torch.float32)
+        .eval()
+    )
     length = min(ours.cfg["context_length"], 40)
     vocab = VOCAB if kind in KINDS else 2000
     ids = torch.randint(0, vocab, (1, length), generator=torch.Generator().manual_seed(5))
