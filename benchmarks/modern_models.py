@@ -145,13 +145,9 @@ def trace_speed(name: str, cfg: dict, tokens: int, rounds: int) -> None:
 
 
 def page_view(model: Qwen3Model, ids: list[int]) -> SentenceView:
-    """What the Model page's sentence cache keeps for one sentence (sentence.sentence_view, frozen
-    as ui/model/caches.py freezes it), the trace's bfloat16 cast to float32 first (numpy has no
-    bfloat16)."""
-    trace = sentence.trace_of(model, ids)
-    last = trace.logits[0, -1].float().numpy()  # a copy: the (T, vocab) logits go with the trace
-    weights = trace.weights.float().numpy()  # (L, H, T, T)
-    return freeze(SentenceView(tuple(ids), (), weights, last, sentence.reading_losses(trace)))
+    """What the Model page's sentence cache keeps for one sentence: sentence.sentence_view, frozen
+    as ui/model/caches.py freezes it."""
+    return freeze(sentence.sentence_view(model, ids, ()))
 
 
 def rss() -> int:

@@ -164,17 +164,31 @@ class SentenceView:
 
 @torch.no_grad()
 def sentence_view(model: GPTModel, ids: list[int], tokens: tuple[str, ...]) -> SentenceView:
-    trace = trace_of(model, ids, tokens)
-    # clone: a view of the last row would keep all (T, vocab) logits alive in the page's cache;
-    # float(): a bfloat16 model's numbers (numpy has no bfloat16) as the page's float32
-    last = trace.logits[0, -1].float().clone().numpy()
-    return SentenceView(tuple(ids), tokens, trace.weights.float().numpy(), last, reading_losses(trace))
+    """The trace's weights and logits, without the rest of it: each block's trace is dropped as
+    soon as its weights are copied out (run_blocks' keep), so a large model's pass holds one
+    block's intermediates at a time, not all of them (Qwen3-0.6B: ~10 MB, not ~0.3 GB), and a
+    server's allocator, which keeps what it peaked at, peaks lower."""
+    device = next(model.parameters()).device
+    in_idx = torch.tensor([ids], device=device)
+    weights = []  # (H, T, T) a block, float32 (numpy has no bfloat16)
+    x = model.run_blocks(in_idx, keep=lambda layer: weights.append(layer.weights[0].to("cpu", torch.float32)))
+    logits = model.out_head(model.final_norm(x))[0].to("cpu", torch.float32)  # (T, vocab)
+    last = logits[-1].clone().numpy()  # clone: a view would keep all (T, vocab) in the page's cache
+    return SentenceView(
+        tuple(ids), tokens, torch.stack(weights).numpy(), last, losses_of(logits, in_idx[0].cpu())
+    )
 
 
 def reading_losses(trace: ModelTrace) -> np.ndarray:
-    """(T,) −log p(ids[t] | ids[:t]), NaN at 0, in float32 (interventions.token_losses' float64 copy of
-    the (T, vocab) logits is 51 MB at 128 tokens, and a server's allocator keeps what it peaked at)."""
-    logits, ids = trace.logits[0, :-1].float(), trace.ids[0, 1:]  # (T - 1, vocab), (T - 1,)
+    """(T,) −log p(ids[t] | ids[:t]), NaN at 0, from a trace (losses_of)."""
+    return losses_of(trace.logits[0].float(), trace.ids[0])
+
+
+def losses_of(logits: torch.Tensor, ids: torch.Tensor) -> np.ndarray:
+    """(T,) −log p(ids[t] | ids[:t]) from the (T, vocab) logits, NaN at 0, in float32
+    (interventions.token_losses' float64 copy of the logits is 51 MB at 128 tokens, and a server's
+    allocator keeps what it peaked at)."""
+    logits, ids = logits[:-1], ids[1:]  # (T - 1, vocab), (T - 1,)
     losses = torch.logsumexp(logits, -1) - logits.gather(-1, ids[:, None])[:, 0]  # (T - 1,)
     return np.concatenate([[np.nan], losses.double().numpy()])
 

@@ -55,13 +55,13 @@ def test_the_grouped_control_changes_the_grid_rows_and_keeps_the_url():
 def korean_view():
     gpt, info = catalog.load(catalog.default())
     ids, tokens = encode(info, JOURNEY["ko"], gpt.cfg["context_length"])
-    return sentence_view(gpt, ids, tokens)
+    return sentence_view(gpt, ids, tokens), info
 
 
 @pytest.mark.parametrize("by", ["characters", "words"])
 def test_grouped_rows_sum_to_one_and_are_sums_of_the_model_s_own_weights(korean_view, by):
-    view = korean_view
-    seen = grouped(view, by)
+    view, info = korean_view
+    seen = grouped(view, by, info)
     members, _ = pieces.groups(tokenizer.token_bytes(view.ids), "character" if by == "characters" else "word")
     assert seen.weights.shape[-1] == len(members) < len(view.ids)
     np.testing.assert_allclose(seen.weights.sum(-1), 1.0, atol=1e-5)
