@@ -53,6 +53,7 @@ class ModelInfo:
     extra: dict = field(default_factory=dict)
     tokenizer_file: str = ""  # the folder's tokenizer.json, where its vocabulary is not GPT-2's
     layout: str = "gpt2"  # config.json's model_type: gpt2, llama, qwen3, gemma3_text
+    model_vocab: int = 0  # config.json's vocab_size (0: not given): ids at or past it are refused
 
     @property
     def words(self):
@@ -318,6 +319,14 @@ def info(source: str, folder: Path | None) -> ModelInfo:
     # a folder in today's layouts reads text with its own tokenizer.json, unless it is GPT-2's BPE
     # (the bundled Qwen3-layout model: GPT-2's 50,257 tokens, read faster by tiktoken)
     own = layout != "gpt2" and words.is_file() and hf.get("vocab_size") != tokenizer.GPT2.size
+    if layout != "gpt2" and not words.is_file() and hf.get("vocab_size") != tokenizer.GPT2.size:
+        raise ConfigError(
+            tr(
+                "This model has no tokenizer.json beside its config.json: nothing here can turn text into "
+                "its tokens. Put the repo's tokenizer.json in the folder."
+            ),
+            "source",
+        )
     if own and "start_token" not in extra and isinstance(hf.get("bos_token_id"), int):
         extra["start_token"] = hf["bos_token_id"]
     return ModelInfo(
@@ -328,6 +337,7 @@ def info(source: str, folder: Path | None) -> ModelInfo:
         extra,
         tokenizer_file=str(words) if own else "",
         layout=layout,
+        model_vocab=hf["vocab_size"] if isinstance(hf.get("vocab_size"), int) else 0,
     )
 
 

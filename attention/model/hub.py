@@ -129,6 +129,15 @@ def _folder(repo: str) -> Path:
     return cache_dir() / f"models--{repo.replace('/', '--')}"
 
 
+def _claim(repo: str) -> None:
+    """Note `repo` in the ledger as this app's, newest, before anything of it is downloaded."""
+    from filelock import FileLock
+
+    cache_dir().mkdir(parents=True, exist_ok=True)
+    with FileLock(str(cache_dir() / f"{LEDGER}.lock")):
+        _write_ledger([r for r in _ledger() if r != repo] + [repo])
+
+
 def make_room(repo: str, size: int) -> None:
     """Evict this app's own downloads, oldest first, until theirs and `size` more bytes fit in the
     budget, then note `repo` as ours before its weights arrive (a download cut short by a rerun is
@@ -325,6 +334,8 @@ def download(repo: str, progress: Callable[[int, int], None] | None = None, time
         # describe a model this server opens (checkpoint.MAX_MODEL_MB), and the weights must be no
         # larger than that model (plus 1 MiB of header a file), before a byte of them is downloaded.
         weights_before = _folder(repo).is_dir()  # before config.json lands in it
+        if not weights_before:  # ours from its first byte: a try refused or cut after config.json
+            _claim(repo)  # leaves a folder the next try must still count and may evict
         hf = _read_json(fetch(FILES[0]))
         limit = weights_limit(repo, hf)
         files = weight_files(repo, fetch, size_of)

@@ -96,7 +96,8 @@ def stream(model: GPTModel, ids: torch.Tensor) -> Stream:
         gain = block.attention_gain(trace.output)  # None, or Gemma's post-norm frozen (1, T, emb_dim)
         contexts.append(trace.context[0])  # (H, T, head_dim)
         attention.append(added[0])
-        gains.append(torch.ones_like(added[0]) if gain is None else gain[0].to(added.dtype))
+        # float32 whatever the model's dtype: the heads' parts are summed in float32 (logit_parts)
+        gains.append(torch.ones(added[0].shape) if gain is None else gain[0].to("cpu", torch.float32))
         mlps.append(mlp[0])
         x = x + added + mlp
     return Stream(
@@ -184,12 +185,15 @@ def logit_parts(
         return (vectors - vectors.mean(-1, keepdim=True) if centred else vectors) @ direction
 
     heads, head_dim = model.heads, model.trf_blocks[0].att.head_dim
-    weights = torch.stack([block.att.out_proj.weight for block in model.trf_blocks])  # (L, emb, H x hd)
+    weights = torch.stack(
+        [block.att.out_proj.weight for block in model.trf_blocks]
+    ).float()  # (L, emb, H x hd)
     weights = weights.view(model.layers, -1, heads, head_dim)  # (L, emb_dim, H, head_dim)
-    written = torch.einsum("lhd,lehd->lhe", parts.contexts[:, :, position], weights)  # (L, H, emb_dim)
+    contexts = parts.contexts[:, :, position].float()  # (L, H, head_dim)
+    written = torch.einsum("lhd,lehd->lhe", contexts, weights)  # (L, H, emb_dim), float32
     written = written * parts.gains[:, position, None]  # through Gemma's post-norm, frozen
     biases = torch.stack([_bias(block.att.out_proj, final) for block in model.trf_blocks])  # (L, emb_dim)
-    biases = biases * parts.gains[:, position]
+    biases = biases.float() * parts.gains[:, position]
     return LogitParts(
         position=position,
         token=int(token),

@@ -93,13 +93,29 @@ def encode(
             )
         ids, shown = [index[w] for w in words], tuple(words)
     else:
-        ids = model_info.words.encode(text)
+        # a folder's own tokenizer puts the model's start token first where the model expects one
+        ids = (
+            model_info.words.encode(text, start=True)
+            if model_info.tokenizer_file
+            else model_info.words.encode(text)
+        )
         shown = ()
     if any(not 0 <= i < model_info.vocab_size for i in appended):
         raise ConfigError(
             tr("An appended token id is not in the model's vocabulary; appended nothing."), "next"
         )
     ids = [*ids, *appended]
+    if model_info.model_vocab and any(
+        i >= model_info.model_vocab for i in ids
+    ):  # a tokenizer the model outgrew
+        raise ConfigError(
+            tr(
+                "The text has a token (id {id}) outside this model's vocabulary (0 to {last}).",
+                id=max(ids),
+                last=model_info.model_vocab - 1,
+            ),
+            "text",
+        )
     # GPT-2's labels read the sentence as a whole: a piece of a character says which ("한 1/2")
     shown = shown + shown_tokens(model_info, appended) if model_info.symbols else model_info.words.labels(ids)
     limit = min(MAX_TOKENS, context_length)

@@ -1,11 +1,14 @@
 """What only real modern models show, measured on one sentence (Inside a model's "Today's
 attention" view; any model of this package, the GPT-2 layout included for comparison):
 
+    seen = walk(model, ids)                         # every head's weights and mean scores, one pass
     sinks = first_token_weight(model, ids, start)   # each layer's weight on the first token, with and
                                                     # without the start token in front
-    alike = group_likeness(trace)                   # how alike query heads that share keys look
-    cache = kv_cache(model, ids)                    # the KV cache's bytes per token: formula and tensors
-    bands = by_distance(trace)                      # weight and score by how far back the key is
+    alike = group_likeness(seen.weights, kv_heads)  # how alike query heads that share keys look
+    cache = cache_size(model, ids)                  # the KV cache: bytes per token, and what a real
+                                                    # cache (kv_cache.read) holds after the sentence
+    bands = by_distance(seen)                       # weight and score by how far back the key is
+    everything = measure(model, ids, start)         # all four, the sentence read twice at most
 
 An attention sink: softmax must hand out all of each row's weight, so a head with nothing worth
 reading puts it somewhere harmless, and models learn to park it on the first token (Xiao et al.
@@ -22,7 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from attention.model.gpt import ModelTrace
+from attention.model import kv_cache
+from attention.modern.gqa import kv_cache_bytes
 
 # KV cache per token of the models students meet, from their config.json (the hub's): layers, key/
 # value heads, head_dim, and 2 bytes a number (bfloat16, as they are served)
@@ -36,8 +40,32 @@ KNOWN_MODELS = {
 
 
 @dataclass(frozen=True, eq=False)
+class Walk:
+    """What one pass keeps of every block's attention (run_blocks' keep: each block's other
+    intermediates are dropped as it ends, so a large model holds one block's at a time)."""
+
+    weights: torch.Tensor  # (L, H, T, T) float32
+    scores: torch.Tensor  # (L, T, T) float32: the scaled scores before the mask, mean over heads
+    windows: tuple[int | None, ...]  # each layer's sliding window (None: full attention)
+
+
+@torch.no_grad()
+def walk(model, ids: list[int]) -> Walk:
+    weights, scores, windows = [], [], []
+
+    def keep(layer):
+        weights.append(layer.weights[0].to("cpu", torch.float32))
+        scores.append(layer.scaled_scores[0].to("cpu", torch.float32).mean(0))
+        windows.append(layer.window)
+
+    model.run_blocks(torch.tensor([ids], device=next(model.parameters()).device), keep=keep)
+    return Walk(torch.stack(weights), torch.stack(scores), tuple(windows))
+
+
+@dataclass(frozen=True, eq=False)
 class Sinks:
-    """Mean weight on the first position, queries 1.. (query 0 has nothing else to look at)."""
+    """Mean weight on the first position, queries 1.. (query 0 has nothing else to look at); NaN
+    where the sentence has no query but the first."""
 
     as_typed: np.ndarray  # (L, H) on the sentence as typed: its own first token
     after_start: np.ndarray  # (L, H) with the model's start token put in front of it
@@ -49,25 +77,23 @@ class Sinks:
 
 
 def first_weight(weights: torch.Tensor) -> np.ndarray:
-    """(L, H): each head's weight on key 0, averaged over queries 1.. of (L, H, T, T) weights."""
+    """(L, H): each head's weight on key 0, averaged over queries 1.. of (L, H, T, T) weights;
+    NaN for one token (no query but the first)."""
+    if weights.shape[-1] < 2:
+        return np.full(weights.shape[:2], np.nan)
     return weights[:, :, 1:, 0].mean(-1).double().numpy()
 
 
 @torch.no_grad()
-def first_token_weight(model, ids: list[int], start: int) -> Sinks:
+def first_token_weight(model, ids: list[int], start: int, seen: Walk | None = None) -> Sinks:
     """Each head's weight on the first token on `ids`, and on `ids` after the start token (the
     sentence cut by one token where it would not fit). A sentence that already starts with the
-    start token is read once more without it."""
-    device = next(model.parameters()).device
+    start token is read once more without it. `seen`: walk(model, ids), when it was made already."""
     most = model.cfg["context_length"]
-    plain = list(ids[1:]) if ids and ids[0] == start else list(ids)
-    plain = plain or list(ids)
+    plain = list(ids[1:]) if len(ids) > 1 and ids[0] == start else list(ids)
     started = [start, *plain][:most]
-    weights = [model.trace(torch.tensor([seq], device=device)).weights.float() for seq in (plain, started)]
-    if len(plain) < 2:  # one token: no query but the first
-        empty = np.zeros((model.layers, model.heads))
-        return Sinks(empty, first_weight(weights[1]) if len(started) > 1 else empty, plain[0], start)
-    return Sinks(first_weight(weights[0]), first_weight(weights[1]), plain[0], start)
+    typed = seen.weights if seen is not None and plain == list(ids) else walk(model, plain).weights
+    return Sinks(first_weight(typed), first_weight(walk(model, started).weights), plain[0], start)
 
 
 @dataclass(frozen=True)
@@ -80,91 +106,94 @@ class Likeness:
     kv_heads: tuple[int, ...]
 
 
-def group_likeness(trace: ModelTrace) -> Likeness:
-    kv = trace.kv_heads
-    weights = trace.weights.float()[:, :, 1:]  # (L, H, T - 1, T)
-    flat = torch.nn.functional.normalize(weights.flatten(2), dim=-1)  # (L, H, N)
-    cosine = (flat @ flat.transpose(1, 2)).double().numpy()  # (L, H, H)
-    heads = len(kv)
-    pairs = [(a, b) for a in range(heads) for b in range(a + 1, heads)]
+def group_likeness(weights: torch.Tensor, kv_heads: tuple[int, ...]) -> Likeness:
+    """weights (L, H, T, T); NaN throughout for fewer than 3 tokens (too few rows to compare)."""
+    kv, layers = tuple(kv_heads), weights.shape[0]
+    pairs = [(a, b) for a in range(len(kv)) for b in range(a + 1, len(kv))]
     same = [p for p in pairs if kv[p[0]] == kv[p[1]]]
     other = [p for p in pairs if kv[p[0]] != kv[p[1]]]
+    if weights.shape[-1] < 3:
+        return Likeness(np.full(layers, np.nan), np.full(layers, np.nan), kv)
+    flat = torch.nn.functional.normalize(weights[:, :, 1:].flatten(2), dim=-1)  # (L, H, N)
+    cosine = (flat @ flat.transpose(1, 2)).double().numpy()  # (L, H, H)
 
     def mean(chosen):
         if not chosen:
-            return np.full(cosine.shape[0], np.nan)
+            return np.full(layers, np.nan)
         rows, cols = zip(*chosen, strict=True)
         return cosine[:, list(rows), list(cols)].mean(-1)
 
-    return Likeness(mean(same), mean(other), tuple(kv))
+    return Likeness(mean(same), mean(other), kv)
 
 
 @dataclass(frozen=True)
-class KVCache:
-    """Bytes the KV cache holds per token: from the config (2 x layers x key/value heads x head_dim
-    x bytes a number) and measured (the keys and values the model computed on the sentence, as a
-    cache would store them, divided by its length)."""
+class CacheSize:
+    """The KV cache: bytes per token from the config (2 x layers x key/value heads x head_dim x
+    bytes a number), and, for the models with a cache here (kv_cache.read), the bytes it really
+    holds after reading the sentence: less than per_token x tokens where sliding layers keep only
+    their last window - 1 tokens."""
 
     layers: int
     kv_heads: int
     head_dim: int
     bytes_per_number: int
-    measured: float
+    tokens: int
+    held: int | None  # None: no cache here (GPT-2's layout)
 
     @property
     def per_token(self) -> int:
-        return 2 * self.layers * self.kv_heads * self.head_dim * self.bytes_per_number
+        return kv_cache_bytes(1, self.kv_heads, self.head_dim, self.layers, self.bytes_per_number)
+
+    @property
+    def full(self) -> int:
+        """What a cache without sliding windows holds after the sentence."""
+        return self.per_token * self.tokens
 
 
 def cache_bytes(layers: int, kv_heads: int, head_dim: int, bytes_per_number: int = 2) -> int:
-    return 2 * layers * kv_heads * head_dim * bytes_per_number
+    """Bytes per token of a model in KNOWN_MODELS (as served: 2 bytes a number)."""
+    return kv_cache_bytes(1, kv_heads, head_dim, layers, bytes_per_number)
 
 
 @torch.no_grad()
-def kv_cache(model, ids: list[int]) -> KVCache:
-    """The model's KV cache per token, computed and measured: its key and value projections on
-    the sentence (W_key, W_value: one row per key/value head, never repeated per query head)."""
-    device = next(model.parameters()).device
-    x = model.start(model.tok_emb(torch.tensor([ids], device=device)))  # (1, T, d)
-    stored = 0
-    for block in model.trf_blocks:
-        trace = model.attend(block, x)
-        normed = block.norm1(x)
-        stored += block.att.W_key(normed).nbytes + block.att.W_value(normed).nbytes
-        added, mlp = block.parts(trace.output, x)
-        x = x + added + mlp
+def cache_size(model, ids: list[int]) -> CacheSize:
     att = model.trf_blocks[0].att
     groups = getattr(att, "num_kv_groups", att.num_heads)
     size = next(model.parameters()).element_size()
-    return KVCache(model.layers, groups, att.head_dim, size, stored / len(ids))
+    held = None
+    if hasattr(model, "rope_for"):  # the models kv_cache reads: read the sentence, count what stays
+        cache = kv_cache.KVCache(model)
+        kv_cache.read(model, torch.tensor([ids], device=next(model.parameters()).device), cache)
+        held = sum(layer.keys.nbytes + layer.values.nbytes for layer in cache.layers)
+    return CacheSize(model.layers, groups, att.head_dim, size, len(ids), held)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Distances:
     """Per layer, by how far back the key is (0: the query itself): the mean weight and the mean
     scaled score over every query and head that can see that far."""
 
     weight: np.ndarray  # (L, T) mean weight at distance d (0 where masked: a sliding window's edge)
-    score: np.ndarray  # (L, T) mean scaled score before the mask, NaN where no query is that far
+    score: np.ndarray  # (L, T) mean scaled score before the mask
     windows: tuple[int | None, ...]  # each layer's window (None: full attention)
     mean_distance: np.ndarray  # (L,) the weighted mean distance back a query reads from
 
 
-def by_distance(trace: ModelTrace) -> Distances:
-    t = trace.weights.shape[-1]
+def by_distance(seen: Walk) -> Distances:
+    t = seen.weights.shape[-1]
     query, key = torch.meshgrid(torch.arange(t), torch.arange(t), indexing="ij")
-    distance = (query - key).clamp(min=-1)  # (T, T); -1 above the diagonal (the future)
-    weights, scores = [], []
-    for layer in trace.layers:
-        w = layer.weights[0].float().mean(0)  # (T, T) mean over heads
-        s = layer.scaled_scores[0].float().mean(0)
-        weights.append([float(w[distance == d].mean()) for d in range(t)])
-        scores.append([float(s[distance == d].mean()) for d in range(t)])
-    weight = np.array(weights)  # (L, T)
+    back = query - key  # (T, T) how far back the key is; negative: the future
+    past = back >= 0
+    pairs = torch.bincount(back[past], minlength=t).double()  # (T,) (query, key) pairs d apart: T - d
+    mean_weight = seen.weights.double().mean(1)  # (L, T, T) over heads
+
+    def by_d(values: torch.Tensor) -> np.ndarray:  # (L, T, T) -> (L, T): mean at each distance
+        return np.stack([(torch.bincount(back[past], v[past], minlength=t) / pairs).numpy() for v in values])
+
+    weight, score = by_d(mean_weight), by_d(seen.scores.double())
     steps = np.arange(t)
-    rows = np.array([np.bincount(distance[distance >= 0].numpy(), minlength=t)])  # queries per distance
-    mean_distance = (weight * rows * steps).sum(1) / (weight * rows).sum(1)
-    return Distances(weight, np.array(scores), tuple(layer.window for layer in trace.layers), mean_distance)
+    mean_distance = (weight * pairs.numpy() * steps).sum(1) / (weight * pairs.numpy()).sum(1)
+    return Distances(weight, score, seen.windows, mean_distance)
 
 
 @dataclass(frozen=True, eq=False)
@@ -173,14 +202,18 @@ class Today:
 
     sinks: Sinks
     likeness: Likeness
-    cache: KVCache
+    cache: CacheSize
     distances: Distances
 
 
 @torch.no_grad()
 def measure(model, ids: list[int], start: int) -> Today:
-    device = next(model.parameters()).device
-    trace = model.trace(torch.tensor([ids], device=device))
+    """All four on one sentence: one pass for the weights and scores (walk), one more with the
+    start token in front, and one through the KV cache."""
+    seen = walk(model, ids)
     return Today(
-        first_token_weight(model, ids, start), group_likeness(trace), kv_cache(model, ids), by_distance(trace)
+        first_token_weight(model, ids, start, seen),
+        group_likeness(seen.weights, model.kv_heads),
+        cache_size(model, ids),
+        by_distance(seen),
     )

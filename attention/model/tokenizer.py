@@ -157,9 +157,11 @@ class FolderTokenizer:
         self.tokenizer = Tokenizer.from_file(str(path))
         self.byte_level = '"ByteLevel"' in json.dumps(json.loads(self.tokenizer.to_str()).get("decoder"))
 
-    def encode(self, text: str) -> list[int]:
-        """Token ids of `text` as written: no start token added (a page adds one where it means to)."""
-        return self.tokenizer.encode(text, add_special_tokens=False).ids
+    def encode(self, text: str, start: bool = False) -> list[int]:
+        """Token ids of `text` as written; `start`: with the start token the model's tokenizer puts
+        before a text (Llama 3's <|begin_of_text|>, Gemma's <bos>; Qwen3's puts none), as
+        transformers' tokenizer does by default and the model was trained to read."""
+        return self.tokenizer.encode(text, add_special_tokens=start).ids
 
     def token_bytes(self, ids: Sequence[int]) -> list[bytes]:
         out = []

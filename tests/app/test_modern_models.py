@@ -130,9 +130,11 @@ def test_todays_attention_asks_first_then_shows_the_models_own_numbers():
     np.testing.assert_allclose(decode(bars["data"][1]["y"]), sinks.by_layer()[1], rtol=1e-5)
     assert "KV cache per token, in bytes" in charts
     assert (
-        "2 (a key and a value) × 4 layers × 2 key/value heads × 32 numbers × 4 bytes = 2,048 bytes"
-        in said(at)
+        "2 (a key and a value) × layers (4) × key/value heads (2) × numbers a head (32) × bytes a number (4) "
+        "= 2,048 bytes per token" in said(at)
     )
+    held = today.cache_size(model, ids).held  # the two sliding layers keep 31 tokens each
+    assert f"your sentence leaves {held:,} bytes in it" in said(at) and held < 2048 * len(ids)
     with torch.no_grad():
         assert model.trace(torch.tensor([ids])).weights.shape[1] == 8
 
@@ -176,3 +178,20 @@ def test_every_view_renders_on_a_model_built_in_bfloat16(view, tmp_path, local_s
         at = past_the_questions(at)
     assert not at.exception and not at.error, (view, [e.value for e in at.exception])
     assert built and built[0].tok_emb.weight.dtype == torch.bfloat16
+
+
+def test_a_tokenizer_that_puts_a_start_token_first_has_it_on_the_page(tmp_path, local_server):
+    tiny("gemma3", tmp_path)
+    word_tokenizer(tmp_path, bos=True)  # as Gemma's own: <bos> before every text
+    at = page(str(tmp_path), "next", text=TEXT)
+    assert not at.exception and not at.error
+    chips = next(m.value for m in at.markdown if "token-chips" in m.value)
+    assert chips.index("&lt;bos&gt;") < chips.index(">the<")
+
+
+def test_a_modern_folder_without_its_tokenizer_is_refused_with_a_reason(tmp_path, local_server):
+    tiny("llama", tmp_path)  # no tokenizer.json: its 96 ids are not GPT-2's
+    at = page(str(tmp_path), "grid", text=TEXT)
+    assert not at.exception
+    assert "has no tokenizer.json" in at.error[0].value.replace("\\", "")
+    assert at.selectbox(key="m_source").value != str(tmp_path)  # the page went back to a model it has

@@ -177,6 +177,8 @@ def test_a_visitors_repo_is_refused_before_its_weights_are_downloaded(fake_hub, 
     with pytest.raises(ConfigError, match=message):
         hub.download("someone/something-big")
     assert got == ["config.json"]  # a few hundred bytes, never the weights
+    # ours from its first byte: what the refused try left is counted and evicted like any download
+    assert "someone/something-big" in hub._ledger()
 
 
 @pytest.fixture

@@ -19,6 +19,15 @@ TEXT = "<|endoftext|>But Brutus says he was ambitious; And Brutus is an honourab
 WORDS = "the cat sat on a mat and the cat sat on a"  # the tiny model's tokenizer: whole words
 
 
+@pytest.fixture(autouse=True)
+def a_command(monkeypatch):
+    """This process as the command line is run: no server (an AppTest earlier in the same process
+    may have left it serving, which would open only the listed models)."""
+    from tests.conftest import serving
+
+    serving(monkeypatch, None)
+
+
 @pytest.fixture(scope="module")
 def tiny_qwen3(tmp_path_factory):
     """A tiny random Qwen3 folder that reads text with its own tokenizer.json (tiny_hf)."""

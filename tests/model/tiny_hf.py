@@ -204,13 +204,22 @@ WORDS = [
 ]
 
 
-def word_tokenizer(folder: Path, vocab: int = VOCAB) -> None:
+def word_tokenizer(folder: Path, vocab: int = VOCAB, bos: bool = False) -> None:
     """A tokenizer.json of whole words (the tokenizers library's WordLevel, split on spaces) over
-    `vocab` ids: a tiny model's folder then reads typed text as a hub model's does."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+    `vocab` ids: a tiny model's folder then reads typed text as a hub model's does. `bos`: it puts
+    "<bos>" (the last id) before a text, as Gemma's and Llama 3's do."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors
 
     words = ["<unk>", *WORDS][:vocab] + [f"w{i}" for i in range(len(WORDS) + 1, vocab)]
     tok = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="<unk>"))
     tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
     tok.decoder = decoders.WordPiece()
+    if bos:
+        words[-1] = "<bos>"
+        tok = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="<unk>"))
+        tok.pre_tokenizer, tok.decoder = pre_tokenizers.WhitespaceSplit(), decoders.WordPiece()
+        tok.add_special_tokens(["<bos>"])
+        tok.post_processor = processors.TemplateProcessing(
+            single="<bos> $A", special_tokens=[("<bos>", vocab - 1)]
+        )
     tok.save(str(Path(folder) / "tokenizer.json"))

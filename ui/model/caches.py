@@ -121,8 +121,15 @@ def _today(source: str, ids: tuple[int, ...], start: int, _gpt: GPTModel) -> tod
 
 
 def today_of(source: str, gpt: GPTModel, info: ModelInfo, ids: list[int]) -> today.Today:
-    """Today's attention on the sentence: sinks, shared keys, the KV cache, distances."""
-    return _today(source, tuple(ids), info.start_token, gpt)
+    """Today's attention on the sentence: sinks, shared keys, the KV cache, distances (three passes:
+    a large model's wait in the heavy-work line, as its sentence view does)."""
+    args = (source, tuple(ids), info.start_token)
+    if _large(gpt):
+        if (done := _made_before(("today", *args))) is not None:
+            return done
+        work = lambda: _made_once(("today", *args), _today(*args, gpt))  # noqa: E731
+        return _in_line("today", tr("Measuring your sentence…"), work)
+    return _today(*args, gpt)
 
 
 @st.cache_resource(max_entries=16, ttl=3600, show_spinner=False)

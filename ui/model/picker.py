@@ -169,9 +169,12 @@ def layout_words(model, info: ModelInfo) -> str:
     QK-norm and its sliding-window layers."""
     cfg = model.cfg
     words = [
-        tr(
+        tr_n(
+            "Laid out as {layout} is: {heads} query heads share {groups} key/value head, positions enter "
+            "by rotating queries and keys (RoPE), RMSNorm instead of LayerNorm.",
             "Laid out as {layout} is: {heads} query heads share {groups} key/value heads, positions enter "
             "by rotating queries and keys (RoPE), RMSNorm instead of LayerNorm.",
+            cfg["n_kv_groups"],
             layout=LAYOUTS.get(info.layout, info.layout),
             heads=cfg["n_heads"],
             groups=cfg["n_kv_groups"],

@@ -44,6 +44,10 @@ BANDS = N_(
     "depends on how far apart the two tokens are, not on where they sit; the second chart shows the mean "
     "score by distance."
 )
+BANDS_GPT = N_(
+    "This model's layers all see the whole text. It has no RoPE: it adds a position embedding to each "
+    "token before the first layer, so how a score depends on distance is whatever it learned."
+)
 SHARES = (N_("Less than 10%"), N_("Between 10% and 50%"), N_("More than half"))
 
 
@@ -52,6 +56,9 @@ def today_view(
 ) -> None:
     """Three parts, each a question first, then its chart, its numbers and what they mean."""
     asked_afresh((source, tuple(ids)), QUESTIONS, prefix="m_today_")
+    if len(ids) < 3:  # one query after the first at most: nothing to average, nothing to compare
+        st.info(tr("Today's attention reads a sentence of at least 3 tokens: type a longer one."))
+        return
     measured = models.today_of(source, model, info, ids)
     asked = question_view(source, "today")
     st.subheader(tr("Attention sinks"))
@@ -61,8 +68,8 @@ def today_view(
     if _groups_question(measured.likeness, asked):
         groups_part(measured)
     st.subheader(tr("Sliding windows and RoPE"))
-    if _window_question(measured.distances, asked):
-        bands_part(measured.distances)
+    if _window_question(measured.distances, len(ids), asked):
+        bands_part(measured.distances, info.layout != "gpt2")
 
 
 def _sink_question(sinks: today.Sinks, view: dict[str, str]) -> bool:
@@ -138,17 +145,26 @@ def groups_part(measured: today.Today) -> None:
     chart(figures.cache_figure(rows, this), key="m_today_cache")
     st.caption(
         tr(
-            "This model: 2 (a key and a value) × {layers} layers × {kv} key/value heads × {dim} numbers × "
-            "{size} bytes = {total:,} bytes per token; the keys and values it computed on your sentence take "
-            "{measured:,.0f} bytes per token. The other models are counted as served, 2 bytes a number.",
+            "This model: 2 (a key and a value) × layers ({layers}) × key/value heads ({kv}) × numbers a head "
+            "({dim}) × bytes a number ({size}) = {total:,} bytes per token. The other models are counted as "
+            "served, 2 bytes a number.",
             layers=cache.layers,
             kv=cache.kv_heads,
             dim=cache.head_dim,
             size=cache.bytes_per_number,
             total=cache.per_token,
-            measured=cache.measured,
         )
     )
+    if cache.held is not None:
+        st.caption(
+            tr(
+                "Read through a real KV cache, your sentence leaves {held:,} bytes in it; a cache that kept "
+                "every token in every layer would hold {full:,}. Sliding-window layers keep only their last "
+                "tokens.",
+                held=cache.held,
+                full=cache.full,
+            )
+        )
     frame = pd.DataFrame(
         {tr("Model"): [name for name, _ in rows], tr("Bytes per token"): [b for _, b in rows]}
     )
@@ -156,11 +172,20 @@ def groups_part(measured: today.Today) -> None:
     st.markdown(tr(GROUPS))
 
 
-def _window_question(distances: today.Distances, view: dict[str, str]) -> bool:
+def _window_question(distances: today.Distances, tokens: int, view: dict[str, str]) -> bool:
     sliding = [layer for layer, window in enumerate(distances.windows) if window]
     full = [layer for layer, window in enumerate(distances.windows) if not window]
     if not sliding or not full:
         st.caption(tr("Every layer of this model sees the whole text: none has a sliding window."))
+        return True
+    if tokens <= min(w for w in distances.windows if w):  # Gemma 3 270M's 512: no band to see
+        st.caption(
+            tr(
+                "This model's sliding layers see the last {window} tokens, and your sentence fits inside "
+                "that window: here they read it as the full layers do.",
+                window=min(w for w in distances.windows if w),
+            )
+        )
         return True
     far, near = float(distances.mean_distance[full].mean()), float(distances.mean_distance[sliding].mean())
     options = [
@@ -179,14 +204,13 @@ def _window_question(distances: today.Distances, view: dict[str, str]) -> bool:
     return predict("m_today_window", question, options, answer, why, everything=False, view=view)
 
 
-def bands_part(distances: today.Distances) -> None:
+def bands_part(distances: today.Distances, rope: bool) -> None:
     chart(figures.distance_figure(distances), key="m_today_bands")
     st.caption(
         tr(
             "Each line is one layer: the mean weight a query puts on the key that many tokens back, over "
             "every query and head (log scale: a sliding layer's line stops at its window). Below, the mean "
-            "score (similarity ÷ √head_dim) before the mask and the softmax: how RoPE's turn by distance "
-            "shapes it."
+            "score (similarity ÷ √head_dim) by distance, before the mask and the softmax."
         )
     )
     chart(figures.score_figure(distances), key="m_today_scores")
@@ -203,4 +227,4 @@ def bands_part(distances: today.Distances) -> None:
     rows = [tr("weight {d} back", d=d) for d in shown] + [tr("mean distance")]
     frame = pd.DataFrame({tr("Tokens back"): rows, **columns})
     number_table(frame, key="m_today_bands_table")
-    st.markdown(tr(BANDS))
+    st.markdown(tr(BANDS) if rope else tr(BANDS_GPT))

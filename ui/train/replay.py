@@ -47,10 +47,10 @@ INTRO = N_(  # filled from the record: its config, its stage-1 steps, its snapsh
 INTRO_QWEN3 = N_(  # filled from the record, as INTRO
     "The same plays, tokenizer and two stages in today's layout: Qwen3's ({n_layers} layers, {n_heads} "
     "query heads sharing {n_kv_groups} key/value heads, width {emb_dim}). It has no position embeddings: "
-    "RoPE turns each query and key by its position, and two of its layers see only the last {sliding_window} "
-    "tokens. Its first {task_steps:,} steps (shaded) are the induction task, then the plays. Every {every} "
-    "steps: the loss on two plays it never read and each head's role on their passages. Do the same heads "
-    "form without position embeddings?"
+    "RoPE turns each query and key by its position, and its sliding-window layers see only the last "
+    "{sliding_window} tokens. Its first {task_steps:,} steps (shaded) are the induction task, then the "
+    "plays. Every {every} steps: the loss on two plays it never read and each head's role on their "
+    "passages. Do the same heads form without position embeddings?"
 )
 
 
