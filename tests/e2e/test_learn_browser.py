@@ -1,5 +1,7 @@
 """The Learn page in headless Chromium: predict first, then the live numbers appear."""
 
+from playwright.sync_api import expect
+
 from tests.e2e.conftest import ARTIFACTS, script_done
 
 
@@ -31,9 +33,9 @@ def test_a_new_sentence_of_the_same_length_starts_unanswered(server, page):
     question.get_by_text("0", exact=True).click()
     page.get_by_text("Right: 0").wait_for(timeout=30_000)
     page.get_by_text("my own sentence", exact=True).click()
-    script_done(page)
-    page.wait_for_timeout(500)
-    assert page.get_by_text("Right: 0").count() == 0
-    assert question.locator("input:checked").count() == 0  # the old pick is not left showing
+    page.wait_for_function("() => location.search.includes('sentence=own')", timeout=30_000)
+    script_done(page)  # the rerun the click started, not the idle page before it (a busy machine)
+    expect(page.get_by_text("Right: 0")).to_have_count(0, timeout=30_000)
+    expect(question.locator("input:checked")).to_have_count(0, timeout=30_000)  # the old pick is gone
     question.get_by_text("0", exact=True).click()
     page.get_by_text("Right: 0").wait_for(timeout=30_000)
