@@ -4,7 +4,7 @@ tokenizer and vocabulary, the same held-out plays and the same two stages as the
 
     8 query heads over 2 key/value heads (grouped-query attention), head_dim 32 (8 x 32 = 256
     query dimensions over a width of 128, as Qwen3's heads are wider than emb_dim / n_heads)
-    QK-norm, RoPE (base 10,000) and no position embeddings, RMSNorm, a SwiGLU feed-forward
+    QK-norm, RoPE (base 100, not 10,000) and no position embeddings, RMSNorm, a SwiGLU feed-forward
     4 layers: full, sliding, sliding, full (a sliding layer's query sees its last 32 keys);
     transformers' Qwen3Config carries them as layer_types
     d 128, context 128, out_head tied to tok_emb: 7.3 M parameters, 15 MB in bf16
@@ -21,6 +21,19 @@ Initialisation as the other recipe's where the pieces are the same (nn.Embedding
 rows, zero rows for the ids the plays never use, the final norm's scale at 1/sqrt(d) so the tied
 logits start near 1); there are no position embeddings to initialise: RoPE turns queries and keys
 by position in every layer. The stages, the batches, the loss and the schedule are shakespeare.py's.
+
+CONFIG["rope_base"] is 100 (the first shipped model's was Qwen3's 10,000): head_dim 32 has 16
+frequencies, base^(-i/16); at 10,000 only 3 of them turn a key by 0.3 rad or more from one position
+to the next, at 100 five do, so more of a head's dimensions tell one token back from two (the
+GPTModel recipe's sinusoids, base 64, for the same reason). The pilots (docs/models.md: base 100,
+and the recipe's first 750-1,750 steps) also tried QK_NORM_SCALE, q_norm's and k_norm's scales
+started at 2.5, and SHARED_TOKEN, one direction (a token row's norm) added to every token row so
+that layer 0 can attend by position alone. Each made previous-token heads of 0.7-0.96 on the
+held-out plays in stage 1, but in layers 1-3, and slowed the task's phase change: RMSNorm makes a
+query and a key each of norm sqrt(32) x scale, so at 2.5 the first attention logits have a standard
+deviation of ~6 (each query nearly one-hot on a random key), and the task's loss was still 2.1 (2.9
+with the shared direction too) at step 1,750, where base 100 alone averaged 0.19 over steps 500-750
+(the first model's base 10,000: 0.21). Both stay at their no-op values, 1 and 0.
 """
 
 from __future__ import annotations
@@ -47,11 +60,13 @@ CONFIG = {
     "n_layers": 4,
     "hidden_dim": 384,  # SwiGLU's three matrices of 128 x 384: the GPTModel's two of 128 x 512, about
     "qk_norm": True,
-    "rope_base": 10_000.0,
+    "rope_base": 100.0,  # not 10,000: the docstring says why
     "layer_types": ["full_attention", "sliding_attention", "sliding_attention", "full_attention"],
     "sliding_window": 32,
     "tie_embeddings": True,
 }
+QK_NORM_SCALE = 1.0  # q_norm's and k_norm's scales at the start (RMSNorm's own: 1)
+SHARED_TOKEN = 0.0  # one direction added to every used token row, at this x a row's norm (0: none)
 
 
 def build(seed: int, used: torch.Tensor) -> Qwen3Model:
@@ -64,6 +79,12 @@ def build(seed: int, used: torch.Tensor) -> Qwen3Model:
         unused[used] = False
         model.tok_emb.weight[unused] = 0.0
         model.final_norm.scale.fill_(CONFIG["emb_dim"] ** -0.5)  # tied logits start at ~1
+        for block in model.trf_blocks:
+            block.att.q_norm.scale.fill_(QK_NORM_SCALE)
+            block.att.k_norm.scale.fill_(QK_NORM_SCALE)
+        if SHARED_TOKEN:  # a direction every token shares: layer 0 can attend by position alone
+            shared = torch.randn(CONFIG["emb_dim"])
+            model.tok_emb.weight[used] += shared / shared.norm() * SHARED_TOKEN * CONFIG["emb_dim"] ** 0.5
     return model
 
 

@@ -20,9 +20,10 @@ from attention.training import plays
 FOLDER = ASSETS / "shakespeare-qwen3"
 SIZE = 14708624  # bytes of model.safetensors (bf16)
 SHA256 = "79402e90c89b40f705bf05bcc7c5223d5d160fc70f3ee3d865496d6c294d4b6d"
-PREVIOUS_HEAD = (0, 6)  # layer, query head: docs/models.md names them
-INDUCTION_HEAD = (1, 6)  # in a sliding layer (window 32)
-TARGETS = {"previous": 0.6, "induction": 0.62}  # measured 0.632 and 0.668 on these probes
+# The best heads and their scores on these probes (<|endoftext|> first), as the recipe measured them
+# (held_out_text.measure, in config.json): a retrained model brings its own; docs/models.md names them.
+MEASURED = json.loads((FOLDER / "config.json").read_text())["attention_explorer"]["measured"]
+MEASURED = MEASURED["heads"]["start"]  # role: ["layer.head", score]
 
 
 @pytest.fixture(scope="module")
@@ -82,5 +83,6 @@ def test_it_predicts_held_out_plays_far_better_than_word_counts(model, held):
 def test_the_named_heads_do_their_jobs_on_natural_text(model, held, role):
     """On held-out passages (previous-token), and on held-out passages read twice (induction)."""
     scores = roles.text_roles(model, plays.passages(held, 64, 8, seed=2), plays.START)[role]
-    head = PREVIOUS_HEAD if role == "previous" else INDUCTION_HEAD
-    assert scores[head] >= TARGETS[role], np.round(scores, 2)
+    name, measured = MEASURED[role]  # "layer.head", its score
+    head = tuple(int(part) for part in name.split("."))
+    assert measured >= 0.6 and scores[head] >= measured - 0.03, np.round(scores, 2)
