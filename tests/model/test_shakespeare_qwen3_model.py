@@ -19,7 +19,7 @@ from attention.training import plays
 
 FOLDER = ASSETS / "shakespeare-qwen3"
 SIZE = 14708624  # bytes of model.safetensors (bf16)
-SHA256 = "79402e90c89b40f705bf05bcc7c5223d5d160fc70f3ee3d865496d6c294d4b6d"
+SHA256 = "ecb3f12bdf2d1788bfd1f66e1de4b5b975faf475cd265c5032dbea9b4eb528d1"
 # The best heads and their scores on these probes (<|endoftext|> first), as the recipe measured them
 # (held_out_text.measure, in config.json): a retrained model brings its own; docs/models.md names them.
 MEASURED = json.loads((FOLDER / "config.json").read_text())["attention_explorer"]["measured"]
