@@ -53,6 +53,15 @@ def language() -> str:
     return _language.get()
 
 
+def number(value: float) -> str:
+    """A whole number as this thread's language writes it (Babel: 114,688 in English, 114 688 in
+    Ukrainian and Polish), to go into a message already formatted."""
+    from babel.numbers import format_decimal
+
+    code = language() if language() in LANGUAGES else DEFAULT
+    return format_decimal(value, locale=code)
+
+
 @functools.cache
 def catalog(code: str) -> gettext.NullTranslations:
     """The compiled catalog of `code`; English, and a language without a catalog, read the

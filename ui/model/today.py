@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from attention.figures import today as figures
-from attention.i18n import N_, tr
+from attention.i18n import N_, number, tr
 from attention.model import today
 from attention.model.catalog import ModelInfo
 from attention.model.gpt import GPTModel
@@ -146,23 +146,23 @@ def groups_part(measured: today.Today) -> None:
     st.caption(
         tr(
             "This model: 2 (a key and a value) × layers ({layers}) × key/value heads ({kv}) × numbers a head "
-            "({dim}) × bytes a number ({size}) = {total:,} bytes per token. The other models are counted as "
+            "({dim}) × bytes a number ({size}) = {total} bytes per token. The other models are counted as "
             "served, 2 bytes a number.",
             layers=cache.layers,
             kv=cache.kv_heads,
             dim=cache.head_dim,
             size=cache.bytes_per_number,
-            total=cache.per_token,
+            total=number(cache.per_token),
         )
     )
     if cache.held is not None:
         st.caption(
             tr(
-                "Read through a real KV cache, your sentence leaves {held:,} bytes in it; a cache that kept "
-                "every token in every layer would hold {full:,}. Sliding-window layers keep only their last "
+                "Read through a real KV cache, your sentence leaves {held} bytes in it; a cache that kept "
+                "every token in every layer would hold {full}. Sliding-window layers keep only their last "
                 "tokens.",
-                held=cache.held,
-                full=cache.full,
+                held=number(cache.held),
+                full=number(cache.full),
             )
         )
     frame = pd.DataFrame(
