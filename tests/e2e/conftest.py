@@ -48,6 +48,24 @@ def script_done(page, timeout: float = 60_000) -> None:
     page.wait_for_selector(IDLE, timeout=timeout)
 
 
+def charts_drawn(page, n: int, timeout: float = 120_000) -> None:
+    """Wait until at least `n` plotly charts have drawn their first frame."""
+    page.wait_for_function(
+        "(n) => [...document.querySelectorAll('.js-plotly-plot')].filter(d => d.querySelector('.main-svg')).length >= n",
+        arg=n,
+        timeout=timeout,
+    )
+
+
+def reveal(page, key: str, charts: int) -> None:
+    """Click a predict-first part's Show button and wait for its charts (counted over the page).
+    Right after a click the rerun may not have started yet, so "the script is idle" alone can be
+    read before the part is drawn."""
+    page.locator(f".st-key-{key} button").click()
+    charts_drawn(page, charts)
+    script_done(page, timeout=120_000)
+
+
 def wait_idle(page, timeout: float = 60_000) -> None:
     """Wait until the script has finished and the charts are drawn."""
     script_done(page, timeout)

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from tests.e2e.clipping import everything_cut
-from tests.e2e.conftest import ARTIFACTS, script_done
+from tests.e2e.conftest import ARTIFACTS, reveal, script_done
 from tests.e2e.test_nothing_cut_browser import PHONE
 
 SIZES = {"laptop": {"width": 1366, "height": 768}, "projector": {"width": 1920, "height": 1080}}
@@ -59,10 +59,8 @@ def test_todays_attention_draws_every_part_after_its_questions(server, browser, 
         page.goto(f"{server}/model?model=shakespeare-qwen3&view=today")
         script_done(page, timeout=120_000)
         assert page.locator(".js-plotly-plot").count() == 0  # predict first
-        for key in ("m_today_sink", "m_today_groups", "m_today_window"):
-            page.locator(f".st-key-{key}_show button").click()
-            script_done(page, timeout=120_000)
-        page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot .main-svg').length >= 5")
+        for key, charts in (("m_today_sink", 1), ("m_today_groups", 3), ("m_today_window", 5)):
+            reveal(page, f"{key}_show", charts)
         page.wait_for_timeout(800)  # plotly lays its text out after the first frame
         titles = page.evaluate(
             "() => [...document.querySelectorAll('.js-plotly-plot')].map(d => (d.layout.title || {}).text)"
