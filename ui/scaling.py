@@ -18,7 +18,7 @@ import streamlit as st
 from attention import bench
 from attention.devices import available_devices, device_name
 from attention.figures.scaling import scaling_figure
-from attention.i18n import N_, tr, tr_n
+from attention.i18n import N_, number, tr, tr_n
 from attention.slots import SWEEPS
 from ui.slots import wait_for
 from ui.widgets import HALF_PX, chart
@@ -167,7 +167,7 @@ def _number(value) -> str:
         return value
     if value is None or pd.isna(value):
         return "—"
-    return f"{value:,}" if float(value).is_integer() and abs(value) >= 1 else f"{value:.3g}"
+    return number(value) if float(value).is_integer() and abs(value) >= 1 else f"{value:.3g}"
 
 
 def peak_text(peak_bytes: float, attention_bytes: float, device: str) -> tuple[str, str]:

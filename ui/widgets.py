@@ -16,7 +16,7 @@ from streamlit.errors import StreamlitAPIException
 from attention.devices import resolve_device
 from attention.figures.fit import fit
 from attention.figures.layout import scale_text
-from attention.i18n import tr
+from attention.i18n import separators, tr
 
 _MARKUP = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character
 
@@ -66,7 +66,10 @@ PROJECTOR_SCALE = 1.4  # text in charts in projector mode (the sidebar toggle)
 def projected(fig, width: int | None = None):
     """The figure as this session shows it: in projector mode, every text in it 1.4 times larger;
     its titles wrapped to the width it is drawn at (`width`, else the main column's; a phone's)
-    and clear of plotly's toolbar (attention/figures/fit.py)."""
+    and clear of plotly's toolbar (attention/figures/fit.py); thousands grouped as the session's
+    language groups them (hover text, axis ticks)."""
+    if (marks := separators()) != ".,":  # plotly's own: set only where it differs
+        fig.layout.separators = marks
     if st.session_state.get("projector"):
         scale_text(fig, PROJECTOR_SCALE, color="#000000")
     return fit(fig, chart_width(width or MAIN_PX))

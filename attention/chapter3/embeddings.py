@@ -124,13 +124,12 @@ def fixed_vectors(tokens: Tokens, source: str, matrix=None):
 def _row_count_message(source: str, rows: int, tokens: int) -> str:
     if source == "book":
         return tr(
-            "The book embedding has {rows} rows but the text has {tokens} tokens; "
-            "it needs one row per token.",
+            "The book embedding needs one row per token (rows: {rows}, tokens in the text: {tokens}).",
             rows=rows,
             tokens=tokens,
         )
     return tr(
-        "The custom embedding has {rows} rows but the text has {tokens} tokens; it needs one row per token.",
+        "The custom embedding needs one row per token (rows: {rows}, tokens in the text: {tokens}).",
         rows=rows,
         tokens=tokens,
     )

@@ -60,12 +60,23 @@ def too_many_starts(started: int, wait: float) -> ClassError:
 
 def full(limit: int) -> ClassError:
     return ClassError(
-        tr("This class is full: it has {limit} students. Ask your teacher.", limit=limit), "full"
+        tr_n(
+            "This class is full: it has {limit} student. Ask your teacher.",
+            "This class is full: it has {limit} students. Ask your teacher.",
+            limit,
+            limit=limit,
+        ),
+        "full",
     )
 
 
 def too_many_classes(limit: int) -> ClassError:
-    message = tr("This server already has {limit} classes open; try again later, or close one.", limit=limit)
+    message = tr_n(
+        "This server already has {limit} class open; try again later, or close one.",
+        "This server already has {limit} classes open; try again later, or close one.",
+        limit,
+        limit=limit,
+    )
     return ClassError(message, "classes")
 
 
@@ -77,11 +88,23 @@ def too_many_tries(wait: float) -> ClassError:
 
 
 def question_too_long(limit: int) -> ClassError:
-    return ClassError(tr("A question's name has at most {limit} characters.", limit=limit), "too_long")
+    message = tr_n(
+        "A question's name has at most {limit} character.",
+        "A question's name has at most {limit} characters.",
+        limit,
+        limit=limit,
+    )
+    return ClassError(message, "too_long")
 
 
 def option_too_long(limit: int) -> ClassError:
-    return ClassError(tr("An answer has at most {limit} characters.", limit=limit), "too_long")
+    message = tr_n(
+        "An answer has at most {limit} character.",
+        "An answer has at most {limit} characters.",
+        limit,
+        limit=limit,
+    )
+    return ClassError(message, "too_long")
 
 
 def view_too_long() -> ClassError:
@@ -89,15 +112,33 @@ def view_too_long() -> ClassError:
 
 
 def too_many_questions(limit: int) -> ClassError:
-    return ClassError(tr("A class holds at most {limit} questions.", limit=limit), "too_many")
+    message = tr_n(
+        "A class holds at most {limit} question.",
+        "A class holds at most {limit} questions.",
+        limit,
+        limit=limit,
+    )
+    return ClassError(message, "too_many")
 
 
 def too_many_options(limit: int) -> ClassError:
-    return ClassError(tr("A question holds at most {limit} different answers.", limit=limit), "too_many")
+    message = tr_n(
+        "A question holds at most {limit} different answer.",
+        "A question holds at most {limit} different answers.",
+        limit,
+        limit=limit,
+    )
+    return ClassError(message, "too_many")
 
 
 def too_many_rounds(limit: int) -> ClassError:
-    return ClassError(tr("A question can be asked at most {limit} times.", limit=limit), "too_many")
+    message = tr_n(
+        "A question can be asked at most {limit} time.",
+        "A question can be asked at most {limit} times.",
+        limit,
+        limit=limit,
+    )
+    return ClassError(message, "too_many")
 
 
 def revealed() -> ClassError:
@@ -127,7 +168,10 @@ def invalid(what: str, value: object) -> ClassError:
 
 
 def lifetime(low: float, high: float, hours: object) -> ClassError:
-    message = tr("A class lasts from {low} to {high} hours, not {hours}.", low=low, high=high, hours=hours)
+    # the hours as a range and a value, not counts of hours: no plural form to agree with
+    message = tr(
+        "A class lasts between {low} and {high} h; {hours} cannot be used.", low=low, high=high, hours=hours
+    )
     return ClassError(message, "invalid")
 
 

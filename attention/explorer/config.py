@@ -179,7 +179,7 @@ def _check_window(window: object) -> None:
         raise ConfigError(
             tr(
                 "window={value} is out of range: a window holds the query itself and the keys "
-                "before it, 1..{limit} tokens (a window of 0 would leave a query nothing to "
+                "before it, from 1 to {limit} (a window of 0 would leave a query nothing to "
                 "look at).",
                 value=window,
                 limit=MAX_WINDOW,
@@ -189,7 +189,7 @@ def _check_window(window: object) -> None:
     if window > MAX_WINDOW:
         raise ConfigError(
             tr(
-                "window={value} is over the limit of {limit} tokens (a window as long as the "
+                "window={value} is over the limit, {limit} (a window as long as the "
                 "sentence is the causal mask itself).",
                 value=window,
                 limit=MAX_WINDOW,
@@ -264,7 +264,7 @@ def _check_combination(config: ExplorerConfig) -> None:
     if config.output_width > MAX_D_OUT:
         raise ConfigError(
             tr(
-                "num_heads={heads} x d_out={d_out} = {width} output columns; the limit is {limit}",
+                "num_heads={heads} × d_out={d_out} = {width} output columns, over the limit of {limit}.",
                 heads=c["heads"],
                 d_out=c["d_out"],
                 width=config.output_width,
@@ -276,8 +276,8 @@ def _check_combination(config: ExplorerConfig) -> None:
     if cells > MAX_ATTENTION_CELLS:
         raise ConfigError(
             tr(
-                "{heads} heads x {tokens}^2 tokens = {cells:,} attention weights; the limit is {limit:,}. "
-                "Use fewer heads or a shorter text.",
+                "Heads × tokens² = {heads} × {tokens}² = {cells:,} attention weights, over the limit of "
+                "{limit:,}. Use fewer heads or a shorter text.",
                 heads=c["heads"],
                 tokens=len(config.tokens),
                 cells=cells,

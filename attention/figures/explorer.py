@@ -29,7 +29,7 @@ from attention.figures.layout import (
     title,
     token_labels,
 )
-from attention.i18n import tr
+from attention.i18n import tr, tr_n
 from attention.readonly import readonly
 
 # The colour scale of each kind of step (STEPS[name].kind): scores diverge around 0, weights run 0..1.
@@ -281,8 +281,12 @@ def vectors_heatmap(
     cells. Row labels must be escaped; the rows' axis is titled `row_title` (default: tokens)."""
     z = f32(matrix)
     if z.shape[1] > MAX_VECTOR_COLUMNS:
-        cut = tr(
-            "first {shown} of {total} dimensions (CSV has all)", shown=MAX_VECTOR_COLUMNS, total=z.shape[1]
+        cut = tr_n(
+            "first {shown} of {total} dimension (CSV has all)",
+            "first {shown} of {total} dimensions (CSV has all)",
+            z.shape[1],
+            shown=MAX_VECTOR_COLUMNS,
+            total=z.shape[1],
         )
         title_text += " · " + cut
         z = np.ascontiguousarray(z[:, :MAX_VECTOR_COLUMNS])

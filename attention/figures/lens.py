@@ -57,6 +57,18 @@ def _hover(words: Sequence[Sequence[Sequence[str]]], probs: np.ndarray) -> list[
     ]
 
 
+def lens_cell_px(stages: int, positions: int, width_px: int, tall: bool) -> float:
+    """How wide a lens cell is drawn: positions across the width, or (`tall`, a phone) stages."""
+    if tall:
+        return (width_px - 90 - 44 - 20) / max(stages, 1)
+    return (width_px - 140) / max(positions, 1)
+
+
+def cells_named(stages: int, positions: int, width_px: int, tall: bool) -> bool:
+    """Whether the lens writes each cell's top token in it (the caption says so only then)."""
+    return lens_cell_px(stages, positions, width_px, tall) >= LENS_CELL_PX
+
+
 def _lens_trace(final_probs: np.ndarray, top_words, top_probs: np.ndarray, cell_px: float) -> dict:
     """The lens heatmap: colour p(final prediction), the top token written where a cell has room."""
     trace = {
@@ -142,7 +154,7 @@ def lens_figure(
     if tall:
         return _tall(tokens, final_probs, top_words, top_probs, commit, width_px, scale)
     stages, t = final_probs.shape
-    cell_px = (width_px - 140) / max(t, 1)
+    cell_px = lens_cell_px(stages, t, width_px, tall=False)
     lens_px, strip_px, gap_px = round(26 * scale) * stages, round(26 * scale), 14
     per_row = max(1, (width_px - 100) // 100)  # legend entries in a row
     legend_px = round(26 * scale) * -(-stages // per_row) + 10
@@ -218,7 +230,7 @@ def _tall(tokens, final_probs, top_words, top_probs, commit, width_px: int, scal
     were unreadable (a walk in Chromium)."""
     stages, t = final_probs.shape
     row_px, label_px, strip_px = round(24 * scale), 90, 44
-    cell_px = (width_px - label_px - strip_px - 20) / max(stages, 1)
+    cell_px = lens_cell_px(stages, t, width_px, tall=True)
     lens = _transposed(_lens_trace(final_probs, top_words, top_probs, cell_px)) | {"showscale": False}
     strip, *keys = _strip_traces(commit, stages, 40)
     strip = _transposed(strip) | {"xaxis": "x2", "yaxis": "y"}

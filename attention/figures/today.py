@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from attention.figures.layout import f32, figure, title
-from attention.i18n import tr
+from attention.i18n import number, tr
 from attention.model.today import Distances, Likeness, Sinks
 
 BLUE, ORANGE, GREY = "#1f77b4", "#d95f02", "#7f7f7f"
@@ -74,7 +74,7 @@ def cache_figure(rows: list[tuple[str, int]], highlight: str) -> go.Figure:
             "y": names,
             "x": f32([size for _, size in rows]),
             "marker": {"color": [ORANGE if name == highlight else BLUE for name in names]},
-            "text": [f"{size:,}" for _, size in rows],
+            "text": [number(size) for _, size in rows],
             "textposition": "auto",
             "hovertemplate": "%{y}: %{x:,} B<extra></extra>",
         }
@@ -103,7 +103,7 @@ def distance_figure(distances: Distances) -> go.Figure:
                 "y": f32(weight[layer]),
                 "name": tr("layer {layer} ({kind})", layer=layer, kind=kind),
                 "line": {"dash": "dash" if window else "solid", "width": 2},
-                "hovertemplate": tr("%{x} tokens back: weight %{y:.4f}") + "<extra></extra>",
+                "hovertemplate": tr("distance back %{x}: weight %{y:.4f}") + "<extra></extra>",
             }
         )
     layout = {
@@ -122,7 +122,7 @@ def score_figure(distances: Distances) -> go.Figure:
     fig = distance_figure(distances)
     for line, scores in zip(fig.data, distances.score, strict=True):
         line.y = f32(scores)
-        line.hovertemplate = tr("%{x} tokens back: score %{y:.3f}") + "<extra></extra>"
+        line.hovertemplate = tr("distance back %{x}: score %{y:.3f}") + "<extra></extra>"
     fig.update_layout(
         title=title(tr("Score by how far back the key is"), size=14),
         yaxis={"title": {"text": tr("mean scaled score")}, "type": "linear"},

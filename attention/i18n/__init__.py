@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import gettext
+import string
 from contextvars import ContextVar
 
 from attention.settings import ASSETS
@@ -53,13 +54,45 @@ def language() -> str:
     return _language.get()
 
 
-def number(value: float) -> str:
-    """A whole number as this thread's language writes it (Babel: 114,688 in English, 114 688 in
-    Ukrainian and Polish), to go into a message already formatted."""
+# CLDR's minimum grouping digits where it is not 1 (Babel does not apply it): Polish writes 1000 and
+# 12 345, Ukrainian and Afrikaans 1 000.
+MIN_GROUPING = {"pl": 2}
+
+
+def number(value: float, decimals: int = 0) -> str:
+    """A quantity as this thread's language writes it (Babel: 114,688 in English, 114 688 in
+    Ukrainian, 1000 and 12 345 in Polish, 1 520,5 in Afrikaans), to go into a message already
+    formatted. tr() does this itself for a placeholder whose format groups thousands ("{n:,}")."""
     from babel.numbers import format_decimal
 
     code = language() if language() in LANGUAGES else DEFAULT
-    return format_decimal(value, locale=code)
+    pattern = "#,##0" + ("." + "0" * decimals if decimals else "")
+    grouped = abs(value) >= 10 ** (2 + MIN_GROUPING.get(code, 1))
+    return format_decimal(value, format=pattern, locale=code, group_separator=grouped)
+
+
+def separators() -> str:
+    """Plotly's `separators` for this thread's language: the decimal point as the matrices and the
+    book print it, thousands grouped as the language groups them."""
+    from babel.numbers import get_group_symbol
+
+    code = language() if language() in LANGUAGES else DEFAULT
+    return "." + get_group_symbol(code)
+
+
+class _Formatter(string.Formatter):
+    """str.format, except that a number whose format groups thousands ("{n:,}", "{mb:,.1f}") is
+    a quantity, written as the session's language writes it (number()). Numbers with only a
+    precision ("{p:.3f}") are the matrices' values and keep the point the book prints."""
+
+    def format_field(self, value: object, format_spec: str) -> str:
+        if "," in format_spec and isinstance(value, int | float) and not isinstance(value, bool):
+            precision = format_spec.split(".", 1)[1].rstrip("f") if "." in format_spec else ""
+            return number(value, int(precision or 0))
+        return super().format_field(value, format_spec)
+
+
+_FORMATTER = _Formatter()
 
 
 @functools.cache
@@ -86,13 +119,13 @@ class Pseudo(gettext.NullTranslations):
 def tr(message: str, /, **values: object) -> str:
     """`message` in this thread's language, with `values` put in by name ("{n} tokens")."""
     text = catalog(_language.get()).gettext(message)
-    return text.format(**values) if values else text
+    return _FORMATTER.format(text, **values) if values else text
 
 
 def tr_n(singular: str, plural: str, count: int, /, **values: object) -> str:
     """The form of the message its language uses for `count` (Ukrainian and Polish have three)."""
     text = catalog(_language.get()).ngettext(singular, plural, count)
-    return text.format(**values) if values else text
+    return _FORMATTER.format(text, **values) if values else text
 
 
 def N_(message: str) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import os
 import string
 import sys
 import tempfile
@@ -40,13 +41,20 @@ def babel(*args: str) -> None:
 
 
 def extract(output: Path = POT) -> None:
+    """The code's messages -> `output`, each with the files it is used in ("#: ui/learn/steps.py",
+    no line numbers: they would change the catalogs at every edit), so a translator sees where a
+    message appears."""
     keywords = [arg for k in KEYWORDS for arg in ("-k", k)]
-    sources = [str(ROOT / s) for s in SOURCES]
-    babel(
-        "extract", "--no-default-keywords", *keywords, "--no-location", "--sort-output", "--no-wrap",
-        "--add-comments", "TRANSLATORS:", "--project", "Attention Explorer",
-        "--copyright-holder", "Attention Explorer", "-o", str(output), *sources,
-    )  # fmt: skip
+    here = Path.cwd()
+    os.chdir(ROOT)  # the locations are written as the source paths are given: relative to the repo
+    try:
+        babel(
+            "extract", "--no-default-keywords", *keywords, "--add-location", "file", "--sort-output",
+            "--no-wrap", "--add-comments", "TRANSLATORS:", "--project", "Attention Explorer",
+            "--copyright-holder", "Attention Explorer", "-o", str(output), *SOURCES,
+        )  # fmt: skip
+    finally:
+        os.chdir(here)
 
 
 def codes() -> list[str]:

@@ -25,7 +25,7 @@ from pathlib import Path
 import torch
 
 from attention.errors import ConfigError
-from attention.i18n import N_, tr
+from attention.i18n import DEFAULT, N_, language, tr
 from attention.model import hub, tokenizer
 from attention.model.checkpoint import load_model
 from attention.model.gpt import GPTModel
@@ -41,6 +41,7 @@ SHAKESPEARE_QWEN3_PATH = ASSETS / "shakespeare-qwen3"
 SHIPPED = {SHAKESPEARE: SHAKESPEARE_PATH, SHAKESPEARE_QWEN3: SHAKESPEARE_QWEN3_PATH, BUNDLED: BUNDLED_PATH}
 RUNS = runs_dir()  # models Watch it learn trained: this account's own folder (private_runs), read at start
 RUN = re.compile(r"run:([0-9a-f]{12})")  # a run's source; nothing else names a folder in RUNS
+ENGLISH_HUB = {"HuggingFaceTB/SmolLM2-135M"}  # hub models of today's layouts that read English only
 KEEP_RUNS = 20  # per machine (every replica shares RUNS); older runs are deleted as new ones are saved
 
 
@@ -93,6 +94,15 @@ class ModelInfo:
         return not self.symbols and not any(w in self.trained_on.lower() for w in ("repeat", "copy"))
 
     @property
+    def english_only(self) -> bool:
+        """Learned from English text only: the Shakespeare models, a run of Watch it learn, the GPT-2
+        family (WebText, English by design) and SmolLM2 (its card: English only). Qwen3, Gemma 3 and
+        Llama 3.2 are multilingual; a folder of another layout is not assumed either way."""
+        return self.reads_language and (
+            self.layout == "gpt2" or self.source in SHIPPED or self.source in ENGLISH_HUB
+        )
+
+    @property
     def is_gpt2_small(self) -> bool:
         return self.source == "openai-community/gpt2"
 
@@ -109,8 +119,9 @@ RECORDED = (
         ),
         # TRANSLATORS: what the Shakespeare model learned from; {command} is a shell command
         N_(
-            "36 of Shakespeare's plays (Julius Caesar and The Comedy of Errors held out), after {copy} steps "
-            "of the induction task in their commonest tokens ({command}, {steps} steps, seed {seed})"
+            "36 of Shakespeare's plays (Julius Caesar and The Comedy of Errors held out), after a first "
+            "stage on the induction task in their commonest tokens. Steps: {copy:,} on the task, {steps:,} "
+            "in all; seed {seed}; command: {command}"
         ),
     ),
     (
@@ -149,9 +160,16 @@ RECORDED = (
 def recorded(text: str) -> str:
     """A text this app's training wrote into config.json (what a model learned from, what it was
     measured on) in this rerun's language; any other text (a folder's own config.json) as it is."""
+    if language() == DEFAULT:
+        return text  # as written
     for pattern, words in RECORDED:
         if found := pattern.fullmatch(text):
-            return tr(words, **found.groupdict())
+            # its counts as numbers ("2,500" -> 2500), written as the language writes them
+            values = {
+                k: int(v.replace(",", "")) if re.fullmatch(r"[\d,]+", v) else v
+                for k, v in found.groupdict().items()
+            }
+            return tr(words, **values)
     return text
 
 
@@ -202,10 +220,9 @@ def default() -> str:
     return SHAKESPEARE if installed(SHAKESPEARE) else BUNDLED
 
 
-LISTED_ONLY = N_(
-    "This server opens only the models in its Model list (on your own machine, a server run with "
-    "--server.address localhost opens any folder or hub repo)."
-)
+# Students read this; the rule for administrators (a server on localhost opens any folder or hub
+# repo) is in docs/classroom.md, where administrators look.
+LISTED_ONLY = N_("This server opens only the models in its Model list.")
 
 
 def listed_only() -> bool:

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 import torch
 
 from attention.errors import ConfigError
-from attention.i18n import tr
+from attention.i18n import tr, tr_n
 from attention.model.gpt import GPTModel
 
 MODES = ("zero", "mean")
@@ -72,13 +72,21 @@ def check_ids(model: GPTModel, ids: torch.Tensor, least: int = 1) -> torch.Tenso
         raise ConfigError(tr("The input is empty; give at least one token."), "text")
     if ids.shape[1] < least:
         raise ConfigError(
-            tr("The input has {n} token(s); this needs at least {least}.", n=ids.shape[1], least=least),
+            tr_n(
+                "The input has {n} token; this needs at least {least}.",
+                "The input has {n} tokens; this needs at least {least}.",
+                ids.shape[1],
+                n=ids.shape[1],
+                least=least,
+            ),
             "text",
         )
     if ids.shape[1] > model.cfg["context_length"]:
         raise ConfigError(
-            tr(
+            tr_n(
+                "The input has {n} token; the model reads at most {most}.",
                 "The input has {n} tokens; the model reads at most {most}.",
+                ids.shape[1],
                 n=ids.shape[1],
                 most=model.cfg["context_length"],
             ),
@@ -96,12 +104,10 @@ def check_heads(model: GPTModel, heads: Sequence[Head]) -> None:
         if layer >= model.layers or head >= model.heads:
             raise ConfigError(
                 tr(
-                    "Head {head} does not exist: the model has {layers} layers (0-{last_layer}) x {heads} "
-                    "heads (0-{last_head}).",
+                    "Head {head} does not exist: the model's layers are 0–{last_layer}, and each has heads "
+                    "0–{last_head}.",
                     head=f"{layer}.{head}",
-                    layers=model.layers,
                     last_layer=model.layers - 1,
-                    heads=model.heads,
                     last_head=model.heads - 1,
                 ),
                 "heads",
@@ -112,8 +118,8 @@ def check_same_length(clean: int, corrupted: int) -> None:
     if clean != corrupted:
         raise ConfigError(
             tr(
-                "Patching needs a clean and a corrupted input of the same length: {clean} and {corrupted} "
-                "tokens.",
+                "Patching needs a clean and a corrupted input of the same length (tokens: {clean} and "
+                "{corrupted}).",
                 clean=clean,
                 corrupted=corrupted,
             ),

@@ -32,7 +32,7 @@ import numpy as np
 import torch
 from networkx.algorithms.flow import build_residual_network, shortest_augmenting_path
 
-from attention.i18n import N_, tr
+from attention.i18n import N_, tr, tr_n
 from attention.model.checks import check_ids, check_one_of
 from attention.model.gpt import GPTModel
 from attention.model.lens import check_position
@@ -197,6 +197,25 @@ def _ranks(values: np.ndarray) -> np.ndarray:
     return ranks
 
 
+# Which explanation?'s questions ask which token's removal hurts most. Two removals closer than this
+# (in nats of the prediction's log-probability) are a tie, and a largest fall under FLAT_NATS tells the
+# tokens apart no better than noise: neither has one right answer to grade.
+TIE_NATS = 0.02
+FLAT_NATS = 0.05
+
+
+def undecided(explanation: Explanation) -> tuple[str, list[int]] | None:
+    """Why "which removal hurts most?" has no single answer here: ("tie", the two positions) or
+    ("flat", [the largest]); None when it has one."""
+    drops = explanation.scores["ablation"]
+    order = [int(i) for i in np.argsort(-drops, kind="stable")]
+    if drops[order[0]] < FLAT_NATS:
+        return "flat", order[:1]
+    if len(order) > 1 and drops[order[0]] - drops[order[1]] < TIE_NATS:
+        return "tie", order[:2]
+    return None
+
+
 def summary(explanation: Explanation, tokens: Sequence[str], target: str | None = None) -> str:
     """A short paragraph written from the numbers, in the reader's language. `tokens`: the input's
     tokens as shown (at least position + 1); `target`: the predicted token's text, when known."""
@@ -259,5 +278,12 @@ def summary(explanation: Explanation, tokens: Sequence[str], target: str | None 
         else tr("No method puts that token first.")
     )
     if e.scores["flow"] is None:
-        lines.append(tr("Attention flow is left out: it is computed up to {n} tokens.", n=FLOW_MAX_TOKENS))
+        lines.append(
+            tr_n(
+                "Attention flow is left out: it is computed up to {n} token.",
+                "Attention flow is left out: it is computed up to {n} tokens.",
+                FLOW_MAX_TOKENS,
+                n=FLOW_MAX_TOKENS,
+            )
+        )
     return " ".join(lines)

@@ -228,7 +228,7 @@ class GPTModel(nn.Module):
         if in_idx.shape[1] > self.cfg["context_length"]:
             raise ConfigError(
                 tr(
-                    "{n} tokens is over the model's context length, {most}.",
+                    "The text has more tokens ({n}) than the model's context length ({most}).",
                     n=in_idx.shape[1],
                     most=self.cfg["context_length"],
                 ),

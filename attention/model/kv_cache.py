@@ -53,7 +53,7 @@ def read(model, ids: torch.Tensor, cache: KVCache) -> torch.Tensor:
     if start + chunk > model.cfg["context_length"]:
         raise ConfigError(
             tr(
-                "{n} tokens is over the model's context length, {most}.",
+                "The text has more tokens ({n}) than the model's context length ({most}).",
                 n=start + chunk,
                 most=model.cfg["context_length"],
             ),

@@ -163,7 +163,12 @@ def knockout(
         raise ConfigError(tr("Pick at least one head to knock out."), "heads")
     if len(ids) < 2:
         raise ConfigError(
-            tr("A knockout needs at least {least} tokens: the loss is on predicting the next one.", least=2),
+            tr_n(
+                "A knockout needs at least {least} token: the loss is on predicting the next one.",
+                "A knockout needs at least {least} tokens: the loss is on predicting the next one.",
+                2,
+                least=2,
+            ),
             "text",
         )
     device = next(model.parameters()).device
@@ -325,9 +330,12 @@ def say_map(grid: HeadMap, kind: str) -> list[str]:
             )
             if estimated
             else tr("Knocked out alone, the heads that change the loss most: {heads}.", heads=top),
-            tr(
+            tr_n(
+                "{small} of {total} head changes it by less than {least} nats: the prediction does not need "
+                "it on this sentence.",
                 "{small} of {total} heads change it by less than {least} nats: the prediction does not need "
                 "them on this sentence.",
+                values.size,
                 small=small,
                 total=values.size,
                 least=SMALL_CHANGE,

@@ -123,7 +123,10 @@ class Qwen3Model(nn.Module):
             most = self.cfg["context_length"]
             n = in_idx.shape[1]
             raise ConfigError(
-                tr("{n} tokens is over the model's context length, {most}.", n=n, most=most), "tokens"
+                tr(
+                    "The text has more tokens ({n}) than the model's context length ({most}).", n=n, most=most
+                ),
+                "tokens",
             )
 
     def forward(self, in_idx):

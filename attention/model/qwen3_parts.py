@@ -91,7 +91,7 @@ def check_config(cfg: Mapping) -> dict:
     if len(types) != cfg["n_layers"] or any(t not in LAYER_TYPES for t in types):
         raise ConfigError(
             tr(
-                "layer_types={types} must give one of {kinds} for each of the {n} layers.",
+                "layer_types={types} must give one of {kinds} for each layer (layers: {n}).",
                 types=repr(types)[:200],
                 kinds=", ".join(LAYER_TYPES),
                 n=cfg["n_layers"],

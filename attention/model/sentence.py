@@ -82,9 +82,12 @@ def encode(
         unknown = list(dict.fromkeys(w for w in words if w not in index))  # as typed, each once
         if unknown:
             raise ConfigError(
-                tr(
+                tr_n(
+                    "This model knows {n} token: {tokens}; {typed} is not one of them. Type known tokens "
+                    "with spaces between.",
                     "This model knows {n} tokens: {tokens}; {typed} is not one of them. Type known tokens "
                     "with spaces between.",
+                    len(index),
                     n=len(index),
                     tokens=" ".join(model_info.symbols[:40]),
                     typed=repr(" ".join(unknown[:8])[:80]),
@@ -123,8 +126,12 @@ def encode(
         ids, shown = ids[:limit], shown[:limit]
     if len(ids) > limit:
         raise ConfigError(
-            tr(
-                "The text has {n} tokens; this page shows at most {most}. Shorten it.", n=len(ids), most=limit
+            tr_n(
+                "The text has {n} token; this page shows at most {most}. Shorten it.",
+                "The text has {n} tokens; this page shows at most {most}. Shorten it.",
+                len(ids),
+                n=len(ids),
+                most=limit,
             ),
             "tokens",
         )
@@ -160,6 +167,23 @@ def from_ids(model_info: ModelInfo, ids: Sequence[int], vocab_size: int, context
         )
     ids = [int(i) for i in ids]
     return ids, shown_tokens(model_info, ids) if model_info.symbols else model_info.words.labels(ids)
+
+
+# A sentence in English takes about 1.3 of GPT-2's tokens a word; Polish, Ukrainian, Japanese and
+# Korean take 3 to 8 (the Languages page). Above this, or with this share of letters outside ASCII,
+# a sentence is taken as not English. Afrikaans, close to English in both, can pass as English.
+TOKENS_A_WORD = 2.0
+FOREIGN_LETTERS = 0.25
+
+
+def looks_english(text: str, tokens: int) -> bool:
+    """Whether `text` (read as `tokens` tokens) looks like English, for a model that learned from
+    English only (ModelInfo.english_only): a rough test of script and token cost, not a detector."""
+    letters = [c for c in text if c.isalpha()]
+    if not letters:
+        return True
+    foreign = sum(not c.isascii() for c in letters) / len(letters)
+    return foreign <= FOREIGN_LETTERS and tokens <= TOKENS_A_WORD * max(len(text.split()), 1)
 
 
 def shown_tokens(model_info: ModelInfo, ids: Sequence[int]) -> tuple[str, ...]:

@@ -105,7 +105,7 @@ def test_the_watch_it_learn_link_opens_its_head_knocked_out():
 @pytest.mark.parametrize(
     "ko, message",
     [
-        ("9.9", "Head 9.9 does not exist: the model has 2 layers (0-1) x 4 heads (0-3)"),
+        ("9.9", "Head 9.9 does not exist: the model's layers are 0–1, and each has heads 0–3"),
         ("abc", "'abc' is not a head"),
         ("<script>alert(1)</script>", "is not a head"),
         (",,,", "No head given"),

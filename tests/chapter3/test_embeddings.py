@@ -49,7 +49,7 @@ def test_custom_matrix_round_trip_and_validation():
         parse_matrix("1, x")
     with pytest.raises(ConfigError, match="empty"):
         parse_matrix(" ; ")
-    with pytest.raises(ConfigError, match="rows but the text has"):
+    with pytest.raises(ConfigError, match="needs one row per token"):
         embed(tokenize("a b", "words"), "custom", 2, 0, rows)
     with pytest.raises(ConfigError, match="does not match"):
         embed(tokenize("a b c", "words"), "custom", 3, 0, rows)

@@ -87,7 +87,7 @@ def test_rope_scores_depend_only_on_distance():
     [
         ({"window": "0"}, "window=0 is out of range", {"window": None}),
         ({"window": "-3"}, "window=-3 is out of range", {"window": None}),
-        ({"window": "1e9"}, "window=1000000000 is over the limit of 256", {"window": MAX_TOKENS}),
+        ({"window": "1e9"}, "window=1000000000 is over the limit, 256", {"window": MAX_TOKENS}),
         ({"window": "two"}, "window='two' is not a number; used no window", {"window": None}),
         ({"window": "3", "causal": "0"}, "needs the causal mask on", {"window": None, "causal": False}),
         ({"heads": "4", "d_out": "8", "kv_groups": "3"}, "try 2 or 4 groups", {"kv_groups": 2}),

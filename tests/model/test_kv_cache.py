@@ -87,5 +87,5 @@ def test_reading_past_the_context_is_a_clear_error(models):
     model = models["qwen3"]
     cache = kv_cache.KVCache(model)
     kv_cache.read(model, torch.zeros(1, CONTEXT, dtype=torch.long), cache)
-    with pytest.raises(ConfigError, match="over the model's context length"):
+    with pytest.raises(ConfigError, match="than the model's context length"):
         kv_cache.read(model, torch.zeros(1, 1, dtype=torch.long), cache)

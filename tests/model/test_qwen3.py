@@ -89,7 +89,7 @@ def test_a_bad_config_names_its_value():
         qwen3.Qwen3Model(cfg | {"layer_types": ["sliding_attention", "full_attention"]})
     with pytest.raises(ConfigError, match="needs rope_base"):
         qwen3.Qwen3Model({k: v for k, v in cfg.items() if k != "rope_base"})
-    with pytest.raises(ConfigError, match="over the model's context length"):
+    with pytest.raises(ConfigError, match="than the model's context length"):
         qwen3.Qwen3Model(cfg | {"context_length": 4, "head_dim": 8}).trace(
             torch.zeros(1, 5, dtype=torch.long)
         )

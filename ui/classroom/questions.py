@@ -114,12 +114,16 @@ def _held(key: str, label: str, options: list[str], view: dict[str, str] | None)
 
 
 def _feedback(picked: str | None, answer: str, why: str) -> None:
+    """The verdict, then the answer in its own frame ("Answer: …", never "the answer is …": an
+    option can be a whole sentence, or end in its own full stop), then why, as its own paragraph."""
+    # TRANSLATORS: {answer} is the right option's text as shown (a number, a token, or a sentence)
+    shown = tr("Answer: {answer}", answer=literal(answer))
     if picked == answer:
-        st.success(tr("Right: {answer}. {why}", answer=literal(answer), why=why))
+        st.success(f"{tr('Right.')} {shown}\n\n{why}")
     elif picked is not None:
-        st.error(tr("Not quite: the answer is {answer}. {why}", answer=literal(answer), why=why))
+        st.error(f"{tr('Not quite.')} {shown}\n\n{why}")
     else:  # revealed to a class member who did not answer
-        st.info(tr("The answer: {answer}. {why}", answer=literal(answer), why=why))
+        st.info(f"{shown}\n\n{why}")
 
 
 def predict(

@@ -14,7 +14,7 @@ import streamlit as st
 from attention.figures import explain as figures
 from attention.i18n import N_, tr
 from attention.model.catalog import ModelInfo
-from attention.model.explain import FLOW_MAX_TOKENS, NAMES, Explanation, summary
+from attention.model.explain import FLOW_MAX_TOKENS, NAMES, Explanation, summary, undecided
 from attention.model.gpt import GPTModel
 from ui.classroom.questions import predict
 from ui.model import caches as models
@@ -47,6 +47,32 @@ METHODS_NOTE = N_(
 
 def rho_text(rho: float) -> str:
     return "—" if np.isnan(rho) else f"{rho:.2f}"
+
+
+def _no_question(e: Explanation, why: tuple[str, list[int]], tokens: Sequence[str], target: str) -> None:
+    """Said instead of the two questions when removing tokens names no single answer (a tie, or no
+    removal that matters): a student is not graded on a coin toss."""
+    kind, (first, *rest) = why
+    drops = e.scores["ablation"]
+    if kind == "tie":
+        said = tr(
+            "No question this time: removing “{a}” and removing “{b}” lower the log-probability of "
+            "“{target}” almost equally ({drop_a:.2f} and {drop_b:.2f}). There is no single right answer "
+            "to predict. The numbers are below.",
+            a=literal(tokens[first]),
+            b=literal(tokens[rest[0]]),
+            target=literal(target),
+            drop_a=drops[first],
+            drop_b=drops[rest[0]],
+        )
+    else:
+        said = tr(
+            "No question this time: removing any one token lowers the log-probability of “{target}” by "
+            "{drop:.2f} at most. That is too little to tell the tokens apart. The numbers are below.",
+            target=literal(target),
+            drop=drops[first],
+        )
+    st.info(said)
 
 
 def _attention_question(e: Explanation, tokens: Sequence[str], target: str, view: dict[str, str]) -> bool:
@@ -168,7 +194,9 @@ def explain_view(
         last = models.explanation(source, model, ids, len(ids) - 1, baseline)
         target = shown(last.target)
         asked = question_view(source, "explain")
-        if not _attention_question(last, tokens, target, asked) or not _removal_question(
+        if (why := undecided(last)) is not None:
+            _no_question(last, why, tokens, target)
+        elif not _attention_question(last, tokens, target, asked) or not _removal_question(
             last, tokens, target, asked
         ):
             return

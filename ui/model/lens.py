@@ -24,8 +24,14 @@ LENS = N_(
     "The **logit lens**: after the embeddings and after every layer, the model's running sum (the "
     "residual stream) is read through its last norm and output layer as if it were the end, to see "
     "what the model would predict if it stopped there. Colour: the probability of the model's final "
-    "prediction at that stage (yellow: it is already sure). Each cell names that stage's top token; "
-    "hover for its top 5. Each column predicts the token after the one named under it."
+    "prediction at that stage (yellow: it is already sure). Each column predicts the token after the one "
+    "named under it."
+)
+NAMED = N_("Each cell names that stage's top token; hover over it for the top 5.")
+# said where the cells are too narrow to hold a token (a long sentence, a phone)
+UNNAMED = N_(
+    "Hover over a cell, or tap it, to see that stage's top 5 tokens: the cells are too narrow here to "
+    "name them."
 )
 STRIP = N_(
     "**Decided at** (the strip under the map): each token is coloured by the first stage from which the "
@@ -90,16 +96,18 @@ def lens_words(lens: Lens, info: ModelInfo) -> list[list[list[str]]]:
 
 
 def lens_chart(lens: Lens, info: ModelInfo, tokens: Sequence[str]) -> None:
-    st.caption(tr(LENS))
+    width, tall = chart_width(MAIN_PX), narrow()
+    named = lens_figures.cells_named(lens.stages, len(tokens), width, tall)
+    st.caption(f"{tr(LENS)} {tr(NAMED if named else UNNAMED)}")
     fig = lens_figures.lens_figure(
         tokens,
         np.exp(lens.final_logprobs.numpy()),
         lens_words(lens, info),
         lens.top_probs.numpy(),
         lens.commit.numpy(),
-        chart_width(MAIN_PX),
+        width,
         text_scale(),
-        tall=narrow(),  # a phone: positions down the page
+        tall=tall,  # a phone: positions down the page
     )
     chart(fig, key="m_lens")
     st.caption(tr(STRIP, last=lens.stages - 2))

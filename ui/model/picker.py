@@ -120,10 +120,7 @@ def model_picker() -> tuple[str, GPTModel, ModelInfo]:
     )
     if listed_only:
         st.caption(  # docs/classroom.md: who may open what
-            tr(
-                "This server opens the models listed here only. On your own machine, `streamlit run app.py "
-                "--server.address localhost` opens any folder or hub repo."
-            )
+            tr("This server opens the models listed here only.")  # who may open what: docs/classroom.md
         )
     else:
         right.text_input(
@@ -202,8 +199,23 @@ def _new_sentence() -> None:
 
 
 def sentence_input(info: ModelInfo, context_length: int) -> tuple[str, list[int], tuple[str, ...]]:
-    """The sentence box: (the text, its token ids with the appended ones, their display texts).
-    Appended tokens that cannot be used are dropped (the sentence stays); a sentence that cannot
+    """The sentence box: (the text, its token ids with the appended ones, their display texts),
+    and a note under it when the model learned from English only and the sentence is not English
+    (its predictions then say little: the question pages would grade guesses)."""
+    text, ids, tokens = _sentence(info, context_length)
+    if info.english_only and not sentence.looks_english(text, len(ids)):
+        st.caption(
+            tr(
+                "“{model}” learned from English text only, and this sentence does not look like English. "
+                "Its attention and predictions here show what it does with text it never learned.",
+                model=literal(info.shown_name),
+            )
+        )
+    return text, ids, tokens
+
+
+def _sentence(info: ModelInfo, context_length: int) -> tuple[str, list[int], tuple[str, ...]]:
+    """Appended tokens that cannot be used are dropped (the sentence stays); a sentence that cannot
     be used is said so and the example sentence is shown."""
     s = st.session_state
     text = st.text_input(
