@@ -38,6 +38,7 @@ from attention.i18n import N_, tr, tr_n
 
 # what a message about today's attention fills in: its window and its tile, in tokens (at most)
 FILLED = {"window": SCALING_WINDOW, "tile": SCALING_TILE}
+# TRANSLATORS: {why} says which variant needs it, a short phrase
 NEEDS_SQUARE = N_("needs d_in = d_out ({why})")
 
 

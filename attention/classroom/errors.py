@@ -163,14 +163,20 @@ def not_joined() -> ClassError:
 def invalid(what: str, value: object) -> ClassError:
     """A value the program (not the person) got wrong: a student id, a question's name, a view."""
     return ClassError(
-        tr("{what}={value} cannot be used in a class.", what=what, value=repr(value)[:60]), "invalid"
+        # TRANSLATORS: {what} is a setting's name as the program writes it (student, question, view); {value}
+        # its value
+        tr("{what}={value} cannot be used in a class.", what=what, value=repr(value)[:60]),
+        "invalid",
     )
 
 
 def lifetime(low: float, high: float, hours: object) -> ClassError:
     # the hours as a range and a value, not counts of hours: no plural form to agree with
     message = tr(
-        "A class lasts between {low} and {high} h; {hours} cannot be used.", low=low, high=high, hours=hours
+        "A class's length in hours is from {low} to {high}; {hours} cannot be used.",
+        low=low,
+        high=high,
+        hours=hours,
     )
     return ClassError(message, "invalid")
 
@@ -191,6 +197,7 @@ def not_private() -> ClassError:
 def unavailable(reason: str) -> ClassError:
     """The store failed or cannot be reached now (`reason`: a short phrase from failure_reason(),
     never the store's own error text, which can name hosts and paths)."""
+    # TRANSLATORS: {reason} is a short phrase saying what failed (e.g. the store did not answer)
     message = tr(
         "Class mode is unavailable: {reason}. This page works on its own meanwhile.",
         reason=reason,

@@ -212,6 +212,8 @@ def role_heatmap(scores: np.ndarray, role: str, caption: str) -> go.Figure:
             "colorbar": {"thickness": 10},
             "xgap": 1,
             "ygap": 1,
+            # TRANSLATORS: {role} is a head's role (previous-token, induction, duplicate); %{y}.%{x} is a
+            # head's layer.head
             "hovertemplate": tr(
                 "head %{{y}}.%{{x}}<br>{role} score %{{z:.3f}}<extra></extra>",
                 role=tr(ROLE_NAMES.get(role, role)),

@@ -101,6 +101,8 @@ def distance_figure(distances: Distances) -> go.Figure:
                 "mode": "lines",
                 "x": list(range(weight.shape[1])),
                 "y": f32(weight[layer]),
+                # TRANSLATORS: {kind} is a layer's kind: full (it reads every token) or sliding (only the last
+                # few)
                 "name": tr("layer {layer} ({kind})", layer=layer, kind=kind),
                 "line": {"dash": "dash" if window else "solid", "width": 2},
                 "hovertemplate": tr("distance back %{x}: weight %{y:.4f}") + "<extra></extra>",

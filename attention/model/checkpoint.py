@@ -69,6 +69,7 @@ def config_from_hf(hf: dict) -> dict:
     try:
         check_whole_numbers(SimpleNamespace(**sizes), {k: (1, 2**40) for k in HF_NAMES.values()})
     except ConfigError as error:
+        # TRANSLATORS: {why} is what in the file is wrong, a short phrase
         raise ConfigError(tr("This is not a GPT-2 config.json: {why}.", why=error), "source") from error
     if sizes["n_embd"] % sizes["n_head"]:
         raise ConfigError(
@@ -102,7 +103,9 @@ def read_config(path: str | Path) -> dict:
         hf = json.loads(Path(path).read_text())
     except (ValueError, OSError) as error:
         raise ConfigError(
-            tr("{path} is not a readable config.json ({why}).", path=path, why=error), "source"
+            # TRANSLATORS: {why} is the reading's error, a short phrase
+            tr("{path} is not a readable config.json ({why}).", path=path, why=error),
+            "source",
         ) from error
     return config_from_hf(hf)
 

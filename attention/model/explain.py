@@ -261,6 +261,7 @@ def summary(explanation: Explanation, tokens: Sequence[str], target: str | None 
         )
     else:
         lines.append(
+            # TRANSLATORS: {method} and {other} are method names (attention, rollout, flow, gradient × input)
             tr(
                 "Of the methods, {method} ranks the tokens most like the ablation (Spearman ρ = {rho:.2f}); "
                 "{other} least (ρ = {other_rho:.2f}).",
@@ -273,6 +274,7 @@ def summary(explanation: Explanation, tokens: Sequence[str], target: str | None 
     named = {m: int(np.argmax(s)) for m, s in e.scores.items() if s is not None and m != "ablation"}
     agree = [tr(NAMES[m]) for m, j in named.items() if j == best]
     lines.append(
+        # TRANSLATORS: {methods} is a list of method names (attention, rollout, flow, gradient × input)
         tr("Pointing at the same token as the ablation: {methods}.", methods=", ".join(agree))
         if agree
         else tr("No method puts that token first.")

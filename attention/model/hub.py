@@ -171,6 +171,7 @@ def unavailable(repo: str, why: str) -> ConfigError:
     values = {"repo": repo, "why": why, "url": f"https://huggingface.co/{repo}"}
     if known and known.layout != "gpt2":
         return ConfigError(
+            # TRANSLATORS: {why} is the download's error as a short phrase; {url} an address
             tr(
                 "Could not download {repo}: {why}. It needs config.json, tokenizer.json and "
                 "model.safetensors ({mb:,} MB) from {url}. Without a network here: download those three "
@@ -183,6 +184,7 @@ def unavailable(repo: str, why: str) -> ConfigError:
             "source",
         )
     return ConfigError(
+        # TRANSLATORS: {why} is the download's error as a short phrase; {url} an address
         tr(
             "Could not download {repo}: {why}. It needs config.json and model.safetensors ({mb:,} MB) from "
             "{url}. Without a network here: download those two files elsewhere, put them in one folder on "
@@ -192,6 +194,7 @@ def unavailable(repo: str, why: str) -> ConfigError:
             **values,
         )
         if known
+        # TRANSLATORS: {why} is the download's error as a short phrase; {url} an address
         else tr(
             "Could not download {repo}: {why}. It needs config.json and model.safetensors from {url}. "
             "Without a network here: download those two files elsewhere, put them in one folder on this "
@@ -247,6 +250,7 @@ def reachable(repo: str, timeout: float = TIMEOUT, token: str | None = None) -> 
             why = tr("the hub has no such public model (HTTP {code})", code=error.code)
             raise unavailable(repo, why) from error
     except (OSError, ValueError) as error:  # refused, DNS, timeout
+        # TRANSLATORS: {error} is the connection's error as the system wrote it (often English)
         why = tr("no network connection to the hub ({error})", error=type(error).__name__)
         raise unavailable(repo, why) from error
 
@@ -261,6 +265,8 @@ def weights_limit(repo: str, hf: dict) -> int:
         return model_bytes(config_from_hf(hf))
     if kind not in MODERN:
         raise ConfigError(
+            # TRANSLATORS: {kind} is the model_type a config.json names (e.g. bert); {types}, the ones this
+            # app opens
             tr(
                 "{repo}'s config.json has model_type {kind}: this app opens gpt2, {types}. It is not "
                 "downloaded.",

@@ -67,6 +67,7 @@ def experiment_heads(name: str, scores: dict[str, np.ndarray]) -> tuple[Head, ..
     clear = [(float(grid[h]), h) for h in np.ndindex(grid.shape) if grid[h] >= CLEAR_ROLE]
     if not clear:
         raise ConfigError(
+            # TRANSLATORS: {role} is a head's role as the page names it (previous-token, induction, duplicate)
             tr(
                 "No head of this model has a clear {role} role (a score of {least} or more on the probe "
                 "sequences), so there is nothing to knock out for this experiment.",
@@ -245,6 +246,8 @@ def say_knockout(k: Knockout) -> list[str]:
         ),
     }
     if k.mode == "zero":
+        # TRANSLATORS: {what}: what the loss is measured on (a noun phrase); {where}: positions (e.g. 10–20);
+        # {verdict}: a sentence saying whether it mattered
         first = tr_n(
             "With head {heads} zeroed, the loss on {what} ({where}) went from {before:.2f} to {after:.2f} "
             "nats ({change:+.2f}): {verdict}",
@@ -254,6 +257,8 @@ def say_knockout(k: Knockout) -> list[str]:
             **values,
         )
     else:
+        # TRANSLATORS: {what}: what the loss is measured on (a noun phrase); {where}: positions (e.g. 10–20);
+        # {verdict}: a sentence saying whether it mattered
         first = tr_n(
             "With head {heads} replaced by its mean over this sentence, the loss on {what} ({where}) went "
             "from {before:.2f} to {after:.2f} nats ({change:+.2f}): {verdict}",
@@ -292,12 +297,14 @@ def say_knockout(k: Knockout) -> list[str]:
         b, a = k.scores["before"][role][h], k.scores["after"][role][h]
         pattern = {"head": head_name(h), "role": roles.role_name(role), "before": b, "after": a}
         words.append(
+            # TRANSLATORS: {role} is a head's role as the page names it (previous-token, induction, duplicate)
             tr(
                 "Head {head}'s {role} pattern on this sentence fell from {before:.2f} to {after:.2f}: it "
                 "reads what the knocked-out heads wrote (only later layers can change).",
                 **pattern,
             )
             if a < b
+            # TRANSLATORS: {role} is a head's role as the page names it (previous-token, induction, duplicate)
             else tr(
                 "Head {head}'s {role} pattern on this sentence rose from {before:.2f} to {after:.2f}: it "
                 "reads what the knocked-out heads wrote (only later layers can change).",

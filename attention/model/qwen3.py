@@ -214,6 +214,7 @@ def rope_of(hf: Mapping, layer_type: str | None = None) -> tuple[float, dict | N
         }
         return base, freq, 1.0
     raise ConfigError(
+        # TRANSLATORS: {kind} is a RoPE type's name as config.json writes it (e.g. yarn)
         tr("RoPE of type {kind} is not computed here (default, linear and llama3 are).", kind=repr(kind)),
         "source",
     )
