@@ -20,6 +20,8 @@ import gettext
 import string
 from contextvars import ContextVar
 
+from babel.numbers import format_decimal, get_group_symbol
+
 from attention.settings import ASSETS
 
 LOCALES = ASSETS / "locales"
@@ -63,8 +65,6 @@ def number(value: float, decimals: int = 0) -> str:
     """A quantity as this thread's language writes it (Babel: 114,688 in English, 114 688 in
     Ukrainian, 1000 and 12 345 in Polish, 1 520,5 in Afrikaans), to go into a message already
     formatted. tr() does this itself for a placeholder whose format groups thousands ("{n:,}")."""
-    from babel.numbers import format_decimal
-
     code = language() if language() in LANGUAGES else DEFAULT
     pattern = "#,##0" + ("." + "0" * decimals if decimals else "")
     grouped = abs(value) >= 10 ** (2 + MIN_GROUPING.get(code, 1))
@@ -74,8 +74,6 @@ def number(value: float, decimals: int = 0) -> str:
 def separators() -> str:
     """Plotly's `separators` for this thread's language: the decimal point as the matrices and the
     book print it, thousands grouped as the language groups them."""
-    from babel.numbers import get_group_symbol
-
     code = language() if language() in LANGUAGES else DEFAULT
     return "." + get_group_symbol(code)
 
