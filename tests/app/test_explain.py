@@ -3,6 +3,7 @@ logit's parts and each method's scores are the backend's own; a click on a head 
 the position and the baseline change the table and stay in the address; the flow-skipped note on a
 long sentence; the predict-first questions answered from the numbers; bad links get a note."""
 
+import dataclasses
 import json
 
 import numpy as np
@@ -246,3 +247,55 @@ def test_a_new_sentence_asks_the_questions_again_and_keeps_the_results_in_view()
     assert not at.exception
     assert [r.value for r in at.radio] == [None, None]  # no feedback about the old sentence's numbers
     assert not at.success and not at.error and len(table(at)) == 12
+
+
+def test_a_tie_is_not_graded_the_page_says_why_and_shows_the_numbers(bundled, monkeypatch):
+    """Two removals that hurt the prediction almost equally leave no single right answer: no
+    question is asked, the page says so with both numbers, and the results are shown."""
+    from ui.model import caches
+
+    real = caches.explain
+
+    def tied(model, ids, position=None, baseline="mean"):
+        e = real(model, ids, position, baseline)
+        drops = e.scores["ablation"].copy()
+        first, second = np.argsort(-drops)[:2]
+        drops[second] = drops[first] - 0.01
+        return dataclasses.replace(e, scores={**e.scores, "ablation": drops})
+
+    monkeypatch.setattr(caches, "explain", tied)
+    at = page(view="explain", text="a tie: the cat sat on the mat and the dog sat").run()
+    assert not at.exception
+    assert "No question this time" in said(at) and "almost equally" in said(at)
+    assert not at.radio and at.dataframe  # nothing graded; the numbers in view
+
+
+def shakespeare(**params):
+    at = session(120)
+    at.switch_page("pages/model.py")
+    at.query_params.update({"model": catalog.SHAKESPEARE} | params)
+    return at
+
+
+def test_a_sentence_in_another_language_is_said_to_be_outside_what_the_model_learned():
+    korean = shakespeare(view="explain", text="당신의 여정은 한 걸음으로 시작됩니다").run()
+    english = shakespeare(view="explain", text="Your journey starts with one step").run()
+    assert not korean.exception and not english.exception
+    assert "does not look like English" in said(korean)
+    assert "does not look like English" not in said(english)
+
+
+def test_the_lens_promises_a_token_in_each_cell_only_where_the_cells_hold_one():
+    """At the main column's width a short sentence's cells name their top token and the caption
+    says so; a long sentence's cells are too narrow, and the caption says to hover instead."""
+    from attention.figures import lens as lens_figures
+
+    short = page(view="lens", text="Your journey starts with one step").run()
+    long = page(view="lens", text=" ".join(["Alice was beginning to get very tired"] * 6)).run()
+    assert "Each cell names that stage's top token" in said(short)
+    assert "too narrow here to name them" in said(long) and "Each cell names" not in said(long)
+    texts = [t.get("texttemplate") for t in json.loads(long.get("plotly_chart")[0].proto.spec)["data"]]
+    assert "%{text}" not in texts[:1]  # the lens trace writes nothing in its cells
+    assert lens_figures.cells_named(3, 6, 760, tall=False) and not lens_figures.cells_named(
+        3, 40, 760, tall=False
+    )

@@ -51,7 +51,8 @@ def script_done(page, timeout: float = 60_000) -> None:
 def charts_drawn(page, n: int, timeout: float = 120_000) -> None:
     """Wait until at least `n` plotly charts have drawn their first frame."""
     page.wait_for_function(
-        "(n) => [...document.querySelectorAll('.js-plotly-plot')].filter(d => d.querySelector('.main-svg')).length >= n",
+        "(n) => [...document.querySelectorAll('.js-plotly-plot')]"
+        ".filter(d => d.querySelector('.main-svg')).length >= n",
         arg=n,
         timeout=timeout,
     )

@@ -6,6 +6,7 @@ bad input is a ConfigError; the command line's JSON."""
 # ruff: noqa: F811  (bundled and small are test_interventions' fixtures, taken as arguments)
 
 import copy
+import dataclasses
 import json
 
 import numpy as np
@@ -23,6 +24,7 @@ from tests.model.test_interventions import (  # noqa: F401 (bundled, small: fixt
     SMALL,
     START,
     bundled,
+    random_ids,
     repeated_phrase,
     small,
 )
@@ -273,3 +275,17 @@ def test_the_summary_says_when_every_method_ranks_alike():
         2, 7, -0.5, "mean", scores, {"attention": 0.5, "rollout": 0.8, "flow": 0.8, "gradient": 0.8}
     )
     assert "most like the ablation" in summary(apart, ["a", "b", "c"])
+
+
+def test_a_question_with_a_tie_or_no_removal_that_matters_is_undecided(small):
+    """Which explanation? grades "which removal hurts most?" only where one removal does: two
+    within TIE_NATS are a tie, a largest fall under FLAT_NATS says nothing."""
+    e = explain(small, random_ids(1, 8))
+
+    def drops(*values):
+        return dataclasses.replace(e, scores={**e.scores, "ablation": np.array(values)})
+
+    assert explain_module.undecided(drops(0.9, 0.2, 0.1)) is None
+    assert explain_module.undecided(drops(0.2, 0.9, 0.895)) == ("tie", [1, 2])
+    assert explain_module.undecided(drops(0.01, 0.04, -0.3)) == ("flat", [1])
+    assert explain_module.TIE_NATS < explain_module.FLAT_NATS
