@@ -59,7 +59,7 @@ def check_mode(mode: str) -> None:
         mode,
         MODES,
         "mode",
-        lambda v, c: tr("mode={mode} is not an ablation; use one of {modes}", mode=v, modes=c),
+        lambda v, c: tr("mode={mode} is not a way to knock a head out; use one of {modes}", mode=v, modes=c),
     )
 
 

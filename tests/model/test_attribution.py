@@ -104,7 +104,7 @@ def test_bad_input_is_a_config_error(small64):
         attribution_patching_map(small64, ids_of(10), ids_of(12))
     with pytest.raises(ConfigError, match="nothing to recover"):
         attribution_patching_map(small64, ids_of(10), ids_of(10))
-    with pytest.raises(ConfigError, match="not an ablation"):
+    with pytest.raises(ConfigError, match="not a way to knock a head out"):
         attribution_map(small64, ids_of(10), mode="half")
     with pytest.raises(ConfigError, match="at least 2"):
         attribution_map(small64, ids_of(1))
