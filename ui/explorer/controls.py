@@ -219,7 +219,7 @@ def sentence_row() -> None:
         on_change=_sync,
         args=("text",),
         placeholder=tr("Type a sentence and press Enter"),
-        help=tr("Press Enter to apply. Tokens are split by the tokenizer in the sidebar."),
+        help=tr("Press Enter to apply. The tokenizer chosen in the sidebar splits the text into tokens."),
     )
     row.selectbox(
         tr("Example"),
