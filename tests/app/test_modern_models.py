@@ -130,8 +130,8 @@ def test_todays_attention_asks_first_then_shows_the_models_own_numbers():
     np.testing.assert_allclose(decode(bars["data"][1]["y"]), sinks.by_layer()[1], rtol=1e-5)
     assert "KV cache per token, in bytes" in charts
     assert (
-        "2 (a key and a value) × layers (4) × key/value heads (2) × numbers a head (32) × bytes a number (4) "
-        "= 2,048 bytes per token" in said(at)
+        "2 (a key and a value) × layers (4) × key/value heads (2) × numbers per head (32) × "
+        "bytes per number (4) = 2,048 bytes per token" in said(at)
     )
     held = today.cache_size(model, ids).held  # the two sliding layers keep 31 tokens each
     assert f"your sentence leaves {held:,} bytes in it" in said(at) and held < 2048 * len(ids)

@@ -16,8 +16,8 @@ from ui.model import caches as models
 from ui.widgets import literal
 
 COPY_MODEL = N_(
-    "This model learned to copy repeated stretches of tokens, not language: its heads show where a "
-    "repeat is, not grammar."
+    "This model learned to copy repeated stretches of tokens, not language. Its heads show where a repeat "
+    "is, not grammar."
 )
 
 
@@ -29,8 +29,8 @@ def meaning(info: ModelInfo) -> str:
         return tr(COPY_MODEL)
     if not trained_on and catalog.is_hub(info.source):
         return tr(
-            "This model learned language from web text: its heads can follow grammar and meaning, "
-            "though one head's pattern is a clue to what it does, not proof."
+            "This model learned language from web text, so its heads can follow grammar and meaning. "
+            "Still, a head's pattern is only a clue to what the head does, not proof."
         )
     if trained_on:
         return tr(
@@ -121,7 +121,7 @@ def model_picker() -> tuple[str, GPTModel, ModelInfo]:
     if listed_only:
         st.caption(  # docs/classroom.md: who may open what
             tr(
-                "This server opens the models listed here only. On your own machine, `streamlit run app.py "
+                "This server opens only the models listed here. On your own machine, `streamlit run app.py "
                 "--server.address localhost` opens any folder or hub repo."
             )
         )

@@ -60,15 +60,15 @@ def _open_clicked() -> None:
 
 
 GRID = N_(
-    "Every head's weights on your sentence: rows are queries (the token looking), columns keys (the "
-    "token looked at); colour from dark purple (weight 0) to yellow (weight 1). Heads are named "
-    "“layer.head” as in the literature; the chosen one is framed. **Click a head to open it.**"
+    "Every head's weights on your sentence. Rows are queries (the token looking) and columns are keys (the "
+    "token looked at). The colour runs from dark purple (weight 0) to yellow (weight 1). Heads are named "
+    "“layer.head” as in the literature, and the chosen head is framed. **Click a head to open it.**"
 )
 GRID_BLOCKS = N_(
-    "Every head's weights on your sentence: rows are queries (the token looking), columns keys (the "
-    "token looked at); colour from dark purple (weight 0) to yellow (weight 1), each cell the largest "
-    "weight in its block of tokens. Heads are named “layer.head” as in the literature; the chosen one "
-    "is framed. **Click a head to open it.**"
+    "Every head's weights on your sentence. Rows are queries (the token looking) and columns are keys (the "
+    "token looked at). The colour runs from dark purple (weight 0) to yellow (weight 1), and each cell "
+    "shows the largest weight in its block of tokens. Heads are named “layer.head” as in the literature, "
+    "and the chosen head is framed. **Click a head to open it.**"
 )
 
 
@@ -110,8 +110,8 @@ def kv_groups_words(kv_heads: Sequence[int]) -> str:
     ]
     if groups == 1:
         return tr(
-            "Multi-query attention: all {heads} of this model's query heads share one key/value head. They "
-            "compare their own queries with the same keys and pass on the same values.",
+            "Multi-query attention: all {heads} of this model's query heads share one key/value head. Each "
+            "head compares its own query with the same keys, and all of them pass on the same values.",
             heads=len(kv_heads),
         )
     return tr_n(
@@ -239,9 +239,9 @@ LINES = N_(
     "of a repeated phrase, an induction head looks at the token that followed this token's earlier copy."
 )
 LINES_EVERY = N_(
-    "Layer {layer}: where “{token}” looks. Thicker, darker lines carry more weight; each head has its "
-    "colour, its lines a little apart from the others'. In the second copy of a repeated phrase, an "
-    "induction head looks at the token that followed this token's earlier copy."
+    "Layer {layer}: where “{token}” looks. Thicker, darker lines carry more weight. Each head has its own "
+    "colour, and its lines are drawn a little apart from the other heads' lines. In the second copy of a "
+    "repeated phrase, an induction head looks at the token that followed this token's earlier copy."
 )
 
 
@@ -275,7 +275,10 @@ def next_token(view: SentenceView, info: ModelInfo, tokens: tuple[str, ...]) -> 
         tr("Temperature"),
         TEMPERATURES,
         key="m_temperature",
-        help=tr("Divides the logits before the softmax: below 1 sharpens, above 1 flattens."),
+        help=tr(
+            "Divides the logits (the scores before the softmax) by this number. Below 1 makes the choice "
+            "sharper; above 1 makes it flatter."
+        ),
     )
     candidates = sentence.next_tokens(view.next_logits, info, temperature)
     chart(figures.next_token_bars(candidates, temperature), key="m_next")
@@ -291,14 +294,14 @@ def next_token(view: SentenceView, info: ModelInfo, tokens: tuple[str, ...]) -> 
         type="primary",
         disabled=room <= 0,
         help=tr(
-            "Adds the most likely token to the sentence: then see in Token view where the new token looks."
+            "Adds the most likely token to the sentence. Then Token view shows where the new token looks."
         ),
     )
     if room <= 0:
         st.caption(
             tr(
-                "The sentence has {count} tokens, as many as this page shows ({limit}): nothing more can "
-                "be appended. Clear the appended tokens or shorten the sentence to go on.",
+                "The sentence has {count} tokens, the most this page shows ({limit}), so no more tokens "
+                "can be appended. To go on, clear the appended tokens or shorten the sentence.",
                 count=len(tokens),
                 limit=limit,
             )
