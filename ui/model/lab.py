@@ -10,7 +10,7 @@ import streamlit as st
 from attention.errors import ConfigError
 from attention.figures import lab as figures
 from attention.figures.model import model_grid
-from attention.i18n import tr
+from attention.i18n import N_, tr
 from attention.model import lab, sentence
 from attention.model.catalog import ModelInfo
 from attention.model.gpt import GPTModel
@@ -184,6 +184,13 @@ def corrupted_input(
     return corrupted, sentence.shown_tokens(info, corrupted)
 
 
+METHOD_HELP = N_(
+    "Exact runs the model once per head. The estimate (attribution patching) needs only one backward pass, "
+    "which takes seconds even for a big model, but it is approximate. Check any head it names with a "
+    "knockout."
+)
+
+
 def importance_view(
     source: str, model: GPTModel, info: ModelInfo, ids: list[int], tokens: tuple[str, ...]
 ) -> None:
@@ -210,11 +217,7 @@ def importance_view(
         key="m_method",
         format_func=label(METHODS),
         wrap=True,
-        help=tr(
-            "Exact runs the model once per head. The estimate (attribution patching) needs only one "
-            "backward pass, which takes seconds even for a big model, but it is approximate. Check any "
-            "head it names with a knockout."
-        ),
+        help=tr(METHOD_HELP),
     )
     kind, method = s["m_map"], s["m_method"]
     corrupted = ()
