@@ -56,7 +56,7 @@ def test_every_view_renders_on_the_bundled_qwen3_layout_model(view):
         at = at.multiselect(key="m_ko").set_value(["1.2"]).run()
         assert not at.exception and not at.error
         assert (
-            "heads 0–3 read one key/value head, so patching that key/value head would change all 4"
+            "Heads 0–3 read one key/value head, so patching that key/value head would change all 4"
             in said(at)
         )
     if view == "explain":  # past both predict-first questions
