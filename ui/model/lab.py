@@ -164,7 +164,9 @@ def corrupted_input(
         tr("Corrupted sentence (as many tokens as yours)"),
         key="m_corrupted",
         placeholder=tr("Empty: your sentence, with the first copy of its repeated phrase changed"),
-        help=tr("Patching copies a head's output from your sentence (clean) into this one."),
+        help=tr(
+            "Patching copies a head's output from your sentence (the clean run) into this corrupted one."
+        ),
     )
     if typed.strip():
         corrupted, shown = sentence.encode(info, typed, context_length)

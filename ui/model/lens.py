@@ -81,7 +81,8 @@ def position_control(source: str, ids: Sequence[int], tokens: Sequence[str]) -> 
         key="m_position",
         format_func=labels.__getitem__,
         help=tr(
-            "Every position predicts the next token; the last one predicts what comes after the sentence."
+            "Every position predicts the next token. The last position predicts what comes after the "
+            "sentence."
         ),
     )
 

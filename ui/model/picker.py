@@ -34,10 +34,10 @@ def meaning(info: ModelInfo) -> str:
         )
     if trained_on:
         return tr(
-            "This model learned from {trained_on}: its heads show what that taught it, nothing more.",
+            "This model learned from {trained_on}. Its heads show what that text taught it, nothing more.",
             trained_on=literal(info.trained_on_shown),
         )
-    return tr("What this model was trained on is not recorded: read its patterns with care.")
+    return tr("What this model was trained on is not recorded, so read its patterns with care.")
 
 
 def _label(source: str) -> str:
@@ -116,7 +116,10 @@ def model_picker() -> tuple[str, GPTModel, ModelInfo]:
         list(choices),
         key="m_source",
         format_func=choices.get,
-        help=tr("The Shakespeare and copy models work offline; hub models download once when picked."),
+        help=tr(
+            "The Shakespeare and copy models work offline. A model from the Hugging Face hub downloads "
+            "once, when you pick it."
+        ),
     )
     if listed_only:
         st.caption(  # docs/classroom.md: who may open what
@@ -131,8 +134,8 @@ def model_picker() -> tuple[str, GPTModel, ModelInfo]:
             key="m_path",
             placeholder="/path/with/config.json",
             help=tr(
-                "config.json + model.safetensors in Hugging Face's layout (save_pretrained): GPT-2, Llama, "
-                "Qwen3 or Gemma 3."
+                "A folder with config.json and model.safetensors in Hugging Face's layout (as "
+                "save_pretrained writes them): GPT-2, Llama, Qwen3 or Gemma 3."
             ),
         )
     model_caption(model, info)

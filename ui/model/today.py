@@ -85,8 +85,8 @@ def _sink_question(sinks: today.Sinks, view: dict[str, str]) -> bool:
         typed=float(sinks.by_layer()[0][-1]),
     )
     question = tr(
-        "Put the start token in front of your sentence. What share of its weight will an average query "
-        "of the last layer put on that one token?"
+        "Put the start token in front of your sentence. In the last layer, what share of its weight will "
+        "an average query put on that one token?"
     )
     return predict(
         "m_today_sink", question, [tr(o) for o in SHARES], answer, why, everything=False, view=view
@@ -198,8 +198,8 @@ def _window_question(distances: today.Distances, tokens: int, view: dict[str, st
     ]
     answer = options[0] if far > 1.2 * near else options[1] if near > 1.2 * far else options[2]
     why = tr(
-        "On your sentence a full layer reads from {far:.1f} tokens back on average, a sliding layer from "
-        "{near:.1f}.",
+        "On your sentence, a full layer reads from {far:.1f} tokens back on average, and a sliding layer "
+        "from {near:.1f}.",
         far=far,
         near=near,
     )

@@ -129,11 +129,12 @@ def kv_groups_words(kv_heads: Sequence[int]) -> str:
 
 
 QKV = N_(
-    "Each token's row of numbers, in this head: its **query** is what it looks for, its **key** what it "
-    "offers to be found by, its **value** what it passes on when it is looked at. scores = queries @ keysᵀ "
-    "(each query against every key), then ÷ √head_dim, later keys masked (a GPT reads left to right), "
-    "weights = softmax row by row, context = weights "
-    "@ values. Shapes (batch, heads, tokens, head_dim); one head's (tokens, head_dim) is drawn."
+    "Each token's row of numbers, in this head: its **query** is what it looks for, its **key** is what it "
+    "offers to be found by, and its **value** is what it passes on when it is looked at. The head computes "
+    "scores = queries @ keysᵀ (each query against every key) and divides them by √head_dim. It masks the "
+    "later keys, because a GPT reads left to right. Then weights = softmax row by row, and context = "
+    "weights @ values. The shapes are (batch, heads, tokens, head_dim); the chart draws one head's "
+    "(tokens, head_dim)."
 )
 
 
@@ -141,34 +142,34 @@ QKV = N_(
 # length (its period)
 ROLE_WORDS = {
     ("previous", False): N_(
-        "Head {head} was opened as this model's best previous head (score {score:.2f}). Look for a stripe "
-        "just below the diagonal: each token looks at the token right before it."
+        "Head {head} was opened as this model's best previous-token head (score {score:.2f}). Look for a "
+        "stripe just below the diagonal: each token looks at the token right before it."
     ),
     ("first", False): N_(
         "Head {head} was opened as this model's best first head (score {score:.2f}). Look for a bright "
         "first column: every token puts its weight on the first token."
     ),
     ("duplicate", True): N_(
-        "Head {head} was opened as this model's best duplicate head (score {score:.2f}). Look for a stripe "
-        "{period} below the diagonal on the second copy (the sentence repeats a stretch of tokens, each "
-        "{period} tokens after its copy): each token looks at its earlier copy."
+        "Head {head} was opened as this model's best duplicate head (score {score:.2f}). The sentence "
+        "repeats a stretch of tokens, each {period} tokens after its first copy. On the second copy, look "
+        "for a stripe {period} below the diagonal: each token looks at its earlier copy."
     ),
     ("duplicate", False): N_(
-        "Head {head} was opened as this model's best duplicate head (score {score:.2f}). Look for a stripe "
-        "L below the diagonal on the second copy (the sentence repeats a stretch of tokens): each token "
-        "looks at its earlier copy."
+        "Head {head} was opened as this model's best duplicate head (score {score:.2f}). The sentence "
+        "repeats a stretch of L tokens. On the second copy, look for a stripe L below the diagonal: each "
+        "token looks at its earlier copy."
     ),
     ("induction", True): N_(
-        "Head {head} was opened as this model's best induction head (score {score:.2f}). Look for a stripe "
-        "{shift} below the diagonal (L − 1) on the second copy (the sentence repeats a stretch of tokens, "
-        "each {period} tokens after its copy): each token looks at the token that followed its earlier "
-        "copy. The first copy has nothing to copy yet, so its rows look elsewhere."
+        "Head {head} was opened as this model's best induction head (score {score:.2f}). The sentence "
+        "repeats a stretch of tokens, each {period} tokens after its first copy. On the second copy, look "
+        "for a stripe {shift} below the diagonal (L − 1): each token looks at the token that followed its "
+        "earlier copy. The first copy has nothing to copy yet, so its rows look elsewhere."
     ),
     ("induction", False): N_(
-        "Head {head} was opened as this model's best induction head (score {score:.2f}). Look for a stripe "
-        "L − 1 below the diagonal on the second copy (the sentence repeats a stretch of tokens): each token "
-        "looks at the token that followed its earlier copy. The first copy has nothing to copy yet, so its "
-        "rows look elsewhere."
+        "Head {head} was opened as this model's best induction head (score {score:.2f}). The sentence "
+        "repeats a stretch of L tokens. On the second copy, look for a stripe L − 1 below the diagonal: "
+        "each token looks at the token that followed its earlier copy. The first copy has nothing to copy "
+        "yet, so its rows look elsewhere."
     ),
 }
 
@@ -310,7 +311,7 @@ def next_token(view: SentenceView, info: ModelInfo, tokens: tuple[str, ...]) -> 
         shown = " ".join(tokens[-len(s["m_appended"]) :])
         st.caption(
             tr(
-                "Appended so far: {tokens}. Token view shows where the newest token looks.",
+                "Tokens appended so far: {tokens}. Token view shows where the newest token looks.",
                 tokens=literal(shown),
             )
         )
@@ -319,7 +320,12 @@ def next_token(view: SentenceView, info: ModelInfo, tokens: tuple[str, ...]) -> 
             key="m_clear",
             on_click=lambda: s.update(m_appended=[], m_query=None),
         )
-    st.caption(tr("Generating token by token: each new token attends to everything before it (Token view)."))
+    st.caption(
+        tr(
+            "The model generates token by token: each new token attends to every token before it (see Token "
+            "view)."
+        )
+    )
 
 
 def share(source: str, text: str, view: SentenceView, layer: int, head: int) -> None:
