@@ -149,9 +149,9 @@ def test_todays_attention_on_a_gpt_says_every_head_has_its_own_keys():
 
 def test_where_it_decided_says_how_gemmas_norm_after_attention_enters_the_parts(folders, local_server):
     at = page(str(folders["gemma3"]), "lens", text=TEXT)
-    assert "its scale frozen at this run's value" in said(at)
+    assert "its scale fixed at this run's value" in said(at)
     at = page(str(folders["qwen3"]), "lens", text=TEXT)
-    assert "no shift and that part is 0" in said(at) and "frozen" not in said(at)
+    assert "adds no shift, so the shift's part is 0" in said(at) and "scale fixed" not in said(at)
 
 
 @pytest.mark.parametrize("view", list(VIEWS))
