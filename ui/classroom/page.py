@@ -176,7 +176,12 @@ def joined() -> None:
 
 def export(m: Member) -> None:
     with st.container(border=True):
-        st.markdown(tr("**The class's answers**: every question, its counts per option and vote."))
+        st.markdown(
+            tr(
+                "**The class's answers**: every question, with the number of answers per option and "
+                "each vote."
+            )
+        )
         names = st.checkbox(tr("Include nicknames"), key="class_nicknames")
         st.download_button(
             tr("Download as CSV"),

@@ -228,8 +228,8 @@ def sentence_row() -> None:
         on_change=_apply_preset,
         format_func=preset_label,
         help=tr(
-            "Sentences and settings from the book and Raschka's blog post, and the book's first sentence "
-            "in each of its translations."
+            "Sentences and settings from the book and from Raschka's blog post, plus the book's first "
+            "sentence in each of its translations."
         ),
         width=400,  # the opening example's name whole at 1366 px, in the longest language (Polish)
     )

@@ -60,7 +60,7 @@ def today_view(
     """Three parts, each a question first, then its chart, its numbers and what they mean."""
     asked_afresh((source, tuple(ids)), QUESTIONS, prefix="m_today_")
     if len(ids) < 3:  # one query after the first at most: nothing to average, nothing to compare
-        st.info(tr("Today's attention reads a sentence of at least 3 tokens: type a longer one."))
+        st.info(tr("Today's attention needs a sentence of at least 3 tokens. Type a longer one."))
         return
     measured = models.today_of(source, model, info, ids)
     asked = question_view(source, "today")
@@ -107,10 +107,10 @@ def _groups_question(likeness: today.Likeness, view: dict[str, str]) -> bool:
     alone, one = np.isnan(likeness.same_group).all(), np.isnan(likeness.other_groups).all()
     if alone or one:  # every head its own (GPT-2), or all share one (multi-query): nothing to compare
         st.caption(
-            tr("Every head of this model has its own keys and values: there are no groups to compare.")
+            tr("Every head of this model has its own keys and values, so there are no groups to compare.")
             if alone
             else tr(
-                "All of this model's query heads share one key/value head: there are no groups to compare."
+                "All of this model's query heads share one key/value head, so there are no groups to compare."
             )
         )
         return True
@@ -124,7 +124,7 @@ def _groups_question(likeness: today.Likeness, view: dict[str, str]) -> bool:
     )
     question = tr(
         "Query heads of one group read the same keys and values. Will their weights look more alike than "
-        "those of heads from different groups?"
+        "the weights of heads from different groups?"
     )
     return predict(
         "m_today_groups", question, [yes, no], yes if same > other else no, why, everything=False, view=view
@@ -179,7 +179,7 @@ def _window_question(distances: today.Distances, tokens: int, view: dict[str, st
     sliding = [layer for layer, window in enumerate(distances.windows) if window]
     full = [layer for layer, window in enumerate(distances.windows) if not window]
     if not sliding or not full:
-        st.caption(tr("Every layer of this model sees the whole text: none has a sliding window."))
+        st.caption(tr("Every layer of this model sees the whole text; no layer has a sliding window."))
         return True
     if tokens <= min(w for w in distances.windows if w):  # Gemma 3 270M's 512: no band to see
         st.caption(
