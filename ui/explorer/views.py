@@ -113,9 +113,9 @@ def _weights_note(config: ExplorerConfig, trace: AttentionTrace) -> str:
     if config.variant == "kv_cache":
         notes.append(
             tr(
-                "These weights were generated one token at a time. Each step computed one row of scores "
-                "against the keys cached so far. The cells to the right of that row were never computed, "
-                "so they are blank in the scores."
+                "With the KV cache, the rows are computed one token at a time. Each step computes one row "
+                "of scores against the keys cached so far. The cells right of the diagonal are never "
+                "computed, so they are blank in the scores."
             )
         )
     if trace.tile_size is not None:
