@@ -119,7 +119,7 @@ def test_a_head_opened_for_its_role_says_what_stripe_to_look_for():
     at = view(at, "Head roles").button(key="m_open_induction").click().run()
     said = at.info[0].value
     assert "best induction head" in said and "a stripe 15 below the diagonal (L − 1)" in said
-    assert "each 16 tokens after its copy" in said
+    assert "each 16 tokens after its first copy" in said
     assert figures(at)[0]["data"][0]["name"] == "weights"  # the first chart: the weights, not the scores
     assert [i.proto.srcdoc for i in at.get("iframe")] != []  # the page goes back to the top
     at = view(at, "Head roles").button(key="m_open_previous").click().run()

@@ -143,7 +143,7 @@ def test_todays_attention_on_a_gpt_says_every_head_has_its_own_keys():
     at = page(catalog.SHAKESPEARE, "today")
     at = at.button(key="m_today_sink_show").click().run()
     assert "Every head of this model has its own keys and values" in said(at)
-    assert "none has a sliding window" in said(at)
+    assert "no layer has a sliding window" in said(at)
     assert not at.exception and not at.error
 
 
