@@ -28,9 +28,9 @@ SINKS = N_(
     "its weight away. Trained models learn to park this weight on the first token, which every query can "
     "see: an **attention sink**. The first token's value vector is small, so the weight parked there "
     "changes little. StreamingLLM (Xiao et al., 2023) found that a sliding KV cache breaks down once the "
-    "first tokens fall out of it, so it keeps their keys for good. gpt-oss instead gives every head a "
-    "learned sink: one extra logit (a score before the softmax) in the softmax's denominator, which takes "
-    "weight and passes on nothing."
+    "first tokens fall out of it, so StreamingLLM keeps their keys for good. gpt-oss instead gives every "
+    "head a learned sink: one extra logit (a score before the softmax) in the softmax's denominator, "
+    "which takes weight and passes on nothing."
 )
 GROUPS = N_(
     "In grouped-query attention each key/value head serves a group of query heads, so the model stores one "
