@@ -53,7 +53,7 @@ def test_the_copy_model_shows_every_head(bundled):
 
 # What each view shows of the copy model: its charts' count and a line only that view writes.
 SHOWS = {
-    "All heads": (1, "Every head's weights on your sentence"),
+    "All heads": (1, "every head's weights on your sentence"),
     "One head": (4, "weights = softmax(masked_scores)"),
     "Token view": (1, "Thicker, darker lines carry more weight"),
     "Head roles": (4, "induction: weight on the token after the earlier copy"),

@@ -121,9 +121,9 @@ def knockout_view(
     chart(figures.next_figure(result.next, narrow()), key="m_ko_next")
     st.markdown(
         tr(
-            "**Every head's attention**, with the heads knocked out and untouched. A knocked-out head "
-            "still looks where it looked before; only what it writes is gone. A later head that read its "
-            "output can now look elsewhere."
+            "**Every head's attention**, with the knockout and without it. A knocked-out head still looks "
+            "where it looked before; only what it writes is gone. A later head that read its output can "
+            "now look elsewhere."
         )
     )
     after, before = st.tabs([tr("Knocked out"), tr("Untouched")])

@@ -34,7 +34,8 @@ def meaning(info: ModelInfo) -> str:
         )
     if trained_on:
         return tr(
-            "This model learned from {trained_on}. Its heads show what that text taught it, nothing more.",
+            "This model learned from {trained_on}. Its heads show what that training taught it, nothing "
+            "more.",
             trained_on=literal(info.trained_on_shown),
         )
     return tr("What this model was trained on is not recorded, so read its patterns with care.")

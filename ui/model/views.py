@@ -60,15 +60,16 @@ def _open_clicked() -> None:
 
 
 GRID = N_(
-    "Every head's weights on your sentence. Rows are queries (the token looking) and columns are keys (the "
-    "token looked at). The colour runs from dark purple (weight 0) to yellow (weight 1). Heads are named "
-    "“layer.head” as in the literature, and the chosen head is framed. **Click a head to open it.**"
+    "The map shows every head's weights on your sentence. Rows are queries (the token looking) and columns "
+    "are keys (the token looked at). The colour runs from dark purple (weight 0) to yellow (weight 1). "
+    "Heads are named “layer.head” as in the literature, and the chosen head is framed. **Click a head to "
+    "open it.**"
 )
 GRID_BLOCKS = N_(
-    "Every head's weights on your sentence. Rows are queries (the token looking) and columns are keys (the "
-    "token looked at). The colour runs from dark purple (weight 0) to yellow (weight 1), and each cell "
-    "shows the largest weight in its block of tokens. Heads are named “layer.head” as in the literature, "
-    "and the chosen head is framed. **Click a head to open it.**"
+    "The map shows every head's weights on your sentence. Rows are queries (the token looking) and columns "
+    "are keys (the token looked at). The colour runs from dark purple (weight 0) to yellow (weight 1), and "
+    "each cell shows the largest weight in its block of tokens. Heads are named “layer.head” as in the "
+    "literature, and the chosen head is framed. **Click a head to open it.**"
 )
 
 
