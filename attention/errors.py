@@ -24,7 +24,7 @@ def check_whole_numbers(owner, limits: dict[str, tuple[int, int]]) -> None:
             raise ConfigError(tr("{name}={value} must be a whole number", name=name, value=repr(value)), name)
         if not low <= value <= high:
             message = tr(
-                "{name}={value} is out of range; use {low}..{high}",
+                "{name}={value} is out of range; use a whole number from {low} to {high}",
                 name=name,
                 value=value,
                 low=low,

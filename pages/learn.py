@@ -18,8 +18,8 @@ sync_url()
 page_title(
     tr("Learn attention, step by step"),
     tr(
-        "Predict, then check: each step asks a question before it shows the numbers that answer it. Every "
-        "number is computed live by the Explorer's engine."
+        "Predict, then check: each step asks a question before it shows the numbers that answer it. The "
+        "Explorer's engine computes every number live."
     ),
 )
 show_notes(st.session_state.pop("_learn_notes", []))

@@ -14,9 +14,9 @@ modern.sync_url()
 page_title(
     tr("Modern attention"),
     tr(
-        "Chapter 3 ends with GPT-2's multi-head attention (2019). Today's models change it in five ways, "
-        "each in the book's bonus code. Predict, then check: every number is computed live on your "
-        "sentence, with 8 query heads of width 4 and a seeded embedding of width 32."
+        "Chapter 3 ends with GPT-2's multi-head attention (2019). Today's models change this attention in "
+        "five ways, and the book's bonus code covers each one. Predict, then check: every number is "
+        "computed live on your sentence, with 8 query heads of width 4 and a seeded embedding of width 32."
     ),
 )
 config, notes, everything = modern.sentence()
@@ -25,10 +25,11 @@ show_notes(notes)
 st.header(tr("1 · What does the KV cache save?"))
 st.markdown(
     tr(
-        "Generating text, a model produces one token at a time, and each new token attends to every "
-        "token before it. Without a cache it recomputes every query, key and value of the whole sentence "
-        "at each step; **with a KV cache** (the book's `ch04/03_kv-cache`) it computes only the new "
-        "token's, keeps the keys and values, and adds **one row** of scores."
+        "When a model generates text, it produces one token at a time, and each new token attends to every "
+        "token before it. Without a cache, the model recomputes every query, key and value of the whole "
+        "sentence at each step. A **KV cache** (the book's `ch04/03_kv-cache`) stores the keys and values "
+        "already computed. With it, the model computes only the new token's query, key and value, and adds "
+        "**one row** of scores."
     )
 )
 modern.kv_cache(config, everything)
@@ -38,9 +39,9 @@ st.header(tr("2 · What do 8 query heads sharing 2 key/value heads look like?"))
 st.markdown(
     tr(
         "Llama 3, Qwen3, Gemma and Mistral give their **{heads} query heads** only **{groups} key/value "
-        "heads** (grouped-query attention, the book's `llama3.py`): neighbouring query heads share one "
-        "key and one value projection. One group is multi-query attention; as many groups as heads is "
-        "chapter 3's multi-head attention.",
+        "heads**. This is grouped-query attention (the book's `llama3.py`): neighbouring query heads share "
+        "one key projection and one value projection. With one group it is multi-query attention; with as "
+        "many groups as heads it is chapter 3's multi-head attention.",
         heads=config.heads,
         groups=config.kv_groups,
     )
@@ -51,7 +52,8 @@ st.header(tr("3 · What does a window of 4 do to the mask?"))
 st.markdown(
     tr(
         "Mistral and Gemma let a query see only the last few tokens, **a sliding window** (the book's "
-        "`ch04/06_swa`): the causal mask plus a band, and a KV cache that can drop older keys."
+        "`ch04/06_swa`). The mask is the causal mask cut to a band along the diagonal, and the KV cache "
+        "can drop the older keys."
     )
 )
 modern.window(config, everything)
@@ -60,9 +62,9 @@ st.header(tr("4 · Why does RoPE make attention depend only on distance?"))
 st.markdown(
     tr(
         "GPT-2 adds a learned vector for each position to each token (chapter 2). Llama, Qwen and Gemma "
-        "instead **rotate** each query and key by an angle proportional to its position (RoPE, the "
-        "book's `compute_rope_params` and `apply_rope`). The score of two rotated vectors depends on "
-        "the *difference* of their angles."
+        "instead **rotate** each query and key by an angle proportional to its position. This is RoPE, "
+        "rotary position embedding (the book's `compute_rope_params` and `apply_rope`). The score of two "
+        "rotated vectors depends on the *difference* of their angles."
     )
 )
 modern.rope(config, everything)
@@ -70,9 +72,10 @@ modern.rope(config, everything)
 st.header(tr("5 · How can FlashAttention give the same answer without the T × T matrix?"))
 st.markdown(
     tr(
-        "FlashAttention never holds the T × T matrix: it takes the keys a **tile** at a time and keeps, "
-        "for each query, the largest score so far **m**, the sum of exp(score − m) so far **l**, and the "
-        "output so far. At the end, output / l is exactly softmax · values."
+        "FlashAttention never holds the whole T × T matrix. It reads the keys one **tile** (a block of "
+        "keys) at a time. For each query it keeps three running values: the largest score so far **m**, "
+        "the sum of exp(score − m) so far **l**, and the output so far. At the end, output / l is exactly "
+        "softmax · values."
     )
 )
 modern.online(config, everything)

@@ -98,10 +98,10 @@ def page() -> None:
     st.title(tr("What does my language cost?"))
     st.markdown(
         tr(
-            "GPT-2 learned its tokens from mostly English web text. Its tokenizer works on UTF-8 bytes: "
-            "a word it saw often is one token, a letter it rarely saw is split into the bytes that "
-            "spell it. Below is the book's first sentence, *Your journey starts with one step*, "
-            "as its translations write it, counted the ways this app tokenises text."
+            "GPT-2 learned its tokens from web text that is mostly English. Its tokenizer works on UTF-8 "
+            "bytes. A word it saw often becomes one token; a letter it rarely saw is split into the bytes "
+            "that spell it. Below is the book's first sentence, *Your journey starts with one step*, in "
+            "each of its translations, counted in each way this app tokenises text."
         )
     )
     own = st.text_input(
@@ -117,18 +117,18 @@ def page() -> None:
     st.subheader(tr("What GPT-2 reads"))
     st.caption(
         tr(
-            "Each token as Inside a model labels it: · is a space; “한 1/2” is the first of the two "
-            "tokens that spell 한. Hover over a token there to see its bytes."
+            "Each token is labelled as on the Inside a model page: · is a space, and “한 1/2” is the first "
+            "of the two tokens that spell 한. Hover over a token there to see its bytes."
         )
     )
     token_strips(counted)
     st.subheader(tr("Why it matters"))
     st.markdown(
         tr(
-            "Every head computes T × T attention weights, so a sentence that costs 7 times the "
-            "tokens costs about 49 times the attention cells, and fills the model's context window 7 "
-            "times sooner. The Explorer's tokenizers split at spaces (words) or into characters: "
-            "they cost the same for every language, but a language written without spaces, such as "
-            "Japanese, has no words to split at, so its words tokenizer falls back to characters."
+            "Every head computes T × T attention weights. A sentence that needs 7 times the tokens "
+            "therefore needs about 49 times the attention cells, and it fills the model's context window 7 "
+            "times sooner. The Explorer's tokenizers split at spaces (words) or into single characters, "
+            "which costs the same for every language. A language written without spaces, such as Japanese, "
+            "has no words to split at, so the words tokenizer falls back to characters."
         )
     )

@@ -78,7 +78,9 @@ def explain(
         baseline,
         BASELINES,
         "baseline",
-        lambda v, c: tr("baseline={baseline} is not one; use one of {baselines}", baseline=v, baselines=c),
+        lambda v, c: tr(
+            "baseline={baseline} is not a known baseline; use one of {baselines}", baseline=v, baselines=c
+        ),
     )
     ids = ids[:, : position + 1]  # (1, P): later tokens cannot change this prediction
     with torch.no_grad():
@@ -239,8 +241,9 @@ def summary(explanation: Explanation, tokens: Sequence[str], target: str | None 
     lines = [
         said,
         tr(
-            "Replacing «{token}» (position {position}) with {baseline} changes it most: its log-probability "
-            "falls by {drop:.2f}.",
+            "The ablation test removes one token at a time by replacing its embedding. Replacing «{token}» "
+            "(position {position}) with {baseline} changes the prediction most: its log-probability falls "
+            "by {drop:.2f}.",
             token=tokens[best],
             position=best,
             baseline=tr(NAMES[e.baseline]),
@@ -249,13 +252,14 @@ def summary(explanation: Explanation, tokens: Sequence[str], target: str | None 
     ]
     ranked = sorted((rho, m) for m, rho in e.correlations.items() if not np.isnan(rho))
     if not ranked:
-        lines.append(tr("With so few tokens no method can be compared with the ablation."))
+        lines.append(tr("With so few tokens, no method can be compared with the ablation."))
         return " ".join(lines)
     (worst_rho, worst), (best_rho, top) = ranked[0], ranked[-1]
     if f"{best_rho:.2f}" == f"{worst_rho:.2f}":  # as printed: no method is closer than another
         lines.append(
             tr(
-                "Every method ranks the tokens as alike to the ablation (Spearman ρ = {rho:.2f}).",
+                "Every method ranks the tokens equally close to the ablation's order (Spearman ρ = "
+                "{rho:.2f}, a rank correlation: 1 means the same order).",
                 rho=best_rho,
             )
         )
@@ -263,8 +267,9 @@ def summary(explanation: Explanation, tokens: Sequence[str], target: str | None 
         lines.append(
             # TRANSLATORS: {method} and {other} are method names (attention, rollout, flow, gradient × input)
             tr(
-                "Of the methods, {method} ranks the tokens most like the ablation (Spearman ρ = {rho:.2f}); "
-                "{other} least (ρ = {other_rho:.2f}).",
+                "Of the methods, {method} ranks the tokens most like the ablation (Spearman ρ = {rho:.2f}, "
+                "a rank correlation: 1 means the same order). {other} ranks them least like it (ρ = "
+                "{other_rho:.2f}).",
                 method=tr(NAMES[top]),
                 rho=best_rho,
                 other=tr(NAMES[worst]),
@@ -282,8 +287,8 @@ def summary(explanation: Explanation, tokens: Sequence[str], target: str | None 
     if e.scores["flow"] is None:
         lines.append(
             tr_n(
-                "Attention flow is left out: it is computed up to {n} token.",
-                "Attention flow is left out: it is computed up to {n} tokens.",
+                "Attention flow is left out: it is only computed for up to {n} token.",
+                "Attention flow is left out: it is only computed for up to {n} tokens.",
                 FLOW_MAX_TOKENS,
                 n=FLOW_MAX_TOKENS,
             )

@@ -95,7 +95,8 @@ def test_the_lens_and_the_logits_parts_are_the_backends(bundled):
     targets = heads["data"][1]
     assert targets["customdata"][6] == [1, 2] and targets["text"][6] == f"{parts.heads[1, 2]:+.4f}"
     assert targets["hovertemplate"].startswith("head %{customdata[0]}.%{customdata[1]}: %{text}")
-    assert f"(logit {parts.logit:.4f})" in said(at) and f"add up to {parts.total:.4f}, the logit" in said(at)
+    assert f"(logit {parts.logit:.4f})" in said(at)
+    assert f"add up to {parts.total:.4f}, which is the logit" in said(at)
     assert "Decided at" in said(at) and url_params(at)["position"] == str(len(ids) - 1)
 
 

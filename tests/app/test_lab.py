@@ -174,7 +174,7 @@ def test_the_patching_map_uses_the_twin_or_a_typed_sentence_of_the_same_length(b
     assert url_params(at)["corrupted"] == typed and url_params(at)["map"] == "patching"
     at = at.text_input(key="m_corrupted").set_value("Too short.").run()
     assert not at.exception
-    assert f"The corrupted sentence has 3 tokens and yours {len(ids)}" in said(at)
+    assert f"The corrupted sentence has 3 tokens and yours has {len(ids)}" in said(at)
 
 
 def test_a_sentence_that_does_not_repeat_asks_for_a_corrupted_one():

@@ -53,7 +53,7 @@ def test_the_copy_model_shows_every_head(bundled):
 
 # What each view shows of the copy model: its charts' count and a line only that view writes.
 SHOWS = {
-    "All heads": (1, "Every head's weights on your sentence"),
+    "All heads": (1, "every head's weights on your sentence"),
     "One head": (4, "weights = softmax(masked_scores)"),
     "Token view": (1, "Thicker, darker lines carry more weight"),
     "Head roles": (4, "induction: weight on the token after the earlier copy"),
@@ -119,7 +119,7 @@ def test_a_head_opened_for_its_role_says_what_stripe_to_look_for():
     at = view(at, "Head roles").button(key="m_open_induction").click().run()
     said = at.info[0].value
     assert "best induction head" in said and "a stripe 15 below the diagonal (L − 1)" in said
-    assert "each 16 tokens after its copy" in said
+    assert "each 16 tokens after its first copy" in said
     assert figures(at)[0]["data"][0]["name"] == "weights"  # the first chart: the weights, not the scores
     assert [i.proto.srcdoc for i in at.get("iframe")] != []  # the page goes back to the top
     at = view(at, "Head roles").button(key="m_open_previous").click().run()
@@ -215,7 +215,7 @@ def test_a_public_server_says_the_same_for_every_name_it_refuses(public_server):
         said.append(message[message.index("This server") :])
         assert [box.key for box in at.text_input] == ["m_text"]  # no "folder on this server"
     assert len(set(said)) == 1 and "only the models in its Model list" in said[0].replace("\\", "")
-    assert any("opens the models listed here only" in c.value for c in at.caption)
+    assert any("opens only the models listed here" in c.value for c in at.caption)
 
 
 def test_picking_a_hub_model_without_a_network_says_so_within_seconds(monkeypatch, tmp_path):
@@ -412,7 +412,7 @@ def test_every_view_says_what_the_model_learned_and_what_its_patterns_mean(name)
     at = view(page().run(), name)
     said = [c.value for c in at.caption if c.value.startswith("This model learned")]
     assert said == [
-        "This model learned to copy repeated stretches of tokens, not language: its heads show where a "
+        "This model learned to copy repeated stretches of tokens, not language. Its heads show where a "
         "repeat is, not grammar."
     ]
     assert not [c for c in at.caption if "so the patterns mean something" in c.value]
@@ -488,7 +488,7 @@ def test_at_the_token_limit_append_is_disabled_and_the_sentence_stays():
     at = at.button(key="m_append").click().run()
     assert not at.exception and not at.warning
     assert at.button(key="m_append").disabled
-    assert any("nothing more can be appended" in c.value for c in at.caption)
+    assert any("no more tokens can be appended" in c.value for c in at.caption)
     shown = "".join(token_chips(at))
     assert "Alice" not in shown and len(url_params(at)["next"].split(",")) == 1  # not the example sentence
 
@@ -508,7 +508,7 @@ def test_head_roles_say_which_probes_and_measure_on_lines_of_text_too(bundled):
     at = view(page().run(), "Head roles")
     assert at.segmented_control(key="m_probes").value == "random"  # the copy model never read text
     said = lambda: " ".join(m.value for m in at.markdown)  # noqa: E731
-    assert "measured on probe sequences of random tokens" in said()
+    assert "measured on test sequences of random tokens" in said()
     at = at.segmented_control(key="m_probes").set_value("text").run()
     assert not at.exception and "well-known lines of English" in said()
     expected = roles.text_roles(model, sentence.natural_probes(), info.start_token)

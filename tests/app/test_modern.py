@@ -49,7 +49,7 @@ def test_every_question_hides_its_answer_until_predicted(page):
         assert page.button(key=f"modern_check_{name}_show").label == "Show me without predicting"
     at = page.radio(key="modern_check_groups").set_value("2").run()
     assert not at.exception
-    assert "Distinct key matrices among the 8 heads, counted in the trace: **2**" in markdown(at)
+    assert "The 8 heads read **2** distinct key matrices" in markdown(at)
     assert len(figures(at)) == 1  # the 8 heads' weights, the other answers still hidden
 
 
@@ -120,7 +120,7 @@ def test_an_unusable_sentence_keeps_the_pages_embedding(page):
     at = answered(page.text_input(key="modern_text").set_value("!!!").run())
     table = next(d.value for d in at.dataframe if "new token" in d.value.columns)
     assert list(table["new token"]) == ["Your", "journey", "starts", "with", "one", "step"]
-    assert "Distinct key matrices among the 8 heads, counted in the trace: **2**" in markdown(at)
+    assert "The 8 heads read **2** distinct key matrices" in markdown(at)
 
 
 def test_tiles_drawn_as_lines_on_the_weights(page):

@@ -56,7 +56,7 @@ def test_every_view_renders_on_the_bundled_qwen3_layout_model(view):
         at = at.multiselect(key="m_ko").set_value(["1.2"]).run()
         assert not at.exception and not at.error
         assert (
-            "heads 0–3 read one key/value head, so patching that key/value head would change all 4"
+            "Heads 0–3 read one key/value head, so patching that key/value head would change all 4"
             in said(at)
         )
     if view == "explain":  # past both predict-first questions
@@ -130,8 +130,8 @@ def test_todays_attention_asks_first_then_shows_the_models_own_numbers():
     np.testing.assert_allclose(decode(bars["data"][1]["y"]), sinks.by_layer()[1], rtol=1e-5)
     assert "KV cache per token, in bytes" in charts
     assert (
-        "2 (a key and a value) × layers (4) × key/value heads (2) × numbers a head (32) × bytes a number (4) "
-        "= 2,048 bytes per token" in said(at)
+        "2 (a key and a value) × layers (4) × key/value heads (2) × numbers per head (32) × "
+        "bytes per number (4) = 2,048 bytes per token" in said(at)
     )
     held = today.cache_size(model, ids).held  # the two sliding layers keep 31 tokens each
     assert f"your sentence leaves {held:,} bytes in it" in said(at) and held < 2048 * len(ids)
@@ -143,15 +143,15 @@ def test_todays_attention_on_a_gpt_says_every_head_has_its_own_keys():
     at = page(catalog.SHAKESPEARE, "today")
     at = at.button(key="m_today_sink_show").click().run()
     assert "Every head of this model has its own keys and values" in said(at)
-    assert "none has a sliding window" in said(at)
+    assert "no layer has a sliding window" in said(at)
     assert not at.exception and not at.error
 
 
 def test_where_it_decided_says_how_gemmas_norm_after_attention_enters_the_parts(folders, local_server):
     at = page(str(folders["gemma3"]), "lens", text=TEXT)
-    assert "its scale frozen at this run's value" in said(at)
+    assert "its scale fixed at this run's value" in said(at)
     at = page(str(folders["qwen3"]), "lens", text=TEXT)
-    assert "no shift and that part is 0" in said(at) and "frozen" not in said(at)
+    assert "adds no shift, so the shift's part is 0" in said(at) and "scale fixed" not in said(at)
 
 
 @pytest.mark.parametrize("view", list(VIEWS))

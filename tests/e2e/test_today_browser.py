@@ -21,7 +21,7 @@ SHOWS = {  # a line each view writes once it is drawn
     "lab": "Each head here is a query head",
     "map": "Each head here is a query head",
     "lens": "A layer's attention bar is the sum of its heads",
-    "explain": "put its largest weight on the token whose removal hurts",
+    "explain": "largest weight fall on the token whose removal hurts",
 }
 
 

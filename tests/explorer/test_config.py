@@ -34,7 +34,7 @@ def test_defaults_are_the_books_multi_head_example():
         (dict(dropout=-0.1), "dropout=-0.1 is out of range"),
         (dict(dropout=math.nan), "dropout=nan is out of range"),
         (dict(dropout="x"), "dropout='x' must be a number"),
-        (dict(d_in=0), "d_in=0 is out of range; use 1..1024"),
+        (dict(d_in=0), "d_in=0 is out of range; use a whole number from 1 to 1024"),
         (dict(d_out=MAX_D_OUT + 1), "d_out=1025 is out of range"),
         (dict(heads=MAX_HEADS + 1, d_out=17), "heads=17 is out of range"),
         (dict(seed=-1), "seed=-1 is out of range"),

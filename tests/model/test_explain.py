@@ -270,7 +270,7 @@ def test_the_summary_says_when_every_method_ranks_alike():
         2, 7, -0.5, "mean", scores, dict.fromkeys(("attention", "rollout", "flow", "gradient"), 0.8)
     )
     said = summary(tied, ["a", "b", "c"])
-    assert "Every method ranks the tokens as alike" in said and "most like" not in said
+    assert "Every method ranks the tokens equally close" in said and "most like" not in said
     apart = explain_module.Explanation(
         2, 7, -0.5, "mean", scores, {"attention": 0.5, "rollout": 0.8, "flow": 0.8, "gradient": 0.8}
     )

@@ -50,8 +50,8 @@ def join_base() -> tuple[str, str | None]:
     if listens in EVERY_INTERFACE and (found := network_address()):
         return f"{here.scheme or 'http'}://{_host(found)}:{port}", None
     return used, tr(
-        "Phones cannot open this link: this server answers this computer only ({address}). Restart it "
-        "with --server.address 0.0.0.0 so that others on your network can reach it, or set "
+        "Phones cannot open this link, because this server answers only this computer ({address}). Restart "
+        "the server with --server.address 0.0.0.0 so that others on your network can reach it, or set "
         "ATTENTION_PUBLIC_URL to the address students can open.",
         address=listens or "localhost",
     )

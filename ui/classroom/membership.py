@@ -265,7 +265,9 @@ def sidebar() -> None:
                 value=m.follow,
                 key="class_follow",
                 on_change=lambda: setattr(m, "follow", st.session_state["class_follow"]),
-                help=tr("Your page switches to the view your teacher sends. Turn it off to explore alone."),
+                help=tr(
+                    "Your page switches to the view your teacher sends. Turn this off to explore on your own."
+                ),
             )
         st.button(
             tr("Leave the class"), key="class_leave", on_click=language.callback(leave), type="tertiary"
@@ -326,8 +328,8 @@ def watch(pages: dict) -> None:
         leave()
         say(
             tr(
-                "Your class has ended: its teacher closed it, or its time ran out. "
-                "The page is yours alone again."
+                "Your class has ended: its teacher closed it, or its time ran out. The page is yours alone "
+                "again."
             )
         )
         st.rerun()

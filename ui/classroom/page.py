@@ -51,10 +51,10 @@ def page() -> None:
     st.title(tr("Class mode"))
     st.markdown(
         tr(
-            "The whole class predicts, the teacher sees the spread, the class discusses, then the teacher "
-            "reveals. Students join with the code or the QR code; every predict-first question on Learn, "
-            "Modern attention and What your language costs is then answered for the class and held until "
-            "the teacher reveals it."
+            "The whole class predicts, the teacher sees the spread of answers, the class discusses, and "
+            "then the teacher reveals the answer. Students join with the code or the QR code. After that, "
+            "each predict-first question on Learn, Modern attention and What your language costs is "
+            "answered for the class. Its answer stays hidden until the teacher reveals it."
         )
     )
     m = member()
@@ -89,8 +89,8 @@ def outside() -> None:
         st.subheader(tr("Start a class"))
         st.caption(
             tr(
-                "For the teacher: you get a code for the class and a teacher's link that only you hold. "
-                "A class lasts {hours:g} hours; one that nobody joins ends after an hour.",
+                "For the teacher: you get a code for the class and a teacher's link that only you hold. A "
+                "class lasts {hours:g} hours. A class that nobody joins ends after an hour.",
                 hours=membership.store().limits.hours,
             )
         )
@@ -102,7 +102,8 @@ def outside() -> None:
                 type="password",
                 key="class_teacher_key",
                 help=tr(
-                    "This server asks for a key before a class can be started; its administrator has it."
+                    "This server asks for a key before a class can be started. The server's administrator "
+                    "has the key."
                 ),
             )
         if st.button(tr("Start a class"), type="primary", key="class_start"):
@@ -131,9 +132,9 @@ def teacher_board(m: Member) -> None:
         with st.expander(tr("The teacher's link (keep it to yourself)"), icon=":material/key:"):
             st.caption(
                 tr(
-                    "It makes any browser this class's teacher: reveal, ask again, send your view, "
-                    "export. Do not project it. This browser stays the teacher when you reload; open "
-                    "the link in another browser to teach from there."
+                    "This link makes any browser the teacher of this class, able to reveal, ask again, "
+                    "send your view and export. Do not project it. This browser stays the teacher when you "
+                    "reload. To teach from another browser, open the link there."
                 )
             )
             st.code(join_link(m.shown_code, m.secret_link or m.secret), language=None, wrap_lines=True)
@@ -175,7 +176,12 @@ def joined() -> None:
 
 def export(m: Member) -> None:
     with st.container(border=True):
-        st.markdown(tr("**The class's answers**: every question, its counts per option and vote."))
+        st.markdown(
+            tr(
+                "**The class's answers**: every question, with the number of answers per option and "
+                "each vote."
+            )
+        )
         names = st.checkbox(tr("Include nicknames"), key="class_nicknames")
         st.download_button(
             tr("Download as CSV"),

@@ -221,7 +221,7 @@ def teacher_panel(key: str, options: list[str], answer: str, view: dict[str, str
     if m is None or not m.teacher:
         return
     if membership.offline():
-        st.warning(tr("Class mode cannot be reached right now; it tries again by itself."))
+        st.warning(tr("Class mode cannot be reached right now. The page tries again by itself."))
         return
     try:
         tally = membership.store().tally(m.code, key, m.secret)

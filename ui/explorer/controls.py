@@ -219,7 +219,7 @@ def sentence_row() -> None:
         on_change=_sync,
         args=("text",),
         placeholder=tr("Type a sentence and press Enter"),
-        help=tr("Press Enter to apply. Tokens are split by the tokenizer in the sidebar."),
+        help=tr("Press Enter to apply. The tokenizer chosen in the sidebar splits the text into tokens."),
     )
     row.selectbox(
         tr("Example"),
@@ -228,8 +228,8 @@ def sentence_row() -> None:
         on_change=_apply_preset,
         format_func=preset_label,
         help=tr(
-            "Sentences and settings from the book and Raschka's blog post, and the book's first sentence "
-            "in each of its translations."
+            "Sentences and settings from the book and from Raschka's blog post, plus the book's first "
+            "sentence in each of its translations."
         ),
         width=400,  # the opening example's name whole at 1366 px, in the longest language (Polish)
     )

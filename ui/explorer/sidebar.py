@@ -57,15 +57,18 @@ def sidebar(config: ExplorerConfig, sync: Callable[[str], None]) -> None:
             horizontal=True,
             format_func=lambda k: tr(EMBEDDING_LABELS[k]),
             help=tr(
-                "The book's fixed vectors exist for its example sentences; your own text uses a seeded "
-                "nn.Embedding, or a matrix you type."
+                "The book's fixed vectors exist only for its example sentences. Your own text uses a "
+                "seeded nn.Embedding, or a matrix you type."
             ),
             on_change=sync,
             args=("embedding",),
         )
         if s["w_embedding"] == "custom":
             st.text_area(
-                tr("Matrix: one row per token, numbers split by commas, rows by ';' or lines"),
+                tr(
+                    "Matrix: one row per token; separate the numbers with commas and the rows with ';' or "
+                    "new lines"
+                ),
                 key="w_matrix",
                 height=100,
                 on_change=sync,
@@ -164,8 +167,9 @@ def _modern_knobs(config: ExplorerConfig, knob, sync: Callable[[str], None]) -> 
             min_value=1,
             max_value=MAX_HEADS,
             help=tr(
-                "How many key/value heads the query heads share (Llama 3: 32 query heads, 8 groups). "
-                "1 = multi-query attention; = heads: ordinary multi-head attention. Must divide heads."
+                "How many key/value heads the query heads share (Llama 3: 32 query heads, 8 groups). 1 "
+                "group = multi-query attention; as many groups as heads = ordinary multi-head attention. "
+                "The number of heads must be a multiple of this number."
             ),
         )
     if variant.has("window"):
@@ -176,7 +180,9 @@ def _modern_knobs(config: ExplorerConfig, knob, sync: Callable[[str], None]) -> 
             on_change=_window_switched,
             args=(sync,),
             disabled=not s.get("w_causal", True),  # a window limits how far back: the causal mask first
-            help=tr("Mistral, Gemma: a query sees only itself and the window - 1 tokens before it."),
+            help=tr(
+                "Used by Mistral and Gemma: a query sees only itself and the (window − 1) tokens before it."
+            ),
         )
         if s.get("w_window") is not None:
             knob(
@@ -192,8 +198,9 @@ def _modern_knobs(config: ExplorerConfig, knob, sync: Callable[[str], None]) -> 
             "rope",
             tr("RoPE (rotary positions)"),
             help=tr(
-                "Rotate each query and key by its position (Llama, Qwen, Gemma): scores then depend on the "
-                "distance between two tokens, not on where they sit. Needs an even d_out / heads."
+                "RoPE (rotary position embedding, used by Llama, Qwen and Gemma) rotates each query and "
+                "key by an angle set by its position. A score then depends on the distance between two "
+                "tokens, not on where they sit. It needs d_out / heads to be even."
             ),
         )
     if variant.has("tile"):
@@ -204,8 +211,8 @@ def _modern_knobs(config: ExplorerConfig, knob, sync: Callable[[str], None]) -> 
             min_value=1,
             max_value=MAX_TILE,
             help=tr(
-                "FlashAttention's online softmax takes the keys this many at a time, keeping a running "
-                "maximum and sum: the T x T matrix is never held whole."
+                "FlashAttention's online softmax reads the keys this many at a time and keeps a running "
+                "maximum and sum. The whole T × T matrix is never held in memory."
             ),
         )
 

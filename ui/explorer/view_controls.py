@@ -27,8 +27,9 @@ VIEW_LABELS = {  # query_params.VIEWS (the widget's values) -> the view's button
 NUMBERS_UP_TO = 12  # tokens: numbers in the cells by default up to here, readable on a projector
 FIT_FROM = 64  # tokens: from here a weights colour scale fitted to the values by default
 FITTED_HELP = N_(
-    "Weights are coloured from 0 to 1 by default; with hundreds of tokens most weights are tiny, and a "
-    "scale from the smallest to the 99th percentile (the largest 1% saturate) shows their differences."
+    "By default the colours run from weight 0 to weight 1. With hundreds of tokens most weights are tiny. "
+    "A scale from the smallest weight to the 99th percentile shows their differences; the largest 1% all "
+    "get the top colour."
 )
 
 

@@ -104,8 +104,8 @@ def _weights_note(config: ExplorerConfig, trace: AttentionTrace) -> str:
         return tr("No trainable weights here: the scores are dot products of the embeddings themselves.")
     notes = [
         tr(
-            "W_query, W_key, W_value are random (seed {seed}), not trained: these patterns mean nothing yet. "
-            "For trained heads, see {page}.",
+            "W_query, W_key and W_value are random (seed {seed}), not trained, so these patterns mean "
+            "nothing yet. For trained heads, see {page}.",
             seed=config.seed,
             page=tr("Watch it learn"),
         )
@@ -113,15 +113,16 @@ def _weights_note(config: ExplorerConfig, trace: AttentionTrace) -> str:
     if config.variant == "kv_cache":
         notes.append(
             tr(
-                "Generated one token at a time: each step computed one row of scores against the keys "
-                "cached so far; the cells after it were never computed (blank in scores)."
+                "With the KV cache, the rows are computed one token at a time. Each step computes one row "
+                "of scores against the keys cached so far. The cells right of the diagonal are never "
+                "computed, so they are blank in the scores."
             )
         )
     if trace.tile_size is not None:
         notes.append(
             tr(
-                "The tile changes the order of the work and how much is held at once, not the numbers: "
-                "the T × T matrices here are the tiles side by side ({page}, question 5).",
+                "The tile size changes the order of the work and how much memory is held at once, not the "
+                "numbers. The T × T matrices here are the tiles placed side by side ({page}, question 5).",
                 page=tr("Modern attention"),
             )
         )
@@ -141,7 +142,7 @@ def explorer_body() -> None:
         st.caption(
             tr(
                 "Japanese and Chinese are written without spaces between words, so the words tokenizer "
-                "has no word boundaries to split at: it splits those characters one by one."
+                "finds no word boundaries. It splits those characters one by one instead."
             )
         )
     trace = cached_trace(config)
@@ -213,16 +214,22 @@ def _steps_captions(
         marks.append(tr("Hatched cells are masked (−inf)."))
     if trace.dropout_mask is not None:
         marks.append(tr("✕ marks weights dropout removed."))
-    marks.append(tr("Rows are queries (the token that looks); columns are keys (the one looked at)."))
+    marks.append(tr("Rows are queries (the token that looks); columns are keys (the token it looks at)."))
     captions = [" ".join(marks)]
     shown_as = []
     if not shown["numbers"]:
         shown_as.append(
-            tr("Numbers in the cells are off for this size: hover a cell for its value, or switch them on.")
+            tr(
+                "At this size the numbers in the cells are switched off. Hover over a cell to see its "
+                "value, or switch the numbers on."
+            )
         )
     if shown["fitted"] and any(STEPS[name].kind == "weights" for name in drawn):
         shown_as.append(
-            tr("Weights are coloured from their smallest to their 99th percentile (the largest 1% saturate).")
+            tr(
+                "The colours run from the smallest weight to the 99th percentile; the largest 1% all get "
+                "the top colour."
+            )
         )
     if shown_as:
         captions.append(" ".join(shown_as))
@@ -236,8 +243,8 @@ def _steps_captions(
 def heads_view(trace: AttentionTrace) -> None:
     st.caption(
         tr(
-            "weights {shape}: every head, colour only. Dark = 0, yellow = 1. Pick a head in another view "
-            "for its exact numbers.",
+            "weights {shape}: every head, shown by colour only. Dark = 0, yellow = 1. To see a head's "
+            "exact numbers, pick it in another view.",
             shape=figures.shape_text(trace, "weights"),
         )
     )
@@ -288,7 +295,7 @@ def query_view(trace: AttentionTrace, head: int, query: int) -> None:
     if summed.size <= MAX_TABLE_CELLS:
         number_table(summed, key="query_sum")
     else:
-        st.caption(tr("Too large to tabulate here; download the values and weights as CSV below."))
+        st.caption(tr("This is too large for a table here. Download the values and weights as CSV below."))
 
 
 def tokens_view(config: ExplorerConfig, trace: AttentionTrace) -> None:
@@ -325,7 +332,12 @@ def tokens_view(config: ExplorerConfig, trace: AttentionTrace) -> None:
         number_table(x_frame, key="x_table")
     else:
         vectors = VIEW_LABELS["vectors"]  # (not inside tr(): the catalogs would take its key)
-        st.caption(tr("Too large to tabulate here; see the {tab} tab or download x as CSV.", tab=tr(vectors)))
+        st.caption(
+            tr(
+                "This is too large for a table here. See the {tab} tab, or download x as CSV.",
+                tab=tr(vectors),
+            )
+        )
 
 
 def share_view(config: ExplorerConfig, trace: AttentionTrace, shown: dict) -> None:
@@ -333,8 +345,8 @@ def share_view(config: ExplorerConfig, trace: AttentionTrace, shown: dict) -> No
     view = explorer_url(config, shown["shown"] | {"view": None})
     st.markdown(
         tr(
-            "**Share.** The address bar holds the whole view (this tab aside); this link reproduces it "
-            "exactly, and **{button}** copies it in one click:",
+            "**Share.** The address bar holds the whole view (except which tab is open). This link "
+            "reproduces the view exactly, and **{button}** copies the link in one click:",
             button=tr("Copy link"),
         )
     )
@@ -343,7 +355,10 @@ def share_view(config: ExplorerConfig, trace: AttentionTrace, shown: dict) -> No
     with st.expander(tr("PyTorch code that reproduces these numbers"), expanded=False):
         st.code(pytorch_script(config), language="python")
     st.markdown(
-        tr("**Downloads** (CSV with tokens as row and column labels; PNG from each chart's camera icon)")
+        tr(
+            "**Downloads** (CSV files label rows and columns with the tokens; for a PNG, use each chart's "
+            "camera icon)"
+        )
     )
     downloads(trace, shown["head"])
 

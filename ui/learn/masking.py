@@ -64,9 +64,10 @@ def causal_mask(page: Lesson) -> None:
     diff = (two["renormalised"] - two["minus_inf"]).abs().max().item()
     st.markdown(
         tr(
-            "Largest difference: **{diff:.1e}** (float rounding). B is preferred: one softmax instead of "
-            "softmax, multiply, sum and divide, and masked keys never get probability to remove — "
-            "the future is never seen, not seen-then-erased.",
+            "Largest difference: **{diff:.1e}** (float rounding). Way B is preferred: it needs one softmax "
+            "instead of softmax, multiply, sum and divide, and masked keys never receive probability that "
+            "has to be taken away again. The model never sees the future at all, rather than seeing it and "
+            "erasing it.",
             diff=diff,
         )
     )
@@ -80,7 +81,7 @@ def dropout(page: Lesson) -> None:
         tr("p = 0.5. A kept weight of 0.2 becomes…"),
         ["0.1", "0.2", "0.4"],
         "0.4",
-        tr("Kept weights are divided by 1 − p = 0.5, so the expected row sum stays 1."),
+        tr("Each kept weight is divided by 1 − p = 0.5, so on average a row still adds up to 1."),
         page.everything,
         view=page.view,
     ):

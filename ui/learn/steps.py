@@ -58,7 +58,10 @@ def tokens_to_embeddings(page: Lesson) -> None:
     """Step 1: the blog's vocabulary, each token's id, and the embedding matrix x."""
     trace, info = page.trace, page.config.tokens
     st.markdown(
-        tr("Raschka's blog recipe: split into words, sort the unique words, a word's id is its place.")
+        tr(
+            "Raschka's blog recipe: split the text into words and sort the unique words. Each word's id is "
+            "its place in that sorted list."
+        )
     )
     formulas(
         r"\text{vocabulary} = \mathrm{sorted}(\mathrm{set}(\text{words})),",
@@ -78,7 +81,10 @@ def tokens_to_embeddings(page: Lesson) -> None:
         tr("How many rows does the embedding matrix x have?"),
         list(options.values()),
         options["token"],
-        tr("One row per token (position), not per vocabulary entry: repeated words repeat their row."),
+        tr(
+            "There is one row per token position, not one per word in the vocabulary, so a repeated word "
+            "gets its row again."
+        ),
         page.everything,
         view=page.view,
     ):
@@ -114,7 +120,7 @@ def simplified_attention(page: Lesson, query: int) -> None:
         tr("Before looking: which key will “{token}” attend to most?", token=literal(page.tokens[query])),
         labels,
         labels[work.top_key],
-        tr("The largest dot product wins after the softmax, which keeps the order."),
+        tr("The softmax keeps the order of the scores, so the largest dot product gets the largest weight."),
         page.everything,
         view=page.view,
     ):
@@ -132,7 +138,8 @@ def simplified_attention(page: Lesson, query: int) -> None:
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     st.markdown(
         tr(
-            "Σ exp(ω) = **{total}**; each α is exp(ω) divided by it, and the α sum to 1.",
+            "Σ exp(ω) = **{total}**. Each α is its exp(ω) divided by this total, so the α values add up to "
+            "1.",
             total=lesson.fmt(work.exp_sum),
         )
     )
@@ -143,8 +150,8 @@ def simplified_attention(page: Lesson, query: int) -> None:
     if not page.own and page.source.startswith("Hello shiny sun") and query == 1:
         st.info(
             tr(
-                "The hand-worked example prints [0.3992, 0.3858, 0.8610]: it rounds each term to 4 decimals "
-                "before adding. Exact float32 arithmetic gives the values above."
+                "The book's hand-worked example prints [0.3992, 0.3858, 0.8610] because it rounds each "
+                "term to 4 decimals before adding. Exact float32 arithmetic gives the values above."
             )
         )
     simple = lesson.simplified_matrices(page.config)
@@ -204,8 +211,9 @@ def why_scale(page: Lesson) -> None:
     st.subheader(tr("Why divide by √d_k?"))
     st.markdown(
         tr(
-            "Random queries and keys with unit variance: their dot products spread like √d_k, so without "
-            "scaling one weight takes almost everything (the softmax saturates and its gradients vanish)."
+            "Take random queries and keys with variance 1. Their dot products spread out as much as √d_k. "
+            "Without scaling, one weight then takes almost everything: the softmax saturates and its "
+            "gradients vanish."
         )
     )
     options = {  # the choices by what they say; the first is right
@@ -218,7 +226,7 @@ def why_scale(page: Lesson) -> None:
         tr("d_k grows from 2 to 2048. The unscaled softmax's largest weight…"),
         list(options.values()),
         options["one"],
-        tr("Scores of spread √d_k make exp() of the largest dwarf the rest."),
+        tr("When the scores spread out as much as √d_k, exp() of the largest score dwarfs all the others."),
         page.everything,
         view=page.view,
     ):
@@ -266,7 +274,10 @@ def multi_head(page: Lesson) -> None:
         tr("keys has shape {before}. After keys.transpose(1, 2)?", before=before),
         after,
         after[0],
-        tr("Heads become a batch axis, so each head attends alone."),
+        tr(
+            "After the transpose, the heads axis sits where a batch axis would: each head computes its own "
+            "attention, independently of the others."
+        ),
         page.everything,
         view=page.view,
     ):
@@ -315,7 +326,7 @@ def exercises() -> None:
     st.markdown(
         tr(
             "**Exercise 3.2:** the wrapper with d_out = 1 per head and 2 heads gives context vectors of "
-            "width **{width}**: shape {shape}; first row [{row}].",
+            "width **{width}**. Their shape is {shape}, and the first row is [{row}].",
             width=ex32.shape[-1],
             shape=tuple(ex32.shape),
             row=", ".join(f"{v:.4f}" for v in ex32[0, 0].tolist()),

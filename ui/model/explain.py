@@ -23,9 +23,10 @@ from ui.model.url import BASELINES, label, question_view
 from ui.widgets import MAIN_PX, chart, chart_width, keep_choice, literal, number_table, reset_predictions
 
 INTRO = N_(
-    "Tools that explain a prediction answer with attention maps, rollout or gradients, and they often "
-    "disagree. Here each is scored against a ground truth you can trust: remove a token (its embedding "
-    "replaced, its position kept) and measure how much the prediction's log-probability falls."
+    "Explanation tools say which tokens mattered by using attention maps, attention rollout (attention "
+    "multiplied through all the layers) or gradients, and they often disagree. Here each tool is checked "
+    "against a test you can trust: remove a token (replace its embedding, keep its position) and measure "
+    "how far the log-probability of the prediction falls."
 )
 SAME = N_(
     "Both name “{token}”: the last layer's attention gives it {weight:.2f} of its weight, and removing it "
@@ -38,10 +39,11 @@ OTHER = N_(
     "{other:.2f}). Over all the tokens the two rank alike with Spearman ρ = {rho}."
 )
 METHODS_NOTE = N_(
-    "The scores are on each method's own scale (the chart divides each row by its largest |score| so "
-    "that they compare). The row Spearman ρ (last, or first in a long table): each method's rank "
-    "correlation with the ablation, 1 = the same order of tokens, 0 = unrelated, nan = undefined (one "
-    "token, or a method that scores all alike)."
+    "Each method's scores are on its own scale; the chart divides each row by its largest |score| so that "
+    "the rows can be compared. The row Spearman ρ (last, or first in a long table) is each method's rank "
+    "correlation with the ablation. A rank correlation compares only the order of the tokens: 1 = the same "
+    "order, 0 = unrelated. It is nan (undefined) when there is one token, or when a method gives every "
+    "token the same score."
 )
 
 
@@ -93,8 +95,8 @@ def _attention_question(e: Explanation, tokens: Sequence[str], target: str, view
             **values,
         )
     question = tr(
-        "Take the prediction after the last token, “{token}”. Will the last layer's attention (the mean "
-        "of its heads) put its largest weight on the token whose removal hurts that prediction most?",
+        "Take the prediction after the last token, “{token}”. Average the last layer's attention over its "
+        "heads. Will its largest weight fall on the token whose removal hurts that prediction most?",
         token=literal(tokens[-1]),
     )
     answer = yes if attended == ablated else no
@@ -116,7 +118,7 @@ def _removal_question(e: Explanation, tokens: Sequence[str], target: str, view: 
         baseline=tr(NAMES[e.baseline]),
     )
     question = tr(
-        "Which token, removed, will hurt the prediction after “{token}” most?", token=literal(tokens[-1])
+        "Removing which token will hurt the prediction after “{token}” the most?", token=literal(tokens[-1])
     )
     answer = f"{best}: {tokens[best]}"
     return predict("m_predict_removal", question, options, answer, why, everything=False, view=view)
@@ -131,9 +133,9 @@ def baseline_control(where) -> str:
         key="m_baseline",
         format_func=label(BASELINES),
         help=tr(
-            "The ablation replaces a token's embedding (its position embedding is kept) by the mean of "
-            "every token's embedding, or by zeros. Zeros can push the model somewhere it never was; the "
-            "mean is the usual, milder choice."
+            "The ablation (removing a token to see what changes) replaces the token's embedding with the "
+            "mean of all the token embeddings, or with zeros. Its position embedding is kept. Zeros can "
+            "push the model into states it never saw in training; the mean is the usual, milder choice."
         ),
     )
     return st.session_state["m_baseline"]
@@ -145,8 +147,9 @@ def results(e: Explanation, tokens: Sequence[str], target: str) -> None:
     st.markdown(summary(e, shown, literal(target)))
     st.caption(
         tr(
-            "Ablation: each token's embedding replaced by {baseline}, one token at a time; its score is how "
-            "much the log-probability of “{target}” falls (higher: it mattered more).",
+            "Ablation: each token's embedding is replaced by {baseline}, one token at a time. A token's "
+            "score is how far the log-probability of “{target}” falls; a higher score means the token "
+            "mattered more.",
             baseline=tr(NAMES[e.baseline]),
             target=literal(target),
         )
@@ -154,8 +157,10 @@ def results(e: Explanation, tokens: Sequence[str], target: str) -> None:
     if e.scores["flow"] is None:
         st.caption(
             tr(
-                "Attention flow is left out: it solves a max-flow problem for every token, so it is only "
-                "computed up to {most} tokens, and this prediction reads {n}.",
+                "Attention flow is left out. It treats the attention weights as pipes between layers and "
+                "computes how much can flow from each token to the prediction (a max-flow problem). That "
+                "is slow, so it is only computed for up to {most} tokens, and this prediction's input has "
+                "{n} tokens.",
                 most=FLOW_MAX_TOKENS,
                 n=e.position + 1,
             )

@@ -33,10 +33,11 @@ def grouping(info: ModelInfo) -> str:
         format_func=lambda key: tr(GROUPINGS[key]),
         help=tr(
             "Per token: exactly what the model computes. Per character: the tokens that spell one "
-            "character (“한 1/2”, “한 2/2”) as one row and one column. Per word: every token of a word (the "
-            "space before it included), e.g. “un|bel|iev|able”. A group's column adds up its tokens' "
-            "weights; its row is its last token's, the one that has read the whole character or word (a GPT "
-            "reads left to right). Rows still add up to 1."
+            "character (“한 1/2”, “한 2/2”) become one row and one column. Per word: every token of a word, "
+            "including the space before it, becomes one row and one column, e.g. “un|bel|iev|able”. A "
+            "group's column adds up its tokens' weights. A group's row is the row of its last token, "
+            "because only that token has read the whole character or word (a GPT reads left to right). "
+            "Rows still add up to 1."
         ),
     )
     return st.session_state["m_group"]
@@ -56,8 +57,8 @@ def grouped_note(view: SentenceView, by: str, tokens: int) -> None:
     if by in BY:
         st.caption(
             tr(
-                "{groups} groups of {tokens} tokens: each row is its group's last token's, each column the "
-                "sum over its group's tokens. Choose Per token for the exact view.",
+                "{groups} groups of {tokens} tokens: each row is the row of its group's last token, and "
+                "each column is the sum over its group's tokens. Choose Per token for the exact view.",
                 groups=len(view.tokens),
                 tokens=tokens,
             )

@@ -10,7 +10,7 @@ import streamlit as st
 from attention.errors import ConfigError
 from attention.figures import lab as figures
 from attention.figures.model import model_grid
-from attention.i18n import tr
+from attention.i18n import N_, tr
 from attention.model import lab, sentence
 from attention.model.catalog import ModelInfo
 from attention.model.gpt import GPTModel
@@ -54,7 +54,9 @@ def experiments(source: str, model: GPTModel, info: ModelInfo) -> None:
             on_click=_run_experiment,
             args=(heads, sentence.example(info)),
             use_container_width=True,
-            help=tr("Runs on a repeated phrase: the second copy is where the model's copying shows."),
+            help=tr(
+                "This runs on a repeated phrase, because the second copy is where the model's copying shows."
+            ),
         )
         column.caption(tr("Heads {heads}", heads=", ".join(map(lab.head_name, heads))))
 
@@ -85,8 +87,9 @@ def mode_control(where) -> None:
         format_func=label(MODES),
         wrap=True,  # in a column: its options wrap rather than scroll out of sight
         help=tr(
-            "Zero: the head writes nothing. Mean: it writes its average over this sentence's positions "
-            "(keeps the constant part of what it writes; the usual choice in papers)."
+            "Zero: the head writes nothing. Mean: the head writes its average over this sentence's "
+            "positions. Mean keeps the constant part of what the head writes, and it is the usual choice "
+            "in papers."
         ),
     )
 
@@ -97,9 +100,9 @@ def knockout_view(
     """Pick heads (or run an experiment), then the sentence before and after, with what it shows."""
     st.caption(
         tr(
-            "A head's pattern shows where it looks, not what it does. Knock heads out (remove what they "
-            "write into the model) and see what changes: the loss on each token, the next token, the other "
-            "heads."
+            "A head's pattern shows where the head looks, not what it does. Knock heads out (remove what "
+            "they write into the model) and see what changes: the loss on each token, the next token and "
+            "the other heads."
         )
     )
     shared_kv_note(model)
@@ -118,8 +121,9 @@ def knockout_view(
     chart(figures.next_figure(result.next, narrow()), key="m_ko_next")
     st.markdown(
         tr(
-            "**Every head's attention**, knocked out and untouched. A knocked-out head still looks where it "
-            "looked (only what it writes is gone); a later head that read it can look elsewhere."
+            "**Every head's attention**, with the knockout and without it. A knocked-out head still looks "
+            "where it looked before; only what it writes is gone. A later head that read its output can "
+            "now look elsewhere."
         )
     )
     after, before = st.tabs([tr("Knocked out"), tr("Untouched")])
@@ -127,7 +131,9 @@ def knockout_view(
         chart(model_grid(result.weights["after"]), key="m_ko_grid_after")
     with before:
         chart(model_grid(result.weights["before"]), key="m_ko_grid_before")
-    st.caption(tr("This page's address holds the heads and the mode: share it to show the same knockout."))
+    st.caption(
+        tr("This page's address holds the heads and the mode. Share the address to show the same knockout.")
+    )
     copy_link_button()
 
 
@@ -140,7 +146,7 @@ def shared_kv_note(model: GPTModel) -> None:
     st.caption(
         tr(
             "Each head here is a query head: knocking it out or patching it changes what that one head "
-            "passes on. Its keys and values are shared: heads {first}–{last} read one key/value head, so "
+            "passes on. Its keys and values are shared. Heads {first}–{last} read one key/value head, so "
             "patching that key/value head would change all {n} of them at once.",
             first=group[0],
             last=group[-1],
@@ -157,17 +163,19 @@ def corrupted_input(
     typed = st.text_input(
         tr("Corrupted sentence (as many tokens as yours)"),
         key="m_corrupted",
-        placeholder=tr("Empty: your sentence with the first copy of its repeated phrase changed"),
-        help=tr("Patching copies a head's output from your sentence (clean) into this one."),
+        placeholder=tr("Empty: your sentence, with the first copy of its repeated phrase changed"),
+        help=tr(
+            "Patching copies a head's output from your sentence (the clean run) into this corrupted one."
+        ),
     )
     if typed.strip():
         corrupted, shown = sentence.encode(info, typed, context_length)
         if len(corrupted) != len(ids):
             raise ConfigError(
                 tr(
-                    "The corrupted sentence has {corrupted} tokens and yours {clean}: patching needs the "
-                    "same number, position by position. Change a word for another that is one token too "
-                    "(the line under the box shows the tokens).",
+                    "The corrupted sentence has {corrupted} tokens and yours has {clean}. Patching needs "
+                    "the same number of tokens, position by position. Replace a word with another word "
+                    "that is also one token (the line under the box shows the tokens).",
                     corrupted=len(corrupted),
                     clean=len(ids),
                 ),
@@ -178,6 +186,13 @@ def corrupted_input(
     return corrupted, sentence.shown_tokens(info, corrupted)
 
 
+METHOD_HELP = N_(
+    "Exact runs the model once per head. The estimate (attribution patching) needs only one backward pass, "
+    "which takes seconds even for a big model, but it is approximate. Check any head it names with a "
+    "knockout."
+)
+
+
 def importance_view(
     source: str, model: GPTModel, info: ModelInfo, ids: list[int], tokens: tuple[str, ...]
 ) -> None:
@@ -185,9 +200,10 @@ def importance_view(
     s = st.session_state
     st.caption(
         tr(
-            "Which heads matter for this prediction? Every head alone is knocked out (or patched from your "
-            "sentence into a corrupted one) and the change is measured on the repeated tokens, where an "
-            "earlier copy tells the next one (every token when nothing repeats)."
+            "Which heads matter for this prediction? Each head is knocked out on its own, or patched from "
+            "your sentence into a corrupted one. The change is measured on the repeated tokens, where an "
+            "earlier copy tells the model the next token. When nothing repeats, it is measured on every "
+            "token."
         )
     )
     shared_kv_note(model)
@@ -203,10 +219,7 @@ def importance_view(
         key="m_method",
         format_func=label(METHODS),
         wrap=True,
-        help=tr(
-            "Exact runs the model once per head. The estimate (attribution patching) takes one backward "
-            "pass: seconds for a big model, but approximate; check a head it names with a knockout."
-        ),
+        help=tr(METHOD_HELP),
     )
     kind, method = s["m_map"], s["m_method"]
     corrupted = ()

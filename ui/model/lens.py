@@ -40,10 +40,12 @@ STRIP = N_(
     "Bright colours decide early, dark ones late, as the map above is bright where the model is sure."
 )
 PARTS = N_(
-    "**Who wrote the prediction?** The logit of the predicted token is a sum: what the embeddings, "
-    "every head, every feed-forward (MLP) and the last norm's shift each add to the residual stream, "
-    "read through the last norm and the output layer (the norm's scaling taken from the final residual, "
-    "as TransformerLens does). Pick the prediction:"
+    "**Who wrote the prediction?** The predicted token's logit (its score before the softmax) is a sum of "
+    "parts. The parts are what the embeddings, each attention head, each feed-forward block (MLP) and the "
+    "final layer norm's shift (the constant the norm adds after scaling) add to the residual stream, the "
+    "running total that every layer writes into. Each part is read through the final norm and the output "
+    "layer. The norm's scaling is taken from the final residual stream, as the TransformerLens library (a "
+    "tool for inspecting models) does. Pick the prediction:"
 )
 
 
@@ -69,7 +71,8 @@ def position_control(source: str, ids: Sequence[int], tokens: Sequence[str]) -> 
     if s["m_position"] is not None and s["m_position"] > last:
         if asked:
             note = tr(
-                "position={value} is past the sentence's last token ({last}); the last is explained.",
+                "position={value} is past the sentence's last token ({last}), so the last token is "
+                "explained instead.",
                 value=s["m_position"],
                 last=last,
             )
@@ -84,7 +87,8 @@ def position_control(source: str, ids: Sequence[int], tokens: Sequence[str]) -> 
         key="m_position",
         format_func=labels.__getitem__,
         help=tr(
-            "Every position predicts the next token; the last one predicts what comes after the sentence."
+            "Every position predicts the next token. The last position predicts what comes after the "
+            "sentence."
         ),
     )
 
@@ -140,8 +144,8 @@ def parts_charts(lens: Lens, parts: LogitParts, info: ModelInfo, tokens: Sequenc
     target = shown_text(info)(parts.token)
     st.markdown(
         tr(
-            "After “{token}” the model predicts “{target}” (logit {logit:.4f}); the stage from which it "
-            "stays the top token: {stage}. The parts below add up to {total:.4f}, the logit.",
+            "After “{token}” the model predicts “{target}” (logit {logit:.4f}). It stays the top token "
+            "from this stage on: {stage}. The parts below add up to {total:.4f}, which is the logit.",
             token=literal(tokens[parts.position]),
             target=literal(target),
             logit=parts.logit,
@@ -154,8 +158,8 @@ def parts_charts(lens: Lens, parts: LogitParts, info: ModelInfo, tokens: Sequenc
     chart(figures.parts_figure(names, values, parts.logit, width, text_scale()), key="m_dla_parts")
     st.caption(
         tr(
-            "A layer's attention bar is the sum of its heads (the map below) and its out_proj bias "
-            "({bias:+.4f} in all). Red raises the logit, blue lowers it.",
+            "A layer's attention bar is the sum of its heads' parts (the map below) plus its out_proj bias "
+            "({bias:+.4f} over all layers). Red raises the logit; blue lowers it.",
             bias=float(parts.attention_bias.sum()),
         )
     )
@@ -172,15 +176,15 @@ def norm_note(info: ModelInfo) -> str:
     """How a model in today's layout's norms enter the parts: RMSNorm has no shift; Gemma's norm
     after attention is frozen at the run's value so that the heads still add up."""
     words = tr(
-        "This model's last norm is an RMSNorm: it only rescales (by this run's root mean square), so it has "
-        "no shift and that part is 0."
+        "This model's final norm is an RMSNorm. It only divides by this run's root mean square and adds no "
+        "shift, so the shift's part is 0."
     )
     if info.layout == "gemma3_text":
         words += " " + tr(
-            "Gemma also normalises each layer's attention output before adding it. A head's part here goes "
-            "through that norm with its scale frozen at this run's value (1 ÷ the root mean square of the "
-            "whole layer's output), so the heads still add up to the layer's bar exactly; on another "
-            "sentence the scale differs."
+            "Gemma also normalises each layer's attention output before adding it to the residual stream. "
+            "Here a head's part goes through that norm with its scale fixed at this run's value: 1 ÷ the "
+            "root mean square of the whole layer's output. The heads therefore still add up exactly to the "
+            "layer's bar. On another sentence the scale differs."
         )
     return words
 

@@ -16,8 +16,8 @@ from ui.model import caches as models
 from ui.widgets import literal
 
 COPY_MODEL = N_(
-    "This model learned to copy repeated stretches of tokens, not language: its heads show where a "
-    "repeat is, not grammar."
+    "This model learned to copy repeated stretches of tokens, not language. Its heads show where a repeat "
+    "is, not grammar."
 )
 
 
@@ -29,15 +29,16 @@ def meaning(info: ModelInfo) -> str:
         return tr(COPY_MODEL)
     if not trained_on and catalog.is_hub(info.source):
         return tr(
-            "This model learned language from web text: its heads can follow grammar and meaning, "
-            "though one head's pattern is a clue to what it does, not proof."
+            "This model learned language from web text, so its heads can follow grammar and meaning. "
+            "Still, a head's pattern is only a clue to what the head does, not proof."
         )
     if trained_on:
         return tr(
-            "This model learned from {trained_on}: its heads show what that taught it, nothing more.",
+            "This model learned from {trained_on}. Its heads show what that training taught it, nothing "
+            "more.",
             trained_on=literal(info.trained_on_shown),
         )
-    return tr("What this model was trained on is not recorded: read its patterns with care.")
+    return tr("What this model was trained on is not recorded, so read its patterns with care.")
 
 
 def _label(source: str) -> str:
@@ -116,11 +117,14 @@ def model_picker() -> tuple[str, GPTModel, ModelInfo]:
         list(choices),
         key="m_source",
         format_func=choices.get,
-        help=tr("The Shakespeare and copy models work offline; hub models download once when picked."),
+        help=tr(
+            "The Shakespeare and copy models work offline. A model from the Hugging Face hub downloads "
+            "once, when you pick it."
+        ),
     )
     if listed_only:
         st.caption(  # docs/classroom.md: who may open what
-            tr("This server opens the models listed here only.")  # who may open what: docs/classroom.md
+            tr("This server opens only the models listed here.")
         )
     else:
         right.text_input(
@@ -128,8 +132,8 @@ def model_picker() -> tuple[str, GPTModel, ModelInfo]:
             key="m_path",
             placeholder="/path/with/config.json",
             help=tr(
-                "config.json + model.safetensors in Hugging Face's layout (save_pretrained): GPT-2, Llama, "
-                "Qwen3 or Gemma 3."
+                "A folder with config.json and model.safetensors in Hugging Face's layout (as "
+                "save_pretrained writes them): GPT-2, Llama, Qwen3 or Gemma 3."
             ),
         )
     model_caption(model, info)

@@ -17,11 +17,12 @@ from attention.model.sentence import SentenceView
 from ui.widgets import chart, chart_width
 
 START_NOTE = N_(
-    "Your sentence starts with **<|endoftext|>** (token 50256), GPT-2's end-of-text token. GPT-2 read "
-    "its training text as documents joined into one stream with this token between them, so every "
-    "document began right after it: to a GPT-2-style model it means *a new text starts here*. "
-    "TransformerLens puts it before every text by default. The Shakespeare model learned the same way "
-    "(each scene after it), and also reads text without it, as you type it."
+    "Your sentence starts with **<|endoftext|>** (token 50256), GPT-2's end-of-text token. GPT-2 read its "
+    "training text as documents joined into one stream, with this token between them. Every document "
+    "therefore began right after this token, so to a GPT-2-style model it means *a new text starts here*. "
+    "TransformerLens, a library for inspecting models, puts the token before every text by default. The "
+    "Shakespeare model learned the same way (each scene follows the token). It also reads text without the "
+    "token, just as you type it."
 )
 
 

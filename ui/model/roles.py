@@ -87,9 +87,9 @@ def recorded_heads(info: ModelInfo) -> str:
         )
         # TRANSLATORS: "Watch it learn" is the title of the app's training page
         return tr(
-            "Its recipe measured its heads on other text — {on}: previous-token head {previous} at "
-            "{p:.2f}, induction head {induction} at {i:.2f} (Watch it learn's replay ends on the same "
-            "numbers).",
+            "When this model was trained, its recipe measured its heads on other text ({on}): "
+            "previous-token head {previous} scored {p:.2f}, and induction head {induction} scored {i:.2f}. "
+            "Watch it learn's replay ends on the same numbers.",
             on=literal(catalog.recorded(str(done["on"]))),
             previous=literal(str(previous)),
             p=float(p),
@@ -101,14 +101,14 @@ def recorded_heads(info: ModelInfo) -> str:
 
 
 MEASURED_ON_TEXT = N_(
-    "Each head's role, measured on {count} well-known lines of English (Shakespeare, Carroll, Dickens), "
-    "each after <|endoftext|> as it is; for duplicate and induction, its first 12, 18 or 24 tokens said "
-    "twice."
+    "Each head's role is measured on {count} well-known lines of English (Shakespeare, Carroll, Dickens), "
+    "each placed after <|endoftext|>. For the duplicate and induction roles, each line's first 12, 18 or "
+    "24 tokens are said twice."
 )
 MEASURED = N_(
-    "Each head's role, measured on probe sequences of random tokens (a start token, a random prefix, L "
-    "random tokens, the same L again; L and the prefix vary, so looking a fixed distance back does not "
-    "pass as induction)."
+    "Each head's role is measured on test sequences of random tokens: a start token, a random prefix, L "
+    "random tokens, then the same L tokens again. L and the prefix vary, so a head that always looks a "
+    "fixed distance back does not pass as an induction head."
 )
 
 
@@ -129,7 +129,7 @@ def head_roles(source: str, model: GPTModel, info: ModelInfo, text: str) -> None
                 tr(MEASURED_ON_TEXT, count=len(sentence.NATURAL_LINES)) if probes == "text" else tr(MEASURED),
                 tr(
                     "A score is the attention a head puts on the keys its role expects, averaged over the "
-                    "queries: 1 = always exactly there."
+                    "queries. A score of 1 means the head always looks exactly there."
                 ),
                 *([recorded] if recorded else []),
             ]
@@ -151,7 +151,7 @@ def head_roles(source: str, model: GPTModel, info: ModelInfo, text: str) -> None
         st.info(
             tr(
                 "Published for GPT-2 small: induction heads {induction}; previous-token heads {previous} "
-                "(Olsson et al. 2022; Wang et al. 2022). Compare them with the measured tops above.",
+                "(Olsson et al. 2022; Wang et al. 2022). Compare them with the top heads measured above.",
                 induction=", ".join(PUBLISHED["induction"]),
                 previous=", ".join(PUBLISHED["previous"]),
             )

@@ -24,29 +24,32 @@ from ui.widgets import chart, number_table
 QUESTIONS = ("m_today_sink", "m_today_groups", "m_today_window")
 
 SINKS = N_(
-    "Softmax must hand out all of a row's weight: a head that finds nothing worth reading in a sentence "
-    "still gives its weight away. Trained models learn to park it on the first token, which every query "
-    "can see: an **attention sink**. Its value vector is small, so the weight parked there changes little. "
-    "StreamingLLM (Xiao et al., 2023) found that a sliding KV cache breaks down once the first tokens "
-    "fall out of it, and keeps their keys for good; gpt-oss gives every head a learned sink instead, one "
-    "extra logit in the softmax's denominator that takes the weight and passes on nothing."
+    "Softmax must hand out all of a row's weight, so a head that finds nothing worth reading still gives "
+    "its weight away. Trained models learn to park this weight on the first token, which every query can "
+    "see: an **attention sink**. The first token's value vector is small, so the weight parked there "
+    "changes little. StreamingLLM (Xiao et al., 2023) found that a sliding KV cache breaks down once the "
+    "first tokens fall out of it, so StreamingLLM keeps their keys for good. gpt-oss instead gives every "
+    "head a learned sink: one extra logit (a score before the softmax) in the softmax's denominator, "
+    "which takes weight and passes on nothing."
 )
 GROUPS = N_(
-    "In grouped-query attention each key/value head serves a group of query heads: the model stores one "
+    "In grouped-query attention each key/value head serves a group of query heads, so the model stores one "
     "key and one value per group, not per head. A model generating text keeps every earlier token's keys "
-    "and values (its **KV cache**), so fewer key/value heads mean a smaller cache and longer texts in the "
-    "same memory. Heads of a group still ask their own questions: their queries differ."
+    "and values in its **KV cache**. Fewer key/value heads therefore mean a smaller cache, and longer "
+    "texts fit in the same memory. The heads of a group still ask their own questions, because their "
+    "queries differ."
 )
 BANDS = N_(
-    "A sliding-window layer's query sees only its last few keys: its weights form a band along the "
+    "In a sliding-window layer a query sees only the last few keys. Its weights form a band along the "
     "diagonal, and past the window the line below drops to nothing. Full layers in between still reach the "
-    "whole text. RoPE turns each query and key by an angle that grows with its position, so a score "
-    "depends on how far apart the two tokens are, not on where they sit; the second chart shows the mean "
-    "score by distance."
+    "whole text. RoPE (rotary position embedding) turns each query and key by an angle that grows with its "
+    "position. A score then depends on how far apart the two tokens are, not on where they sit. The second "
+    "chart shows the mean score by distance."
 )
 BANDS_GPT = N_(
-    "This model's layers all see the whole text. It has no RoPE: it adds a position embedding to each "
-    "token before the first layer, so how a score depends on distance is whatever it learned."
+    "This model's layers all see the whole text. The model has no RoPE: it adds a position embedding to "
+    "each token before the first layer. How a score depends on distance is therefore whatever the model "
+    "learned."
 )
 SHARES = (N_("Less than 10%"), N_("Between 10% and 50%"), N_("More than half"))
 
@@ -57,7 +60,7 @@ def today_view(
     """Three parts, each a question first, then its chart, its numbers and what they mean."""
     asked_afresh((source, tuple(ids)), QUESTIONS, prefix="m_today_")
     if len(ids) < 3:  # one query after the first at most: nothing to average, nothing to compare
-        st.info(tr("Today's attention reads a sentence of at least 3 tokens: type a longer one."))
+        st.info(tr("Today's attention needs a sentence of at least 3 tokens. Type a longer one."))
         return
     measured = models.today_of(source, model, info, ids)
     asked = question_view(source, "today")
@@ -76,14 +79,14 @@ def _sink_question(sinks: today.Sinks, view: dict[str, str]) -> bool:
     share = float(sinks.by_layer()[1][-1])
     answer = tr(SHARES[0] if share < 0.1 else SHARES[1] if share <= 0.5 else SHARES[2])
     why = tr(
-        "The last layer puts {share:.0%} of an average query's weight on the start token ({typed:.0%} on "
-        "your sentence's own first token when it is not there).",
+        "The last layer puts {share:.0%} of an average query's weight on the start token. Without the "
+        "start token, it puts {typed:.0%} on your sentence's own first token.",
         share=share,
         typed=float(sinks.by_layer()[0][-1]),
     )
     question = tr(
-        "Put the start token in front of your sentence. What share of its weight will an average query "
-        "of the last layer put on that one token?"
+        "Put the start token in front of your sentence. In the last layer, what share of its weight will "
+        "an average query put on that one token?"
     )
     return predict(
         "m_today_sink", question, [tr(o) for o in SHARES], answer, why, everything=False, view=view
@@ -104,24 +107,24 @@ def _groups_question(likeness: today.Likeness, view: dict[str, str]) -> bool:
     alone, one = np.isnan(likeness.same_group).all(), np.isnan(likeness.other_groups).all()
     if alone or one:  # every head its own (GPT-2), or all share one (multi-query): nothing to compare
         st.caption(
-            tr("Every head of this model has its own keys and values: there are no groups to compare.")
+            tr("Every head of this model has its own keys and values, so there are no groups to compare.")
             if alone
             else tr(
-                "All of this model's query heads share one key/value head: there are no groups to compare."
+                "All of this model's query heads share one key/value head, so there are no groups to compare."
             )
         )
         return True
     same, other = float(np.nanmean(likeness.same_group)), float(np.nanmean(likeness.other_groups))
     yes, no = tr("Yes, more alike"), tr("No, no more alike than the others")
     why = tr(
-        "Averaged over the layers, two heads of one group score {same:.2f} and two heads of different groups "
-        "{other:.2f} (1 would be the same weights).",
+        "Averaged over the layers, two heads of one group score {same:.2f}, and two heads of different "
+        "groups score {other:.2f}. A score of 1 would mean the same weights.",
         same=same,
         other=other,
     )
     question = tr(
         "Query heads of one group read the same keys and values. Will their weights look more alike than "
-        "those of heads from different groups?"
+        "the weights of heads from different groups?"
     )
     return predict(
         "m_today_groups", question, [yes, no], yes if same > other else no, why, everything=False, view=view
@@ -134,9 +137,9 @@ def groups_part(measured: today.Today) -> None:
         chart(figures.likeness_figure(likeness), key="m_today_alike")
         st.caption(
             tr(
-                "Two heads' weights on your sentence compared as two long lists of numbers (cosine "
-                "similarity): 1 is the same pattern, 0 nothing in common. Each bar is the mean over every "
-                "pair of heads in that layer."
+                "Two heads' weights on your sentence are compared as two long lists of numbers (cosine "
+                "similarity): 1 means the same pattern, 0 means nothing in common. Each bar is the mean "
+                "over every pair of heads in that layer."
             )
         )
     this = tr("this model")
@@ -145,9 +148,9 @@ def groups_part(measured: today.Today) -> None:
     chart(figures.cache_figure(rows, this), key="m_today_cache")
     st.caption(
         tr(
-            "This model: 2 (a key and a value) × layers ({layers}) × key/value heads ({kv}) × numbers a head "
-            "({dim}) × bytes a number ({size}) = {total} bytes per token. The other models are counted as "
-            "served, 2 bytes a number.",
+            "This model: 2 (a key and a value) × layers ({layers}) × key/value heads ({kv}) × numbers per "
+            "head ({dim}) × bytes per number ({size}) = {total} bytes per token. The other models are "
+            "counted as they are usually served, with 2 bytes per number.",
             layers=cache.layers,
             kv=cache.kv_heads,
             dim=cache.head_dim,
@@ -158,7 +161,7 @@ def groups_part(measured: today.Today) -> None:
     if cache.held is not None:
         st.caption(
             tr(
-                "Read through a real KV cache, your sentence leaves {held} bytes in it; a cache that kept "
+                "Read through a real KV cache, your sentence leaves {held} bytes in it. A cache that kept "
                 "every token in every layer would hold {full}. Sliding-window layers keep only their last "
                 "tokens.",
                 held=number(cache.held),
@@ -176,13 +179,13 @@ def _window_question(distances: today.Distances, tokens: int, view: dict[str, st
     sliding = [layer for layer, window in enumerate(distances.windows) if window]
     full = [layer for layer, window in enumerate(distances.windows) if not window]
     if not sliding or not full:
-        st.caption(tr("Every layer of this model sees the whole text: none has a sliding window."))
+        st.caption(tr("Every layer of this model sees the whole text; no layer has a sliding window."))
         return True
     if tokens <= min(w for w in distances.windows if w):  # Gemma 3 270M's 512: no band to see
         st.caption(
             tr(
                 "This model's sliding layers see the last {window} tokens, and your sentence fits inside "
-                "that window: here they read it as the full layers do.",
+                "that window. Here they read it just as the full layers do.",
                 window=min(w for w in distances.windows if w),
             )
         )
@@ -195,8 +198,8 @@ def _window_question(distances: today.Distances, tokens: int, view: dict[str, st
     ]
     answer = options[0] if far > 1.2 * near else options[1] if near > 1.2 * far else options[2]
     why = tr(
-        "On your sentence a full layer reads from {far:.1f} tokens back on average, a sliding layer from "
-        "{near:.1f}.",
+        "On your sentence, a full layer reads from {far:.1f} tokens back on average, and a sliding layer "
+        "from {near:.1f}.",
         far=far,
         near=near,
     )
@@ -208,9 +211,10 @@ def bands_part(distances: today.Distances, rope: bool) -> None:
     chart(figures.distance_figure(distances), key="m_today_bands")
     st.caption(
         tr(
-            "Each line is one layer: the mean weight a query puts on the key that many tokens back, over "
-            "every query and head (log scale: a sliding layer's line stops at its window). Below, the mean "
-            "score (similarity ÷ √head_dim) by distance, before the mask and the softmax."
+            "Each line is one layer. It shows the mean weight a query puts on the key that many tokens "
+            "back, averaged over every query and head (log scale; a sliding layer's line stops at its "
+            "window). The chart below shows the mean score (similarity ÷ √head_dim) by distance, before "
+            "the mask and the softmax."
         )
     )
     chart(figures.score_figure(distances), key="m_today_scores")

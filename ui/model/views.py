@@ -60,15 +60,16 @@ def _open_clicked() -> None:
 
 
 GRID = N_(
-    "Every head's weights on your sentence: rows are queries (the token looking), columns keys (the "
-    "token looked at); colour from dark purple (weight 0) to yellow (weight 1). Heads are named "
-    "“layer.head” as in the literature; the chosen one is framed. **Click a head to open it.**"
+    "The map shows every head's weights on your sentence. Rows are queries (the token looking) and columns "
+    "are keys (the token looked at). The colour runs from dark purple (weight 0) to yellow (weight 1). "
+    "Heads are named “layer.head” as in the literature, and the chosen head is framed. **Click a head to "
+    "open it.**"
 )
 GRID_BLOCKS = N_(
-    "Every head's weights on your sentence: rows are queries (the token looking), columns keys (the "
-    "token looked at); colour from dark purple (weight 0) to yellow (weight 1), each cell the largest "
-    "weight in its block of tokens. Heads are named “layer.head” as in the literature; the chosen one "
-    "is framed. **Click a head to open it.**"
+    "The map shows every head's weights on your sentence. Rows are queries (the token looking) and columns "
+    "are keys (the token looked at). The colour runs from dark purple (weight 0) to yellow (weight 1), and "
+    "each cell shows the largest weight in its block of tokens. Heads are named “layer.head” as in the "
+    "literature, and the chosen head is framed. **Click a head to open it.**"
 )
 
 
@@ -110,8 +111,8 @@ def kv_groups_words(kv_heads: Sequence[int]) -> str:
     ]
     if groups == 1:
         return tr(
-            "Multi-query attention: all {heads} of this model's query heads share one key/value head. They "
-            "compare their own queries with the same keys and pass on the same values.",
+            "Multi-query attention: all {heads} of this model's query heads share one key/value head. Each "
+            "head compares its own query with the same keys, and all of them pass on the same values.",
             heads=len(kv_heads),
         )
     return tr_n(
@@ -129,11 +130,12 @@ def kv_groups_words(kv_heads: Sequence[int]) -> str:
 
 
 QKV = N_(
-    "Each token's row of numbers, in this head: its **query** is what it looks for, its **key** what it "
-    "offers to be found by, its **value** what it passes on when it is looked at. scores = queries @ keysᵀ "
-    "(each query against every key), then ÷ √head_dim, later keys masked (a GPT reads left to right), "
-    "weights = softmax row by row, context = weights "
-    "@ values. Shapes (batch, heads, tokens, head_dim); one head's (tokens, head_dim) is drawn."
+    "Each token's row of numbers, in this head: its **query** is what it looks for, its **key** is what it "
+    "offers to be found by, and its **value** is what it passes on when it is looked at. The head computes "
+    "scores = queries @ keysᵀ (each query against every key) and divides them by √head_dim. It masks the "
+    "later keys, because a GPT reads left to right. Then weights = softmax row by row, and context = "
+    "weights @ values. The shapes are (batch, heads, tokens, head_dim); the chart draws one head's "
+    "(tokens, head_dim)."
 )
 
 
@@ -141,34 +143,34 @@ QKV = N_(
 # length (its period)
 ROLE_WORDS = {
     ("previous", False): N_(
-        "Head {head} was opened as this model's best previous head (score {score:.2f}). Look for a stripe "
-        "just below the diagonal: each token looks at the token right before it."
+        "Head {head} was opened as this model's best previous-token head (score {score:.2f}). Look for a "
+        "stripe just below the diagonal: each token looks at the token right before it."
     ),
     ("first", False): N_(
         "Head {head} was opened as this model's best first head (score {score:.2f}). Look for a bright "
         "first column: every token puts its weight on the first token."
     ),
     ("duplicate", True): N_(
-        "Head {head} was opened as this model's best duplicate head (score {score:.2f}). Look for a stripe "
-        "{period} below the diagonal on the second copy (the sentence repeats a stretch of tokens, each "
-        "{period} tokens after its copy): each token looks at its earlier copy."
+        "Head {head} was opened as this model's best duplicate head (score {score:.2f}). The sentence "
+        "repeats a stretch of tokens, each {period} tokens after its first copy. On the second copy, look "
+        "for a stripe {period} below the diagonal: each token looks at its earlier copy."
     ),
     ("duplicate", False): N_(
-        "Head {head} was opened as this model's best duplicate head (score {score:.2f}). Look for a stripe "
-        "L below the diagonal on the second copy (the sentence repeats a stretch of tokens): each token "
-        "looks at its earlier copy."
+        "Head {head} was opened as this model's best duplicate head (score {score:.2f}). The sentence "
+        "repeats a stretch of L tokens. On the second copy, look for a stripe L below the diagonal: each "
+        "token looks at its earlier copy."
     ),
     ("induction", True): N_(
-        "Head {head} was opened as this model's best induction head (score {score:.2f}). Look for a stripe "
-        "{shift} below the diagonal (L − 1) on the second copy (the sentence repeats a stretch of tokens, "
-        "each {period} tokens after its copy): each token looks at the token that followed its earlier "
-        "copy. The first copy has nothing to copy yet, so its rows look elsewhere."
+        "Head {head} was opened as this model's best induction head (score {score:.2f}). The sentence "
+        "repeats a stretch of tokens, each {period} tokens after its first copy. On the second copy, look "
+        "for a stripe {shift} below the diagonal (L − 1): each token looks at the token that followed its "
+        "earlier copy. The first copy has nothing to copy yet, so its rows look elsewhere."
     ),
     ("induction", False): N_(
-        "Head {head} was opened as this model's best induction head (score {score:.2f}). Look for a stripe "
-        "L − 1 below the diagonal on the second copy (the sentence repeats a stretch of tokens): each token "
-        "looks at the token that followed its earlier copy. The first copy has nothing to copy yet, so its "
-        "rows look elsewhere."
+        "Head {head} was opened as this model's best induction head (score {score:.2f}). The sentence "
+        "repeats a stretch of L tokens. On the second copy, look for a stripe L − 1 below the diagonal: "
+        "each token looks at the token that followed its earlier copy. The first copy has nothing to copy "
+        "yet, so its rows look elsewhere."
     ),
 }
 
@@ -239,9 +241,9 @@ LINES = N_(
     "of a repeated phrase, an induction head looks at the token that followed this token's earlier copy."
 )
 LINES_EVERY = N_(
-    "Layer {layer}: where “{token}” looks. Thicker, darker lines carry more weight; each head has its "
-    "colour, its lines a little apart from the others'. In the second copy of a repeated phrase, an "
-    "induction head looks at the token that followed this token's earlier copy."
+    "Layer {layer}: where “{token}” looks. Thicker, darker lines carry more weight. Each head has its own "
+    "colour, and its lines are drawn a little apart from the other heads' lines. In the second copy of a "
+    "repeated phrase, an induction head looks at the token that followed this token's earlier copy."
 )
 
 
@@ -275,7 +277,10 @@ def next_token(view: SentenceView, info: ModelInfo, tokens: tuple[str, ...]) -> 
         tr("Temperature"),
         TEMPERATURES,
         key="m_temperature",
-        help=tr("Divides the logits before the softmax: below 1 sharpens, above 1 flattens."),
+        help=tr(
+            "Divides the logits (the scores before the softmax) by this number. Below 1 makes the choice "
+            "sharper; above 1 makes it flatter."
+        ),
     )
     candidates = sentence.next_tokens(view.next_logits, info, temperature)
     chart(figures.next_token_bars(candidates, temperature), key="m_next")
@@ -291,14 +296,14 @@ def next_token(view: SentenceView, info: ModelInfo, tokens: tuple[str, ...]) -> 
         type="primary",
         disabled=room <= 0,
         help=tr(
-            "Adds the most likely token to the sentence: then see in Token view where the new token looks."
+            "Adds the most likely token to the sentence. Then Token view shows where the new token looks."
         ),
     )
     if room <= 0:
         st.caption(
             tr(
-                "The sentence has {count} tokens, as many as this page shows ({limit}): nothing more can "
-                "be appended. Clear the appended tokens or shorten the sentence to go on.",
+                "The sentence has {count} tokens, the most this page shows ({limit}), so no more tokens "
+                "can be appended. To go on, clear the appended tokens or shorten the sentence.",
                 count=len(tokens),
                 limit=limit,
             )
@@ -307,7 +312,7 @@ def next_token(view: SentenceView, info: ModelInfo, tokens: tuple[str, ...]) -> 
         shown = " ".join(tokens[-len(s["m_appended"]) :])
         st.caption(
             tr(
-                "Appended so far: {tokens}. Token view shows where the newest token looks.",
+                "Tokens appended so far: {tokens}. Token view shows where the newest token looks.",
                 tokens=literal(shown),
             )
         )
@@ -316,7 +321,12 @@ def next_token(view: SentenceView, info: ModelInfo, tokens: tuple[str, ...]) -> 
             key="m_clear",
             on_click=lambda: s.update(m_appended=[], m_query=None),
         )
-    st.caption(tr("Generating token by token: each new token attends to everything before it (Token view)."))
+    st.caption(
+        tr(
+            "The model generates token by token: each new token attends to every token before it (see Token "
+            "view)."
+        )
+    )
 
 
 def share(source: str, text: str, view: SentenceView, layer: int, head: int) -> None:

@@ -136,8 +136,8 @@ def grouped(config: ExplorerConfig, everything: bool) -> None:
         str(groups),
         # TRANSLATORS: on this page groups is 2, last is 3 and size is 4
         tr(
-            "{groups}: heads 0–{last} read key/value head 0, the next {size} head 1. Their queries still "
-            "differ, so their weights differ too.",
+            "{groups}: heads 0–{last} read key/value head 0, and the next {size} read key/value head 1. "
+            "Their queries still differ, so their weights differ too.",
             groups=groups,
             last=size - 1,
             size=size,
@@ -155,8 +155,9 @@ def grouped(config: ExplorerConfig, everything: bool) -> None:
     )
     st.markdown(
         tr(
-            "Distinct key matrices among the {heads} heads, counted in the trace: **{distinct}**. What it "
-            "saves is the KV cache: at Llama 3 8B's size (32 layers, head width 128, bfloat16) per token:",
+            "The {heads} heads read **{distinct}** distinct key matrices (counted in the trace). Sharing "
+            "them saves KV-cache memory; at the size of Llama 3 8B (32 layers, head width 128, bfloat16), "
+            "per token:",
             heads=heads,
             distinct=lesson.distinct_keys(trace),
         )
@@ -179,7 +180,10 @@ def _predict_window(everything: bool) -> bool:
             tr("Only if the two tokens are the same word"),
         ],
         right,
-        tr("One layer moves information at most window − 1 = 3 positions; stacked layers relay it further."),
+        tr(
+            "One layer moves information at most window − 1 = 3 positions. Stacked layers pass it further, "
+            "one layer after another."
+        ),
         everything,
     )
 
@@ -236,8 +240,9 @@ def _predict_rope(everything: bool) -> bool:
         ],
         right,
         tr(
-            "Rotating both vectors by the same extra angle leaves their dot product unchanged. With GPT-2's "
-            "absolute positions, the vectors added are new ones, and the scores change."
+            "Rotating both vectors by the same extra angle leaves their dot product unchanged. GPT-2 "
+            "instead adds a position vector, and the later positions add different vectors, so the scores "
+            "change."
         ),
         everything,
     )
@@ -295,9 +300,9 @@ def _predict_online(everything: bool) -> bool:
         ],
         right,
         tr(
-            "Each term was exp(score − m_old); with the new maximum it must be exp(score − m_new) = "
-            "exp(score − m_old) · exp(m_old − m_new). The output so far is rescaled the same way: no tile "
-            "is read twice."
+            "Each term in l was exp(score − m_old). With the new maximum it must be exp(score − m_new) = "
+            "exp(score − m_old) · exp(m_old − m_new). The output so far is rescaled in the same way, so no "
+            "tile is read twice."
         ),
         everything,
     )
@@ -311,7 +316,7 @@ def _tiles_figure(config: ExplorerConfig, tiled: ExplorerConfig, tile: int):
         "weights",
         trace.weights[0, 0].numpy(),
         tr("Head 0's weights, keys in tiles of {tile}", tile=tile),
-        tr("exp(score − m) / l with the last tile's m and l; white lines: where a tile ends"),
+        tr("exp(score − m) / l, using the last tile's m and l; the white lines show where each tile ends"),
         mask=trace.mask.numpy(),
     )
     figure = step_figure(
