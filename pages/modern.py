@@ -38,10 +38,10 @@ st.header(tr("2 · What do 8 query heads sharing 2 key/value heads look like?"))
 # TRANSLATORS: on this page heads is 8 and groups is 2
 st.markdown(
     tr(
-        "Llama 3, Qwen3, Gemma and Mistral give their **{heads} query heads** only **{groups} key/value "
-        "heads**. This is grouped-query attention (the book's `llama3.py`): neighbouring query heads share "
-        "one key projection and one value projection. With one group it is multi-query attention; with as "
-        "many groups as heads it is chapter 3's multi-head attention.",
+        "Llama 3, Qwen3, Gemma and Mistral give their query heads (**{heads}** here) only a few key/value "
+        "heads (**{groups}**). This is grouped-query attention (the book's `llama3.py`): neighbouring query "
+        "heads share one key projection and one value projection. With one group it is multi-query "
+        "attention; with as many groups as heads it is chapter 3's multi-head attention.",
         heads=config.heads,
         groups=config.kv_groups,
     )

@@ -299,6 +299,8 @@ def _table_caption(table: pd.DataFrame, d: int) -> str:
     )
     for key in table["variant"]:
         if why := bench.applicable(key, d, d):
+            # TRANSLATORS: {variant} is a variant's name (code); {why} a short phrase saying why it cannot run
+            # here
             said.append(tr("{variant} sits out: {why}.", variant=key, why=why))
     return " ".join(said) + " "
 

@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from attention.figures.languages import cost_bars
-from attention.i18n import LANGUAGES, language, tr
+from attention.i18n import LANGUAGES, language, tr, tr_n
 from attention.i18n.sentences import JOURNEY
 from attention.lessons.languages import Cost, costs
 from ui.classroom.questions import predict
@@ -34,8 +34,10 @@ def predicted(counted: dict[str, Cost]) -> bool:
     order for every reader: in a class, an answer is its option's position.)"""
     names = [LANGUAGES[code] for code in JOURNEY]
     most = max(JOURNEY, key=lambda code: counted[code].tokens)
-    why = tr(
+    why = tr_n(
+        "{name} costs {n} token for what English says in {english}.",
         "{name} costs {n} tokens for what English says in {english}.",
+        counted[most].tokens,
         name=LANGUAGES[most],
         n=counted[most].tokens,
         english=counted["en"].tokens,

@@ -154,6 +154,7 @@ def run_sweep(params: dict, rows: list[dict], heartbeat) -> str | None:
                 )
                 bar.progress(len(rows) / total, text=done)
         return (
+            # TRANSLATORS: {error} is the error as the program wrote it, often in English
             None if sweep.error is None else tr("The sweep stopped with an error: {error}", error=sweep.error)
         )
     finally:

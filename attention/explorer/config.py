@@ -264,7 +264,7 @@ def _check_combination(config: ExplorerConfig) -> None:
     if config.output_width > MAX_D_OUT:
         raise ConfigError(
             tr(
-                "num_heads={heads} × d_out={d_out} = {width} output columns, over the limit of {limit}.",
+                "Output columns, num_heads × d_out = {heads} × {d_out} = {width}, over the limit of {limit}.",
                 heads=c["heads"],
                 d_out=c["d_out"],
                 width=config.output_width,

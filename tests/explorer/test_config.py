@@ -52,7 +52,7 @@ def test_defaults_are_the_books_multi_head_example():
         (dict(text="w " * (MAX_TOKENS + 1)), "257 tokens"),
         (dict(text="my own words"), "exist only for its example sentences"),
         (dict(embedding="custom"), "needs a matrix"),
-        (dict(RANDOM, variant="wrapper", heads=16, d_out=100), "output columns, over the limit of 1024"),
+        (dict(RANDOM, variant="wrapper", heads=16, d_out=100), "= 1600, over the limit of 1024"),
     ],
 )
 def test_config_errors_name_the_values(changes, message):

@@ -49,6 +49,8 @@ def counts_without_plural(messages) -> list[str]:
         if isinstance(m.id, tuple):
             continue
         for name, spec, noun in COUNT.findall(m.id):
+            if name in WORDS or name == "button":  # words, not a number ("the best {role} head")
+                continue
             if not re.search(r"\.\d*[fge%]|[fge%]$", spec or ""):  # a float is a measure, not a count
                 found.append(f"{{{name}}} {noun}: {m.id[:100]!r}")
     return found
@@ -74,7 +76,7 @@ def framed(message: str) -> list[str]:
     bad = []
     for found in re.finditer(r"(?<!%)\{(\w+)[^}]*\}", message):
         before = message[: found.start()].rstrip()
-        if found.group(1) in SENTENCES and before and not before.endswith((":", "(", "—")):
+        if found.group(1) in SENTENCES and before and not before.endswith((":", "(", "—", ".", "?", "!")):
             bad.append(found.group(1))
     return bad
 

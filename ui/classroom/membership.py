@@ -256,6 +256,7 @@ def sidebar() -> None:
         return
     with st.container(border=True):
         role = tr("teacher") if m.teacher else tr("student")
+        # TRANSLATORS: {code} is the class's join code; {role} is Teacher or Student, as this page names them
         st.markdown(tr("**Class {code}** · {role}", code=m.shown_code, role=role))
         if m.teacher:
             st.button(tr("Send my view to the class"), key="class_send", on_click=send_view, width="stretch")

@@ -25,7 +25,7 @@ import streamlit as st
 
 from attention.classroom import ClassError, Tally
 from attention.figures.classroom import answer_bars
-from attention.i18n import tr
+from attention.i18n import tr, tr_n
 from ui import language, url
 from ui.chrome import pages
 from ui.classroom import bell, membership
@@ -259,8 +259,10 @@ def _histogram(key: str, tally: Tally, options: list[str], answer: str) -> None:
     current = tally.current
     answered = current.answered if current else 0
     st.markdown(
-        tr(
+        tr_n(
+            "**{answered} of {joined}** student has answered (vote {round}).",
             "**{answered} of {joined}** students have answered (vote {round}).",
+            tally.joined,
             answered=answered,
             joined=tally.joined,
             round=current.number if current else 1,

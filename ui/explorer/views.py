@@ -75,15 +75,15 @@ def _jargon(config: ExplorerConfig, trace: AttentionTrace) -> str:
     }
     if config.has("heads"):
         shapes = tr(
-            "x {x_shape} → output {output_shape}: B = 1 sentence, T = {tokens} tokens, d_out = {width}, "
-            "H = {heads} heads of head_dim = {head_dim}.",
+            "x {x_shape} → output {output_shape}: B = 1 (sentences), T = {tokens} (tokens), d_out = {width}, "
+            "H = {heads} (heads) of head_dim = {head_dim}.",
             heads=trace.num_heads,
             head_dim=trace.queries.shape[-1],
             **values,
         )
     else:
         shapes = tr(
-            "x {x_shape} → output {output_shape}: B = 1 sentence, T = {tokens} tokens, d_out = {width}.",
+            "x {x_shape} → output {output_shape}: B = 1 (sentences), T = {tokens} (tokens), d_out = {width}.",
             **values,
         )
     settings = tr(

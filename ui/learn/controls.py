@@ -123,6 +123,7 @@ def lesson_config(choice: str, text: str, seed: int) -> ExplorerConfig:
     try:
         config = lesson.sentence_config(text if choice == OWN else choice, seed, own)
     except ConfigError as error:
+        # TRANSLATORS: {error} is a whole sentence saying what is wrong with the text
         st.error(literal(tr("{error} Showing the book's sentence instead.", error=error)))
         config = lesson.sentence_config(BOOK[0]["text"], seed, own=False)
     if choice in TRANSLATED or (choice == OWN and text in TRANSLATED):

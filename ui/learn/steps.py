@@ -333,10 +333,14 @@ def exercises() -> None:
         )
     )
     st.markdown(
-        tr(
+        tr_n(
+            "**Exercise 3.3:** MultiHeadAttention(d_in = d_out = 768, 12 heads, qkv_bias=False) has "
+            "**{count:,}** parameter: 3 × 768 × 768 for W_query, W_key, W_value plus "
+            "768 × 768 + 768 for out_proj.",
             "**Exercise 3.3:** MultiHeadAttention(d_in = d_out = 768, 12 heads, qkv_bias=False) has "
             "**{count:,}** parameters: 3 × 768 × 768 for W_query, W_key, W_value plus "
             "768 × 768 + 768 for out_proj.",
+            lesson.parameter_count(),
             count=lesson.parameter_count(),
         )
     )

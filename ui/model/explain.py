@@ -12,7 +12,7 @@ import numpy as np
 import streamlit as st
 
 from attention.figures import explain as figures
-from attention.i18n import N_, tr
+from attention.i18n import N_, tr, tr_n
 from attention.model.catalog import ModelInfo
 from attention.model.explain import FLOW_MAX_TOKENS, NAMES, Explanation, summary, undecided
 from attention.model.gpt import GPTModel
@@ -156,11 +156,16 @@ def results(e: Explanation, tokens: Sequence[str], target: str) -> None:
     )
     if e.scores["flow"] is None:
         st.caption(
-            tr(
+            tr_n(
                 "Attention flow is left out. It treats the attention weights as pipes between layers and "
                 "computes how much can flow from each token to the prediction (a max-flow problem). That "
-                "is slow, so it is only computed for up to {most} tokens, and this prediction's input has "
-                "{n} tokens.",
+                "is slow, so it is only computed for up to {most} token, and this prediction's input is "
+                "longer ({n}).",
+                "Attention flow is left out. It treats the attention weights as pipes between layers and "
+                "computes how much can flow from each token to the prediction (a max-flow problem). That "
+                "is slow, so it is only computed for up to {most} tokens, and this prediction's input is "
+                "longer ({n}).",
+                FLOW_MAX_TOKENS,
                 most=FLOW_MAX_TOKENS,
                 n=e.position + 1,
             )

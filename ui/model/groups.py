@@ -11,7 +11,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from attention.i18n import N_, tr
+from attention.i18n import N_, tr, tr_n
 from attention.model import pieces
 from attention.model.catalog import ModelInfo
 from attention.model.sentence import SentenceView
@@ -56,9 +56,12 @@ def grouped(view: SentenceView, by: str, info: ModelInfo) -> SentenceView:
 def grouped_note(view: SentenceView, by: str, tokens: int) -> None:
     if by in BY:
         st.caption(
-            tr(
-                "{groups} groups of {tokens} tokens: each row is the row of its group's last token, and "
+            tr_n(
+                "Groups of {tokens} token: {groups}. Each row is the row of its group's last token, and "
                 "each column is the sum over its group's tokens. Choose Per token for the exact view.",
+                "Groups of {tokens} tokens: {groups}. Each row is the row of its group's last token, and "
+                "each column is the sum over its group's tokens. Choose Per token for the exact view.",
+                tokens,
                 groups=len(view.tokens),
                 tokens=tokens,
             )

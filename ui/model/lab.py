@@ -10,7 +10,7 @@ import streamlit as st
 from attention.errors import ConfigError
 from attention.figures import lab as figures
 from attention.figures.model import model_grid
-from attention.i18n import N_, tr
+from attention.i18n import N_, tr, tr_n
 from attention.model import lab, sentence
 from attention.model.catalog import ModelInfo
 from attention.model.gpt import GPTModel
@@ -29,6 +29,7 @@ def _heads_from_url(model: GPTModel) -> list[str]:
         heads = parse_heads(asked)
         check_heads(model, heads)
     except ConfigError as error:
+        # TRANSLATORS: {value} is what the link asked for; {error} a whole sentence saying what is wrong
         show_notes([tr("ko={value}: {error} Knocked out no head.", value=repr(asked[:40]), error=error)])
         return []
     return [lab.head_name(h) for h in dict.fromkeys(heads)]
@@ -172,10 +173,14 @@ def corrupted_input(
         corrupted, shown = sentence.encode(info, typed, context_length)
         if len(corrupted) != len(ids):
             raise ConfigError(
-                tr(
+                tr_n(
+                    "The corrupted sentence has {corrupted} token and yours has {clean}. Patching needs "
+                    "the same number of tokens, position by position. Replace a word with another word "
+                    "that is also one token (the line under the box shows the tokens).",
                     "The corrupted sentence has {corrupted} tokens and yours has {clean}. Patching needs "
                     "the same number of tokens, position by position. Replace a word with another word "
                     "that is also one token (the line under the box shows the tokens).",
+                    len(corrupted),
                     corrupted=len(corrupted),
                     clean=len(ids),
                 ),

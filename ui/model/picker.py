@@ -53,8 +53,14 @@ def _label(source: str) -> str:
 OPENED = "_m_opened"  # the model this session last opened: where a pick that cannot be opened goes back
 # What is shown instead of a model that cannot be opened, by whose it is (_fallback)
 CANNOT_OPEN = {
+    # TRANSLATORS: {label} is the model's name or folder; {why} a short phrase saying what went wrong; {name}
+    # a model's name
     "had": N_("Could not open {label}: {why}. Showing “{name}”, the model you had open, instead."),
+    # TRANSLATORS: {label} is the model's name or folder; {why} a short phrase saying what went wrong; {name}
+    # a model's name
     "default": N_("Could not open {label}: {why}. Showing “{name}”, the default model, instead."),
+    # TRANSLATORS: {label} is the model's name or folder; {why} a short phrase saying what went wrong; {name}
+    # a model's name
     "copy": N_("Could not open {label}: {why}. Showing “{name}”, the copy model, instead."),
 }
 
@@ -146,8 +152,8 @@ def model_caption(model: GPTModel, info: ModelInfo) -> None:
     cfg = model.cfg
     st.caption(
         tr(
-            "**{name}**: {layers} layers × {heads} heads, d = {d}, {millions:.1f} M parameters, "
-            "context {context} tokens.",
+            "**{name}**: layers: {layers}, heads in each: {heads}, d = {d}, parameters: {millions:.1f} M, "
+            "context length: {context}.",
             name=literal(info.shown_name),
             layers=cfg["n_layers"],
             heads=cfg["n_heads"],
@@ -155,6 +161,7 @@ def model_caption(model: GPTModel, info: ModelInfo) -> None:
             millions=sum(p.numel() for p in model.parameters()) / 1e6,
             context=cfg["context_length"],
         ),
+        # TRANSLATORS: {what} is what the model learned from, a noun phrase (e.g. 36 of Shakespeare's plays)
         help=tr("Trained on {what}.", what=literal(info.trained_on_shown)) if info.trained_on else None,
     )
     if info.layout != "gpt2":
@@ -235,9 +242,11 @@ def _sentence(info: ModelInfo, context_length: int) -> tuple[str, list[int], tup
             except ConfigError as error:
                 s["m_appended"] = []
                 st.warning(
+                    # TRANSLATORS: {error} is a whole sentence saying what is wrong with the appended tokens
                     literal(tr("{error} Showing the sentence without the appended tokens.", error=error))
                 )
         return text, *sentence.encode(info, text, context_length)
     except ConfigError as error:
+        # TRANSLATORS: {error} is a whole sentence saying what is wrong with the sentence
         st.warning(literal(tr("{error} Showing the example sentence instead.", error=error)))
         return text, *sentence.encode(info, sentence.example(info), context_length, cut=True)

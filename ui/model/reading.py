@@ -34,14 +34,14 @@ def start_note(info: ModelInfo, ids: list[int]) -> None:
 
 LOSS_WORDS = N_(
     "Mean loss on this sentence: {mean:.2f} nats per token (the first token has none: nothing comes before "
-    "it). A uniform guess over the {vocabulary:,} tokens costs {uniform:.2f}. Lower is better: e^−loss is "
-    "the probability the model gave the right token."
+    "it). A uniform guess over the whole vocabulary (size: {vocabulary:,}) costs {uniform:.2f}. Lower is "
+    "better: e^−loss is the probability the model gave the right token."
 )
 LOSS_WORDS_UNIGRAM = N_(
     "Mean loss on this sentence: {mean:.2f} nats per token (the first token has none: nothing comes before "
-    "it). A uniform guess over the {vocabulary:,} tokens costs {uniform:.2f}; word counts of its training "
-    "text (a unigram model) cost {unigram:.2f} on held-out text. Lower is better: e^−loss is the "
-    "probability the model gave the right token."
+    "it). A uniform guess over the whole vocabulary (size: {vocabulary:,}) costs {uniform:.2f}; word counts "
+    "of its training text (a unigram model) cost {unigram:.2f} on held-out text. Lower is better: e^−loss is "
+    "the probability the model gave the right token."
 )
 
 

@@ -44,6 +44,8 @@ def _best_head(scores: dict, role: str, example: str) -> None:
     name = tr(figures.ROLE_NAMES[role])
     if best["score"] < CLEAR_ROLE:
         st.caption(
+            # TRANSLATORS: {role} is a head's role as the page names it (previous-token, induction, duplicate,
+            # first)
             tr(
                 "No head of this model has a clear {role} role (best: {head} at {score:.2f}).",
                 role=name,
@@ -53,6 +55,8 @@ def _best_head(scores: dict, role: str, example: str) -> None:
         )
         return
     st.button(
+        # TRANSLATORS: {role} is a head's role as the page names it (previous-token, induction, duplicate,
+        # first)
         tr("Open the best {role} head ({head})", role=name, head=best["head"]),
         key=f"m_open_{role}",
         on_click=_open,

@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from attention.figures import today as figures
-from attention.i18n import N_, number, tr
+from attention.i18n import N_, number, tr, tr_n
 from attention.model import today
 from attention.model.catalog import ModelInfo
 from attention.model.gpt import GPTModel
@@ -149,7 +149,7 @@ def groups_part(measured: today.Today) -> None:
     st.caption(
         tr(
             "This model: 2 (a key and a value) × layers ({layers}) × key/value heads ({kv}) × numbers per "
-            "head ({dim}) × bytes per number ({size}) = {total} bytes per token. The other models are "
+            "head ({dim}) × bytes per number ({size}) = {total} B per token. The other models are "
             "counted as they are usually served, with 2 bytes per number.",
             layers=cache.layers,
             kv=cache.kv_heads,
@@ -161,8 +161,8 @@ def groups_part(measured: today.Today) -> None:
     if cache.held is not None:
         st.caption(
             tr(
-                "Read through a real KV cache, your sentence leaves {held} bytes in it. A cache that kept "
-                "every token in every layer would hold {full}. Sliding-window layers keep only their last "
+                "Read through a real KV cache, your sentence leaves {held} B in it. A cache that kept "
+                "every token in every layer would hold {full} B. Sliding-window layers keep only their last "
                 "tokens.",
                 held=number(cache.held),
                 full=number(cache.full),
@@ -183,9 +183,12 @@ def _window_question(distances: today.Distances, tokens: int, view: dict[str, st
         return True
     if tokens <= min(w for w in distances.windows if w):  # Gemma 3 270M's 512: no band to see
         st.caption(
-            tr(
+            tr_n(
+                "This model's sliding layers see the last {window} token, and your sentence fits inside "
+                "that window. Here they read it just as the full layers do.",
                 "This model's sliding layers see the last {window} tokens, and your sentence fits inside "
                 "that window. Here they read it just as the full layers do.",
+                min(w for w in distances.windows if w),
                 window=min(w for w in distances.windows if w),
             )
         )

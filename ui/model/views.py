@@ -152,8 +152,9 @@ ROLE_WORDS = {
     ),
     ("duplicate", True): N_(
         "Head {head} was opened as this model's best duplicate head (score {score:.2f}). The sentence "
-        "repeats a stretch of tokens, each {period} tokens after its first copy. On the second copy, look "
-        "for a stripe {period} below the diagonal: each token looks at its earlier copy."
+        "repeats a stretch of tokens, each one as far after its first copy as the stretch is long "
+        "({period}). On the second copy, look for a stripe that far below the diagonal: each token looks at "
+        "its earlier copy."
     ),
     ("duplicate", False): N_(
         "Head {head} was opened as this model's best duplicate head (score {score:.2f}). The sentence "
@@ -162,9 +163,9 @@ ROLE_WORDS = {
     ),
     ("induction", True): N_(
         "Head {head} was opened as this model's best induction head (score {score:.2f}). The sentence "
-        "repeats a stretch of tokens, each {period} tokens after its first copy. On the second copy, look "
-        "for a stripe {shift} below the diagonal (L − 1): each token looks at the token that followed its "
-        "earlier copy. The first copy has nothing to copy yet, so its rows look elsewhere."
+        "repeats a stretch of L tokens (L = {period}), each one L tokens after its first copy. On the second "
+        "copy, look for a stripe {shift} below the diagonal (L − 1): each token looks at the token that "
+        "followed its earlier copy. The first copy has nothing to copy yet, so its rows look elsewhere."
     ),
     ("induction", False): N_(
         "Head {head} was opened as this model's best induction head (score {score:.2f}). The sentence "
@@ -302,9 +303,8 @@ def next_token(view: SentenceView, info: ModelInfo, tokens: tuple[str, ...]) -> 
     if room <= 0:
         st.caption(
             tr(
-                "The sentence has {count} tokens, the most this page shows ({limit}), so no more tokens "
-                "can be appended. To go on, clear the appended tokens or shorten the sentence.",
-                count=len(tokens),
+                "The sentence already has as many tokens as this page shows ({limit}), so no more can be "
+                "appended. To go on, clear the appended tokens or shorten the sentence.",
                 limit=limit,
             )
         )

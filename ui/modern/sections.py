@@ -105,7 +105,7 @@ def kv_cache(config: ExplorerConfig, everything: bool) -> None:
     total_none = int(generation.table["q·k products, all heads, no cache"].sum())
     st.markdown(
         tr(
-            "Over the whole sentence: **{cache:,}** products with the cache, **{none:,}** without "
+            "Products over the whole sentence: with the cache **{cache:,}**, without it **{none:,}** "
             "({ratio:.1f}×). Every step's weights equal row t of chapter 3's full causal "
             "`MultiHeadAttention` with the same weights: largest difference **{difference:.1e}**.",
             cache=total_cache,
@@ -127,8 +127,8 @@ def grouped(config: ExplorerConfig, everything: bool) -> None:
         "modern_check_groups",
         # TRANSLATORS: on this page heads is 8 and groups is 2
         tr(
-            "{heads} query heads share {groups} key/value heads. How many different key matrices do the "
-            "{heads} heads read?",
+            "Query heads: {heads}. Key/value heads they share: {groups}. How many different key matrices "
+            "do the query heads read?",
             heads=heads,
             groups=groups,
         ),
@@ -155,9 +155,9 @@ def grouped(config: ExplorerConfig, everything: bool) -> None:
     )
     st.markdown(
         tr(
-            "The {heads} heads read **{distinct}** distinct key matrices (counted in the trace). Sharing "
-            "them saves KV-cache memory; at the size of Llama 3 8B (32 layers, head width 128, bfloat16), "
-            "per token:",
+            "Distinct key matrices the query heads ({heads}) read, counted in the trace: **{distinct}**. "
+            "Sharing them saves KV-cache memory; at the size of Llama 3 8B (32 layers, head width 128, "
+            "bfloat16), per token:",
             heads=heads,
             distinct=lesson.distinct_keys(trace),
         )
@@ -344,9 +344,9 @@ def online(config: ExplorerConfig, everything: bool) -> None:
     st.markdown(
         tr(
             "Head 0's output, online against chapter 3's plain softmax (same weights): largest difference "
-            "**{difference:.1e}**. The largest block of scores held at once: **{block:,}** numbers "
-            "(T × tile) instead of **{full:,}** (T × T). Measure the peak memory as T grows on the Scaling "
-            "page (OnlineSoftmaxAttention beside MultiHeadAttention).",
+            "**{difference:.1e}**. Numbers in the largest block of scores held at once: T × tile = "
+            "**{block:,}**, where chapter 3 holds T × T = **{full:,}**. Measure the peak memory as T grows "
+            "on the Scaling page (OnlineSoftmaxAttention beside MultiHeadAttention).",
             difference=result.largest_difference,
             block=result.largest_block,
             full=result.full_matrix,

@@ -78,9 +78,12 @@ def extras(config: InductionConfig) -> None:
 
 
 def plan(config: InductionConfig, training: float, pauses: float) -> str:
-    said = tr(
-        "Press Play: {steps} steps of {batch} sequences, about {seconds:.0f} s here (at most {limit:.0f} s "
-        "of training).",
+    said = tr_n(
+        "Press Play: {steps} step, each on a batch of sequences (batch size: {batch}), about "
+        "{seconds:.0f} s here (at most {limit:.0f} s of training).",
+        "Press Play: {steps} steps, each on a batch of sequences (batch size: {batch}), about "
+        "{seconds:.0f} s here (at most {limit:.0f} s of training).",
+        config.steps,
         steps=config.steps,
         batch=config.batch,
         seconds=training + pauses,
@@ -307,7 +310,13 @@ def summary(run: InductionTrainer) -> None:
             step=run.phase_step,
             seconds=run.phase_seconds,
         )
-    finished = tr("Finished {steps} steps in {seconds:.1f} s.", steps=run.step, seconds=run.seconds)
+    finished = tr_n(
+        "Finished {steps} step in {seconds:.1f} s.",
+        "Finished {steps} steps in {seconds:.1f} s.",
+        run.step,
+        steps=run.step,
+        seconds=run.seconds,
+    )
     copies = tr(
         "Second copy {second:.1%} right, first copy {first:.1%} (chance).",
         second=snap.second_copy,

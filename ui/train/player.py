@@ -77,6 +77,8 @@ def pick(views: dict[str, View]) -> tuple[str, float]:
         on_change=lambda: _defaults(views),
     )
     task = s["tr_task"]
+    # TRANSLATORS: {goal} names the attention pattern that solves the task, a short phrase (e.g. the previous
+    # token)
     st.caption(tr("The pattern that solves it: {goal}.", goal=tr(views[task].TASKS[task][1])))
     pace = st.radio(tr("Pace"), list(PACES), horizontal=True, key="tr_pace", format_func=paces.get)
     settings = ("tr_task", "tr_pace", *dict.fromkeys(k for view in views.values() for k in view.SETTINGS))

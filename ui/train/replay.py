@@ -13,7 +13,7 @@ import streamlit as st
 from attention.errors import ConfigError
 from attention.figures.model import role_heatmap
 from attention.figures.replay import best_per_layer, recorded_curves
-from attention.i18n import N_, tr
+from attention.i18n import N_, tr, tr_n
 from attention.model import catalog
 from attention.training import replay
 from attention.training.held_out_text import MEASURED_ON, measured_on
@@ -33,24 +33,24 @@ TASKS = {task: (label, replay.GOAL) for task, label in LABELS.items() if catalog
 SETTINGS = ()
 RUN = Replay
 INTRO = N_(  # filled from the record: its config, its stage-1 steps, its snapshot interval
-    "The same `GPTModel`, bigger ({n_layers} layers × {n_heads} heads, width {emb_dim}, GPT-2's "
+    "The same `GPTModel`, bigger (layers: {n_layers}, heads in each: {n_heads}, width {emb_dim}, GPT-2's "
     "vocabulary), trained on 36 of Shakespeare's plays for about an hour on one CPU core — too long for "
-    "class, so this replays what its recipe recorded. Its first {task_steps:,} steps (shaded) are the task "
-    "*an induction head forms*, in the plays' commonest tokens, with no plays: the induction head forms "
-    "there. Then the plays, with a few task sequences beside each batch so the head stays. Every {every} "
-    "steps: the loss on two plays it never read, and each head's role measured on passages of those plays "
-    "(the previous-token role on the text as it is, the induction role on a passage repeated). Does a "
-    "head learned on random tokens work on Shakespeare's lines?"
+    "class, so this replays what its recipe recorded. Its first steps (shaded, {task_steps:,} of them) are "
+    "the task *an induction head forms*, in the plays' commonest tokens, with no plays: the induction head "
+    "forms there. Then the plays, with a few task sequences beside each batch so the head stays. At every "
+    "snapshot (step interval: {every}): the loss on two plays it never read, and each head's role measured "
+    "on passages of those plays (the previous-token role on the text as it is, the induction role on a "
+    "passage repeated). Does a head learned on random tokens work on Shakespeare's lines?"
 )
 
 
 INTRO_QWEN3 = N_(  # filled from the record, as INTRO
-    "The same plays, tokenizer and two stages in today's layout: Qwen3's ({n_layers} layers, {n_heads} "
-    "query heads sharing {n_kv_groups} key/value heads, width {emb_dim}). It has no position embeddings: "
-    "RoPE turns each query and key by its position, and its sliding-window layers see only the last "
-    "{sliding_window} tokens. Its first {task_steps:,} steps (shaded) are the induction task, then the "
-    "plays. Every {every} steps: the loss on two plays it never read and each head's role on their "
-    "passages. Do the same heads form without position embeddings?"
+    "The same plays, tokenizer and two stages in today's layout: Qwen3's (layers: {n_layers}; query heads: "
+    "{n_heads}, sharing key/value heads: {n_kv_groups}; width {emb_dim}). It has no position embeddings: "
+    "RoPE turns each query and key by its position, and its sliding-window layers see only the latest tokens "
+    "(window: {sliding_window}). Its first steps (shaded, {task_steps:,} of them) are the induction task, "
+    "then the plays. At every snapshot (step interval: {every}): the loss on two plays it never read and "
+    "each head's role on their passages. Do the same heads form without position embeddings?"
 )
 
 
@@ -76,9 +76,12 @@ def extras(config: ReplayConfig) -> None:
 
 
 def plan(config: ReplayConfig, training: float, pauses: float) -> str:
-    return tr(
+    return tr_n(
+        "Press Play: the recorded {steps} step, a snapshot every {every}, about {pauses:.0f} s to watch "
+        "('{fast}': at once). Nothing trains.",
         "Press Play: the recorded {steps} steps, a snapshot every {every}, about {pauses:.0f} s to watch "
         "('{fast}': at once). Nothing trains.",
+        config.steps,
         steps=config.steps,
         every=config.snapshot_every,
         pauses=pauses,
@@ -110,12 +113,16 @@ ROLE_WORDS = {
 def step_words(run: Replay, index: int) -> str:
     """The snapshot's step and held-out loss, in words."""
     snap = run.snapshots[index]
-    return tr(
+    windows = run.record.get("eval_windows", 24)
+    return tr_n(
+        "Step {step}: held-out loss {loss:.2f} nats per token on {windows} window of the held-out plays "
+        "(a snapshot's estimate).",
         "Step {step}: held-out loss {loss:.2f} nats per token on {windows} windows of the held-out plays "
         "(a snapshot's estimate).",
+        windows,
         step=snap.step,
         loss=snap.held_out_loss,
-        windows=run.record.get("eval_windows", 24),
+        windows=windows,
     )
 
 
@@ -198,7 +205,9 @@ def keep(run: Replay) -> None:
 
 def summary(run: Replay) -> None:
     appears = run.appears()
-    replayed = tr("Replayed {steps} recorded steps.", steps=run.step)
+    replayed = tr_n(
+        "Replayed {steps} recorded step.", "Replayed {steps} recorded steps.", run.step, steps=run.step
+    )
     if appears:
         formed = tr("An induction head appeared at step {step}.", step=appears)
     else:

@@ -8,7 +8,7 @@ import streamlit as st
 from attention.devices import available_devices
 from attention.errors import ConfigError
 from attention.figures.train import pattern_figure, training_curves
-from attention.i18n import N_, tr
+from attention.i18n import N_, tr, tr_n
 from attention.training import tasks
 from attention.training.tiny import MAX_SECONDS, MAX_STEPS, TrainConfig, Trainer
 from ui.train import around
@@ -61,10 +61,11 @@ def controls(task: str) -> TrainConfig:
                 **defaults,
             )
         else:
+            # TRANSLATORS: {error} is a whole sentence saying what is wrong with the settings
             said = tr(
                 "{error}. Using the task's defaults instead: heads={default_heads}, "
                 "d_model={default_d_model}.",
-                error=literal(str(error)),
+                error=literal(str(error).rstrip(".")),  # the message adds its own full stop
                 **defaults,
             )
         st.warning(said)
@@ -76,8 +77,10 @@ def extras(config: TrainConfig) -> None:
 
 
 def plan(config: TrainConfig, training: float, pauses: float) -> str:
-    said = tr(
-        "Press Play: {steps} steps of batch {batch}, at most {limit:.0f} s of training.",
+    said = tr_n(
+        "Press Play: {steps} step with batch size {batch}, at most {limit:.0f} s of training.",
+        "Press Play: {steps} steps with batch size {batch}, at most {limit:.0f} s of training.",
+        config.steps,
         steps=config.steps,
         batch=config.batch,
         limit=MAX_SECONDS,
@@ -149,8 +152,10 @@ def summary(run: Trainer) -> None:
     accuracy = run.accuracies[-1][1]
     score = run.pattern_score(run.snapshots[-1].weights)
     reached = next((s for s, a in run.accuracies if a >= 0.95), None)
-    words = tr(
+    words = tr_n(
+        "Finished: accuracy on unseen sequences {accuracy:.1%} after {steps} step ({seconds:.1f} s).",
         "Finished: accuracy on unseen sequences {accuracy:.1%} after {steps} steps ({seconds:.1f} s).",
+        run.step,
         accuracy=accuracy,
         steps=run.step,
         seconds=run.seconds,
