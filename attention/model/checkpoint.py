@@ -63,14 +63,14 @@ def config_from_hf(hf: dict) -> dict:
     hf = hf if isinstance(hf, dict) else {}
     sizes = {"n_positions": hf.get("n_ctx", 1024)} | {k: hf[k] for k in HF_NAMES.values() if k in hf}
     if missing := [k for k in HF_NAMES.values() if k not in sizes]:
-        raise ConfigError(
-            tr("This is not a GPT-2 config.json: it has no {keys}.", keys=", ".join(missing)), "source"
-        )
+        keys = ", ".join(missing)
+        raise ConfigError(tr("This is not a GPT-2 config.json: it has no {keys}.", keys=keys), "source")
     try:
         check_whole_numbers(SimpleNamespace(**sizes), {k: (1, 2**40) for k in HF_NAMES.values()})
     except ConfigError as error:
         # TRANSLATORS: {why} is what in the file is wrong, a short phrase
-        raise ConfigError(tr("This is not a GPT-2 config.json: {why}.", why=error), "source") from error
+        why = str(error).rstrip(".")  # the message adds its own full stop
+        raise ConfigError(tr("This is not a GPT-2 config.json: {why}.", why=why), "source") from error
     if sizes["n_embd"] % sizes["n_head"]:
         raise ConfigError(
             tr(
@@ -97,16 +97,13 @@ def config_from_hf(hf: dict) -> dict:
 
 
 def read_config(path: str | Path) -> dict:
-    """A config.json file -> the book's config (config_from_hf's checks); ConfigError for a file
-    that cannot be read as JSON."""
+    """A config.json file -> the book's config (config_from_hf's checks); ConfigError if not JSON."""
     try:
         hf = json.loads(Path(path).read_text())
     except (ValueError, OSError) as error:
-        raise ConfigError(
-            # TRANSLATORS: {why} is the reading's error, a short phrase
-            tr("{path} is not a readable config.json ({why}).", path=path, why=error),
-            "source",
-        ) from error
+        # TRANSLATORS: {why} is the reading's error, a short phrase
+        said = tr("{path} is not a readable config.json ({why}).", path=path, why=error)
+        raise ConfigError(said, "source") from error
     return config_from_hf(hf)
 
 

@@ -119,7 +119,7 @@ def test_a_head_opened_for_its_role_says_what_stripe_to_look_for():
     at = view(at, "Head roles").button(key="m_open_induction").click().run()
     said = at.info[0].value
     assert "best induction head" in said and "a stripe 15 below the diagonal (L − 1)" in said
-    assert "each 16 tokens after its first copy" in said
+    assert "stretch of L tokens (L = 16)" in said
     assert figures(at)[0]["data"][0]["name"] == "weights"  # the first chart: the weights, not the scores
     assert [i.proto.srcdoc for i in at.get("iframe")] != []  # the page goes back to the top
     at = view(at, "Head roles").button(key="m_open_previous").click().run()
@@ -488,7 +488,7 @@ def test_at_the_token_limit_append_is_disabled_and_the_sentence_stays():
     at = at.button(key="m_append").click().run()
     assert not at.exception and not at.warning
     assert at.button(key="m_append").disabled
-    assert any("no more tokens can be appended" in c.value for c in at.caption)
+    assert any("so no more can be appended" in c.value for c in at.caption)
     shown = "".join(token_chips(at))
     assert "Alice" not in shown and len(url_params(at)["next"].split(",")) == 1  # not the example sentence
 

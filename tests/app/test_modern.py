@@ -49,7 +49,7 @@ def test_every_question_hides_its_answer_until_predicted(page):
         assert page.button(key=f"modern_check_{name}_show").label == "Show me without predicting"
     at = page.radio(key="modern_check_groups").set_value("2").run()
     assert not at.exception
-    assert "The 8 heads read **2** distinct key matrices" in markdown(at)
+    assert "Distinct key matrices the query heads (8) read, counted in the trace: **2**" in markdown(at)
     assert len(figures(at)) == 1  # the 8 heads' weights, the other answers still hidden
 
 
@@ -60,12 +60,12 @@ def test_every_answer_shows_the_backends_numbers(page):
     text = markdown(at)
     generation = lesson.kv_cache(config())
     assert f"**{generation.largest_difference:.1e}**" in text
-    assert "**528** products with the cache, **4,048** without" in text  # 8 heads x sum t, sum t^2
+    assert "with the cache **528**, without it **4,048**" in text  # 8 heads x sum t, sum t^2
     assert "with a window of 4: **4 layers**" in text
     shift = lesson.rope_shift(config(), 5)
     assert f"with RoPE **{shift.rope_change:.1e}**" in text and shift.rope_change < 1e-5
     assert shift.absolute_change > 0.1
-    assert "**44** numbers (T × tile) instead of **121** (T × T)" in text
+    assert "T × tile = **44**, where chapter 3 holds T × T = **121**" in text
 
 
 def test_the_window_slider_bands_the_weights(page):
@@ -120,7 +120,7 @@ def test_an_unusable_sentence_keeps_the_pages_embedding(page):
     at = answered(page.text_input(key="modern_text").set_value("!!!").run())
     table = next(d.value for d in at.dataframe if "new token" in d.value.columns)
     assert list(table["new token"]) == ["Your", "journey", "starts", "with", "one", "step"]
-    assert "The 8 heads read **2** distinct key matrices" in markdown(at)
+    assert "Distinct key matrices the query heads (8) read, counted in the trace: **2**" in markdown(at)
 
 
 def test_tiles_drawn_as_lines_on_the_weights(page):

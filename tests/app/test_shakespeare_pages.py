@@ -52,7 +52,7 @@ def test_watch_it_learn_replays_its_training():
     at = at.run()
     at = at.selectbox(key="tr_task").set_value("shakespeare").run()
     intro = next(m.value for m in at.markdown if "Shakespeare's plays for" in m.value)
-    assert "4 layers × 4 heads, width 128" in intro and "first 2,500 steps" in intro  # from the record
+    assert "layers: 4, heads in each: 4, width 128" in intro and "2,500 of them" in intro  # from the record
     at.radio(key="tr_pace").set_value("fast")
     at = at.button(key="tr_play").click().run()
     assert not at.exception
@@ -71,7 +71,7 @@ def test_watch_it_learn_replays_the_qwen3_layout_models_training_too():
     at = at.run()
     at = at.selectbox(key="tr_task").set_value(catalog.SHAKESPEARE_QWEN3).run()
     intro = next(m.value for m in at.markdown if "today's layout: Qwen3's" in m.value)
-    assert "8 query heads sharing 2 key/value heads" in intro and "last 32 tokens" in intro  # from the record
+    assert "query heads: 8, sharing key/value heads: 2" in intro and "(window: 32)" in intro  # from the record
     at.radio(key="tr_pace").set_value("fast")
     at = at.button(key="tr_play").click().run()
     assert not at.exception
