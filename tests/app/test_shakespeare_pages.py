@@ -71,7 +71,7 @@ def test_watch_it_learn_replays_the_qwen3_layout_models_training_too():
     at = at.run()
     at = at.selectbox(key="tr_task").set_value(catalog.SHAKESPEARE_QWEN3).run()
     intro = next(m.value for m in at.markdown if "today's layout: Qwen3's" in m.value)
-    assert "query heads: 8, sharing key/value heads: 2" in intro and "(window: 32)" in intro  # from the record
+    assert "query heads: 8, sharing key/value heads: 2" in intro and "(window: 32)" in intro  # the record
     at.radio(key="tr_pace").set_value("fast")
     at = at.button(key="tr_play").click().run()
     assert not at.exception
