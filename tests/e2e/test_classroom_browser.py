@@ -112,7 +112,7 @@ def test_a_students_pick_is_recorded_and_the_reveal_arrives_by_itself(classroom,
     tally = store.tally(code, "check_ids", secret)
     assert tally.current.answered == 1 and tally.current.counts == {0: 1}
     store.reveal(code, secret, "check_ids")
-    page.get_by_text("Right:").first.wait_for(timeout=10_000)  # the first option is right
+    page.get_by_text("Right. Answer:").first.wait_for(timeout=10_000)  # the first option is right
     assert page.locator('[data-testid="stException"]').count() == 0
 
 
