@@ -1,5 +1,9 @@
+import atexit
 import functools
 import os
+import re
+import shutil
+import tempfile
 import urllib.request
 from pathlib import Path
 
@@ -8,6 +12,27 @@ import torch
 
 from attention import settings
 from tests.book import INPUTS
+
+# What the app writes on disk goes to folders of this pytest process's own (each pytest-xdist
+# worker has its own): the runs Watch it learn saves (the catalog keeps 20 and deletes the oldest)
+# and the classes' SQLite file, not this account's ~/.cache/attention-explorer, which the other
+# worker and any other run of the suite share. Set before any test module imports
+# the app (catalog.RUNS is read then); the Streamlit servers the browser tests start inherit them.
+OWN = Path(tempfile.mkdtemp(prefix="attention-tests-"))  # mode 0700, as the app asks of both
+os.environ["ATTENTION_RUNS_DIR"] = str(OWN / "runs")
+os.environ["ATTENTION_CLASS_DIR"] = str(OWN / "classes")
+atexit.register(shutil.rmtree, OWN, ignore_errors=True)
+# The Redis tests' database: the worker's number under pytest-xdist (gw0 -> 0, gw1 -> 1), so each
+# worker's keys are in a database of its own (tests/classroom/conftest.py reads it at import).
+if (worker := os.environ.get("PYTEST_XDIST_WORKER", "")).startswith("gw") and (
+    redis := os.environ.get("ATTENTION_TEST_REDIS", "")
+):
+    db = int(worker[2:])
+    redis = (
+        re.sub(r"([?&]db=)\d+", rf"\g<1>{db}", redis) if "db=" in redis else re.sub(r"/\d*$", f"/{db}", redis)
+    )
+    os.environ["ATTENTION_TEST_REDIS"] = redis
+
 
 E2E = Path(__file__).resolve().parent / "e2e"
 

@@ -59,8 +59,10 @@ def test_the_explanation_draws_its_chart_and_table(server, page):
     page.set_viewport_size({"width": 1366, "height": 768})
     page.goto(f"{server}/model?model=bundled&view=explain")
     script_done(page)
-    for _ in range(2):  # both predict-first questions, passed without predicting
-        page.get_by_role("button", name="Show me without predicting").first.click()
+    # both predict-first questions, passed without predicting: each by its key, since right after a
+    # click the rerun may not have begun, and "the first such button" is still the first question's
+    for key in ("m_predict_attention_show", "m_predict_removal_show"):
+        page.locator(f".st-key-{key} button").click(timeout=60_000)
         script_done(page)
     page.locator('[data-testid="stDataFrame"]').wait_for(timeout=60_000)
     page.get_by_text("Which tokens mattered, by each method").wait_for(timeout=60_000)
