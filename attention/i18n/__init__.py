@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import gettext
+import numbers
 import string
 from contextvars import ContextVar
 
@@ -84,7 +85,8 @@ class _Formatter(string.Formatter):
     precision ("{p:.3f}") are the matrices' values and keep the point the book prints."""
 
     def format_field(self, value: object, format_spec: str) -> str:
-        if "," in format_spec and isinstance(value, int | float) and not isinstance(value, bool):
+        # numbers.Real: numpy's integers and floats too (a count read off an array)
+        if "," in format_spec and isinstance(value, numbers.Real) and not isinstance(value, bool):
             precision = format_spec.split(".", 1)[1].rstrip("f") if "." in format_spec else ""
             return number(value, int(precision or 0))
         return super().format_field(value, format_spec)

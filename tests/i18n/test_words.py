@@ -167,3 +167,10 @@ def test_plural_forms_of_ukrainian_and_polish():
     }.items():
         plural = i18n.catalog(code).plural
         assert {n: plural(n) for n in expected} == expected, code
+
+
+def test_a_count_read_off_an_array_is_grouped_too():
+    import numpy as np
+
+    i18n.use("uk")
+    assert i18n.tr("{n:,}", n=np.int64(12345)) == i18n.tr("{n:,}", n=12345) == "12\xa0345"
