@@ -4,7 +4,7 @@ import streamlit as st
 
 from attention.i18n import tr
 from ui import language, url
-from ui.chrome import APP_CSS, PROJECTOR_CSS, pages, per_process, per_rerun
+from ui.chrome import APP_CSS, PROJECTOR_CSS, accessibility, pages, per_process, per_rerun
 from ui.classroom import browser, membership
 from ui.widgets import literal, narrow
 
@@ -61,6 +61,7 @@ with st.sidebar:
     if not narrow():
         language.picker()
         membership.sidebar()
+    accessibility()  # last: it comes once per session (ui/chrome.py)
 for said in (class_message, membership.message()):  # a class's news, on whichever page this is
     if said:
         st.warning(literal(said), icon=":material/groups:")

@@ -18,7 +18,7 @@ columns = dict(zip("ab", st.columns(2), strict=True))
 sides = {}
 for name, column in columns.items():
     with column:
-        st.subheader(name.upper())
+        st.header(name.upper())
         config, notes = compare.side(name, text)
         show_notes(notes)
         sides[name] = (config, cached_trace(config))

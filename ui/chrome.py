@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import functools
 import gc
+import json
 
 import streamlit as st
 
@@ -18,6 +19,7 @@ from ui import internals, wakeups
 
 APP_CSS = "<style>" + (ASSETS / "app.css").read_text() + "</style>"
 PROJECTOR_CSS = "<style>" + (ASSETS / "projector.css").read_text() + "</style>"
+A11Y_JS = (ASSETS / "a11y.js").read_text()
 
 
 @functools.cache
@@ -48,6 +50,32 @@ def per_rerun() -> None:
     """Every rerun: a visitor who came through a proxy or a tunnel makes a loopback server one that
     others can reach, for good (attention.settings.REACH)."""
     settings.REACH.visited(st.context.headers)
+
+
+def accessibility() -> None:
+    """The page's language on <html lang>, a skip link, every chart named and its numbers a click
+    away (assets/a11y.js): once per session and language, as the sidebar's last element. Its
+    script keeps working after the element is gone (it watches the page), and an element that
+    comes and goes at the end moves no other element (one earlier would have every element after
+    it redrawn on the next rerun)."""
+    code = i18n.language()
+    if st.session_state.get("_a11y_language") != code:
+        st.session_state["_a11y_language"] = code
+        st.html(_a11y_script(code), unsafe_allow_javascript=True)
+
+
+@functools.cache
+def _a11y_script(code: str) -> str:
+    """The script with the session's words, made once per language (tr() speaks `code` here)."""
+    words = {
+        "lang": code if code in i18n.LANGUAGES else i18n.DEFAULT,
+        "dir": "ltr",  # every language the app has is written left to right
+        "skip": tr("Skip to main content"),
+        "show": tr("Show the numbers as a table"),
+        "hide": tr("Hide the table"),
+    }
+    config = json.dumps(words, ensure_ascii=False).replace("<", "\\u003c")  # no text ends the script
+    return "<script>" + A11Y_JS.replace("CONFIG;", config + ";", 1) + "</script>"
 
 
 def pages() -> dict[str, st.Page]:

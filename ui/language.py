@@ -84,10 +84,11 @@ def in_links() -> dict[str, str]:
 def picker() -> None:
     """The sidebar's language menu, each language in its own name."""
     codes = list(LANGUAGES) + ([i18n.PSEUDO] if i18n.language() == i18n.PSEUDO else [])
-    # the word in English too: a visitor who cannot read the page's language can still find it
+    # the word in English too: a visitor who cannot read the page's language can still find it;
+    # no icon in the label: a screen reader reads an icon's code ("material/translate") as words
     label = tr("Language")
     st.selectbox(
-        ":material/translate: " + (label if label == "Language" else f"{label} · Language"),
+        label if label == "Language" else f"{label} · Language",
         codes,
         format_func=lambda code: LANGUAGES.get(code, code),
         key=KEY,

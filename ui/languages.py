@@ -116,7 +116,7 @@ def page() -> None:
     if predicted(counted):
         table(counted)
         bars(counted)
-    st.subheader(tr("What GPT-2 reads"))
+    st.header(tr("What GPT-2 reads"))
     st.caption(
         tr(
             "Each token is labelled as on the Inside a model page: · is a space, and “한 1/2” is the first "
@@ -124,7 +124,7 @@ def page() -> None:
         )
     )
     token_strips(counted)
-    st.subheader(tr("Why it matters"))
+    st.header(tr("Why it matters"))
     st.markdown(
         tr(
             "Every head computes T × T attention weights. A sentence that needs 7 times the tokens "

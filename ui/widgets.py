@@ -14,6 +14,7 @@ from pandas.api.types import is_numeric_dtype
 from streamlit.errors import StreamlitAPIException
 
 from attention.devices import resolve_device
+from attention.figures.alt import describe
 from attention.figures.fit import fit
 from attention.figures.layout import scale_text
 from attention.i18n import separators, tr
@@ -67,12 +68,20 @@ def projected(fig, width: int | None = None):
     """The figure as this session shows it: in projector mode, every text in it 1.4 times larger;
     its titles wrapped to the width it is drawn at (`width`, else the main column's; a phone's)
     and clear of plotly's toolbar (attention/figures/fit.py); thousands grouped as the session's
-    language groups them (hover text, axis ticks)."""
+    language groups them (hover text, axis ticks); named for screen readers (`named`)."""
+    named(fig)
     if (marks := separators()) != ".,":  # plotly's own: set only where it differs
         fig.layout.separators = marks
     if st.session_state.get("projector"):
         scale_text(fig, PROJECTOR_SCALE, color="#000000")
     return fit(fig, chart_width(width or MAIN_PX))
+
+
+def named(fig):
+    """The figure's text alternative in its layout.meta (attention/figures/alt.py), which the
+    browser puts on the chart (assets/a11y.js): read before `fit` wraps its titles."""
+    fig.layout.meta = describe(fig)
+    return fig
 
 
 def formulas(*parts: str) -> None:
@@ -130,9 +139,10 @@ def plural(count: int, noun: str) -> str:
     return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
-def markdown_table(frame: pd.DataFrame, digits: int | None = 4) -> str:
+def markdown_table(frame: pd.DataFrame, digits: int | None = 4, corner: str = "#") -> str:
     """A small table (a few rows of a matrix, a token's id) as markdown: numbers right-aligned,
-    with `digits` decimals (None: as they are), the index and every text escaped (literal). One
+    with `digits` decimals (None: as they are), the index and every text escaped (literal); the
+    index's column headed `corner` (a header cell left empty names nothing to a screen reader). One
     markdown element costs a string; st.dataframe serialises an Arrow stream on every load
     (py-spy: the largest part of Learn's load once its figures were cached)."""
 
@@ -142,7 +152,7 @@ def markdown_table(frame: pd.DataFrame, digits: int | None = 4) -> str:
             return text[1:] if text.startswith("-") and not text.strip("-0.") else text  # no "−0"
         return literal(str(value))
 
-    header = "| | " + " | ".join(literal(str(c)) for c in frame.columns) + " |"
+    header = f"| {literal(corner)} | " + " | ".join(literal(str(c)) for c in frame.columns) + " |"
     align = "|:--|" + "".join("--:|" if is_numeric_dtype(t) else ":--|" for t in frame.dtypes)
     rows = [
         f"| {literal(str(i))} | " + " | ".join(cell(v) for v in row) + " |"

@@ -181,7 +181,9 @@ def trainable_weights(page: Lesson, query: int) -> None:
         column.markdown(f"**{name}** {tuple(w.shape)}\n\n" + markdown_table(pd.DataFrame(w)))
     for column, name in zip(st.columns(3), ("queries", "keys", "values"), strict=True):
         rows = pd.DataFrame(getattr(trace, name)[0, 0].numpy(), index=page.labels)  # the first head's
-        column.markdown(f"**{name}** {shape_text(trace, name)}\n\n" + markdown_table(rows))
+        column.markdown(
+            f"**{name}** {shape_text(trace, name)}\n\n" + markdown_table(rows, corner=tr("token"))
+        )
     two_matrices(
         page,
         (

@@ -19,7 +19,17 @@ from attention.model.gpt import GPTModel
 from attention.model.sentence import SentenceView
 from ui.model import caches as models
 from ui.model.url import TEMPERATURES, VIEWS, label, layer_head, remember_view, share_link, view_name
-from ui.widgets import PROJECTOR_SCALE, THIRD_PX, chart, chart_width, keep_choice, literal, narrow, show_notes
+from ui.widgets import (
+    PROJECTOR_SCALE,
+    THIRD_PX,
+    chart,
+    chart_width,
+    keep_choice,
+    literal,
+    named,
+    narrow,
+    show_notes,
+)
 
 HEAD_VIEWS = ("grid", "head", "tokens")  # the views that show the chosen layer and head
 MODEL_STEPS = ["scores", "scaled_scores", "masked_scores", "weights"]  # a GPT's in eval: causal, no dropout
@@ -93,7 +103,7 @@ def all_heads(view: SentenceView, layer: int, head: int, kv_heads: Sequence[int]
     if st.session_state.get("projector"):
         scale_text(fig, PROJECTOR_SCALE, color="#000000")
     st.plotly_chart(  # no toolbar: on a phone it stands over the heads' titles, and a grid needs none
-        fig,
+        named(fig),
         key="m_grid",
         on_select=_open_clicked,
         selection_mode="points",
