@@ -8,6 +8,7 @@ import urllib.request
 from urllib.parse import urlencode
 
 import pytest
+from playwright.sync_api import expect
 
 from attention import i18n
 from attention.classroom import SQLiteStore
@@ -116,6 +117,30 @@ def test_a_students_pick_is_recorded_and_the_reveal_arrives_by_itself(classroom,
     assert tally.current.answered == 1 and tally.current.counts == {0: 1}
     store.reveal(code, secret, "check_ids")
     page.get_by_text("Right. Answer:").first.wait_for(timeout=10_000)  # the first option is right
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_the_teachers_own_pick_is_judged_at_the_reveal_and_cleared_by_ask_again(classroom, page):
+    """The teacher's question is a form too: Check, Reveal judges it; Ask again clears the pick
+    on the page (the browser is told: st.session_state[key] = None, through the form)."""
+    url, store = classroom
+    code, secret = store.new_class()
+    page.goto(f"{url}/learn?class={code}&teacher={secret}")
+    page.wait_for_url(lambda u: "teacher=" not in u, timeout=30_000)
+    script_done(page)
+    page.locator(".st-key-check_ids_ask button").click()
+    page.get_by_text("students have answered").first.wait_for(timeout=30_000)
+    question = page.locator(".st-key-check_ids")
+    question.get_by_role("radio").first.check(force=True)
+    check(page, "check_ids")
+    script_done(page)
+    assert page.get_by_text("Right. Answer:").count() == 0  # not before the reveal
+    page.locator(".st-key-check_ids_reveal button").click()
+    page.get_by_text("Right. Answer:").first.wait_for(timeout=30_000)
+    expect(question.locator("input:checked")).to_have_count(1)
+    page.locator(".st-key-check_ids_again button").click()
+    expect(page.get_by_text("Right. Answer:")).to_have_count(0, timeout=30_000)
+    expect(question.locator("input:checked")).to_have_count(0, timeout=30_000)
     assert page.locator('[data-testid="stException"]').count() == 0
 
 
