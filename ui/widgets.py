@@ -110,6 +110,10 @@ def chart(fig, key: str, ready: bool = False, width: int | None = None) -> None:
     )
 
 
+# the buttons a question's key names: Show me without predicting, Check, the teacher's panel's
+BUTTONS = ("_show", "_check", "_ask", "_reveal", "_again")
+
+
 def reset_predictions(prefix: str) -> None:
     """In a callback, before the checks are drawn: every self-check whose key starts with `prefix`
     asked afresh. A radio's answer is set to None, not deleted: a deleted key leaves the browser
@@ -119,9 +123,9 @@ def reset_predictions(prefix: str) -> None:
     for key in [k for k in s if k.startswith(prefix)]:
         if key.endswith("_seen"):
             del s[key]
-        elif not key.endswith("_show"):
-            with contextlib.suppress(StreamlitAPIException):  # a button's state cannot be set (a
-                s[key] = None  # teacher's Reveal under the question): it resets itself
+        elif not key.endswith(BUTTONS):  # a button's value set here is refused when it is drawn
+            with contextlib.suppress(StreamlitAPIException):
+                s[key] = None
 
 
 def keep_choice(key: str, first: str) -> None:

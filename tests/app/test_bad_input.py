@@ -8,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 from attention.devices import available_devices
 from attention.explorer.config import MAX_TEXT_CHARS
-from tests.app.conftest import messages, open_page, session, show, step_names, steps_figure
+from tests.app.conftest import answer, messages, open_page, session, show, step_names, steps_figure
 
 HOSTILE = (
     "<script>alert(1)</script> <img src=x onerror=alert(1)> [x](javascript:alert(1)) **bold** "
@@ -109,7 +109,7 @@ def test_html_and_markdown_stay_literal_on_learn_and_compare():
     at = at.run()
     assert not at.exception
     first = at.radio(key="check_top").options[0].replace("\\", "")  # shown escaped; the value is raw
-    at = at.radio(key="check_top").set_value(first).run()
+    at = answer(at, "check_top", first)
     assert at.success or at.error
     assert_literal(at)
     at = open_page("pages/compare.py")

@@ -351,3 +351,12 @@ def test_one_persons_wrong_codes_never_lock_out_a_students_reload(store):
         opened("pages/classroom.py", **{"class": "ZZZZ-ZZZZZ"})
     again = opened(**{"class": code, "student": token})
     assert again.session_state[membership.KEY].student == token
+
+
+def test_the_teacher_can_change_the_sentence_after_asking(store):
+    """A new sentence asks Learn's questions afresh (reset_predictions): the question's buttons
+    (Check, the teacher's Reveal and Ask again) keep their own state, which cannot be set."""
+    code, secret = store.new_class()
+    teacher = teacher_asks(store, code, secret)
+    teacher = teacher.radio(key="learn_source").set_value("Hello shiny sun!").run()
+    assert not teacher.exception, [e.message for e in teacher.exception]

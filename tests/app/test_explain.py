@@ -15,7 +15,7 @@ from attention.model import catalog, lab, sentence
 from attention.model.checkpoint import load_gpt2
 from attention.model.explain import FLOW_MAX_TOKENS, NAMES, explain
 from attention.model.lens import logit_lens, logit_parts
-from tests.app.conftest import figure, session, url_params
+from tests.app.conftest import answer, figure, session, url_params
 from tests.specs import decode
 
 LONG = sentence.SENTENCE + " " + sentence.SENTENCE  # 64 tokens: more than flow takes
@@ -166,11 +166,11 @@ def test_the_predictions_are_asked_first_and_answered_from_the_numbers(bundled):
     assert not at.dataframe and "Show me without predicting" in [b.label for b in at.button]
     e = explain(model, torch.tensor([ids]))
     same = int(np.argmax(e.scores["attention"])) == int(np.argmax(e.scores["ablation"]))
-    at = at.radio(key="m_predict_attention").set_value("Yes, the same token").run()
+    at = answer(at, "m_predict_attention", "Yes, the same token")
     assert ("Right" if same else "Not quite") in said(at)
     assert f"ρ = {e.correlations['attention']:.2f}" in said(at)
     best = int(np.argmax(e.scores["ablation"]))
-    at = at.radio(key="m_predict_removal").set_value(f"{best}: {tokens[best]}").run()
+    at = answer(at, "m_predict_removal", f"{best}: {tokens[best]}")
     assert "Right" in said(at) and f"by {e.scores['ablation'][best]:.2f}" in said(at)
     assert len(table(at)) == len(ids)
 
@@ -244,8 +244,8 @@ def test_on_a_projector_the_rows_grow_with_the_text():
 
 def test_a_new_sentence_asks_the_questions_again_and_keeps_the_results_in_view():
     at = page(view="explain").run()
-    at = at.radio(key="m_predict_attention").set_value("Yes, the same token").run()
-    at = at.radio(key="m_predict_removal").set_value("16: ·Alice").run()
+    at = answer(at, "m_predict_attention", "Yes, the same token")
+    at = answer(at, "m_predict_removal", "16: ·Alice")
     assert len(at.dataframe) == 1
     at = at.text_input(key="m_text").set_value("a b c d e f a b c d e f").run()
     assert not at.exception

@@ -3,7 +3,7 @@ before you see, and the view kept in the URL."""
 
 import pytest
 
-from tests.app.conftest import figures, session, url_params
+from tests.app.conftest import answer, figures, session, url_params
 from tests.specs import decode
 
 
@@ -80,9 +80,9 @@ def test_switching_the_query_changes_the_worked_sums(learn):
 def test_self_checks_give_immediate_feedback(learn, key, right, wrong):
     at = learn.run()
     assert not at.success and not at.error
-    at = at.radio(key=key).set_value(right).run()
+    at = answer(at, key, right)
     assert len(at.success) == 1 and at.success[0].value.startswith("Right")
-    at = at.radio(key=key).set_value(wrong).run()
+    at = answer(at, key, wrong)
     assert len(at.error) == 1 and at.error[0].value.startswith("Not quite")
 
 
@@ -143,7 +143,7 @@ def test_each_question_comes_before_what_answers_it(learn):
     assert "largest weight, unscaled" not in page
     assert "keys.transpose(1, 2)" not in page and "Largest difference" not in page
     assert not [t for t in heatmaps(at) if t.startswith(("A:", "head ", "m:"))]
-    at = at.radio(key="check_ids").set_value("6: one per token").run()
+    at = answer(at, "check_ids", "6: one per token")
     assert "**x** (1, 6, 3)" in text_of(at)
     at = at.button(key="check_top_show").click().run()  # or ask to see without predicting
     assert "α = exp(ω)/Σ" in text_of(at)
@@ -161,7 +161,7 @@ def test_options_differ_even_when_the_numbers_are_equal(learn):
 
 
 def test_answers_reset_when_the_sentence_changes(learn):
-    at = learn.run().radio(key="check_mask").set_value("0").run()
+    at = answer(learn.run(), "check_mask", "0")
     assert at.success
     at = at.radio(key="learn_source").set_value("Hello shiny sun!").run()
     assert not at.success and at.radio(key="check_mask").value is None
@@ -192,12 +192,12 @@ def test_a_new_sentence_of_the_same_length_clears_the_pick_in_the_browser(learn)
     """The book's sentence and the default own sentence both have 6 tokens: the same question, the
     same options. The server forgetting the answer is not enough: the browser keeps showing a pick
     it is not told to clear (and a click on it changes nothing), so the reset must be sent."""
-    at = learn.run().radio(key="check_mask").set_value("0").run()
+    at = answer(learn.run(), "check_mask", "0")
     assert at.success
     at = at.radio(key="learn_source").set_value("my own sentence").run()
     assert at.text_input(key="learn_text").value == "The cat sat on the mat"  # 6 tokens, as the book's
     mask = at.radio(key="check_mask")
     assert not at.success and mask.value is None
     assert mask.proto.set_value and not mask.proto.HasField("raw_value")  # the browser is told: no pick
-    at = at.radio(key="check_mask").set_value("0").run()  # and picking it again answers
+    at = answer(at, "check_mask", "0")  # and picking it again answers
     assert at.success

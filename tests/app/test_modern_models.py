@@ -6,7 +6,7 @@ model computes attention."""
 import pytest
 
 from attention.model import catalog
-from tests.app.conftest import figures, session
+from tests.app.conftest import answer, figures, session
 from tests.model.tiny_hf import tiny, word_tokenizer
 from ui.model.url import VIEWS
 
@@ -120,7 +120,7 @@ def test_todays_attention_asks_first_then_shows_the_models_own_numbers():
     ids, _ = sentence.encode(info, sentence.SHAKESPEARE_SENTENCE, 128)
     sinks = today.first_token_weight(model, ids, info.start_token)
     share = sinks.by_layer()[1][-1]
-    at = question.set_value("More than half").run()
+    at = answer(at, "m_today_sink", "More than half")
     right = share > 0.5
     assert at.success if right else at.error, "feedback after a pick"
     at = past_the_questions(at)

@@ -48,6 +48,12 @@ def script_done(page, timeout: float = 60_000) -> None:
     page.wait_for_selector(IDLE, timeout=timeout)
 
 
+def check(page, key: str) -> None:
+    """Press a predict-first question's Check: its form sends the chosen option with the click (a
+    choice alone answers nothing). Found by its key, in any language."""
+    page.locator(f".st-key-{key}_check button").click()
+
+
 def charts_drawn(page, n: int, timeout: float = 120_000) -> None:
     """Wait until at least `n` plotly charts have drawn their first frame."""
     page.wait_for_function(

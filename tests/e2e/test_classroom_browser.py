@@ -8,12 +8,13 @@ import urllib.request
 from urllib.parse import urlencode
 
 import pytest
+from playwright.sync_api import expect
 
 from attention import i18n
 from attention.classroom import SQLiteStore
 from attention.i18n import tr
 from deploy.local import ROOT, start_streamlit
-from tests.e2e.conftest import in_thread, script_done, wait_idle
+from tests.e2e.conftest import check, in_thread, script_done, wait_idle
 from tests.e2e.test_class_room_browser import ask
 from tests.e2e.test_lab_browser import PHONE
 from tests.session_client import Session, Stats
@@ -108,6 +109,9 @@ def test_a_students_pick_is_recorded_and_the_reveal_arrives_by_itself(classroom,
     script_done(page)
     question = page.locator('[data-testid="stRadio"]', has_text="How many rows")
     question.get_by_role("radio").first.check(force=True)  # the option's own input, not the label
+    script_done(page)
+    assert store.tally(code, "check_ids", secret).current.answered == 0  # chosen, not yet answered
+    check(page, "check_ids")
     page.get_by_text("Answer recorded").wait_for(timeout=30_000)
     tally = store.tally(code, "check_ids", secret)
     assert tally.current.answered == 1 and tally.current.counts == {0: 1}
@@ -116,8 +120,32 @@ def test_a_students_pick_is_recorded_and_the_reveal_arrives_by_itself(classroom,
     assert page.locator('[data-testid="stException"]').count() == 0
 
 
+def test_the_teachers_own_pick_is_judged_at_the_reveal_and_cleared_by_ask_again(classroom, page):
+    """The teacher's question is a form too: Check, Reveal judges it; Ask again clears the pick
+    on the page (the browser is told: st.session_state[key] = None, through the form)."""
+    url, store = classroom
+    code, secret = store.new_class()
+    page.goto(f"{url}/learn?class={code}&teacher={secret}")
+    page.wait_for_url(lambda u: "teacher=" not in u, timeout=30_000)
+    script_done(page)
+    page.locator(".st-key-check_ids_ask button").click()
+    page.get_by_text("students have answered").first.wait_for(timeout=30_000)
+    question = page.locator(".st-key-check_ids")
+    question.get_by_role("radio").first.check(force=True)
+    check(page, "check_ids")
+    script_done(page)
+    assert page.get_by_text("Right. Answer:").count() == 0  # not before the reveal
+    page.locator(".st-key-check_ids_reveal button").click()
+    page.get_by_text("Right. Answer:").first.wait_for(timeout=30_000)
+    expect(question.locator("input:checked")).to_have_count(1)
+    page.locator(".st-key-check_ids_again button").click()
+    expect(page.get_by_text("Right. Answer:")).to_have_count(0, timeout=30_000)
+    expect(question.locator("input:checked")).to_have_count(0, timeout=30_000)
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+
 def test_a_held_question_speaks_the_pages_language_after_a_pick(classroom, browser, page):
-    """A pick reruns only its question (a fragment, maybe on a new thread): it answers in the
+    """A Check reruns only its question (a fragment, maybe on a new thread): it answers in the
     page's language, not in English (found by walking the class in Ukrainian)."""
     url, store = classroom
     code, secret = store.new_class()
@@ -132,6 +160,7 @@ def test_a_held_question_speaks_the_pages_language_after_a_pick(classroom, brows
         i18n.use(i18n.DEFAULT)
     question = page.locator('[data-testid="stRadio"]', has_text=asked)
     question.get_by_role("radio").first.check(force=True)
+    check(page, "check_ids")
     page.get_by_text(recorded).wait_for(timeout=30_000)
     assert page.get_by_text("Answer recorded").count() == 0
 

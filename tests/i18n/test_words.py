@@ -13,6 +13,7 @@ from attention import i18n
 from attention.errors import ConfigError
 from attention.explorer.config import MAX_TEXT_CHARS, ExplorerConfig
 from attention.i18n import __main__ as upkeep
+from tests.app.conftest import answer
 from tests.i18n.walk import opened
 
 # Countable things a message counts: a placeholder right before one (an adjective between allowed)
@@ -147,8 +148,7 @@ def why_most_tokens(code: str) -> str:
     """What your language costs: the answer's reason after a wrong pick (Korean costs GPT-2 43
     tokens for the journey sentence)."""
     at = opened("languages", code)
-    radio = at.radio(key="languages_predict")
-    at = radio.set_value(radio.options[0]).run()
+    at = answer(at, "languages_predict", at.radio(key="languages_predict").options[0])
     assert not at.exception
     return " ".join(e.value for e in at.error)
 

@@ -1,13 +1,15 @@
 """The predict-first questions (Learn, Modern, What your language costs, Inside a model), alone or
 as a class.
 
-Alone: pick an option and see at once whether it was right. In a class the teacher asks first:
-"Ask the class" sends the question with the teacher's options and the view it was asked on (the
-page's sentence and settings), and every student's page goes to that view, so every phone
-computes the same question from the same numbers, each in its own language. A student's pick is
-recorded as its option's position in that round and held: the page says "answer recorded" and
-shows nothing of the answer until the teacher reveals it. A question the teacher has not asked
-waits, and so does one whose student has moved to another sentence (a link takes them back).
+Alone: choose an option, then press Check to see whether it was right (two steps: the arrow keys
+move a keyboard user through the options, and each move would otherwise answer, WCAG 2.1.1). In a
+class the teacher asks first: "Ask the class" sends the question with the teacher's options and
+the view it was asked on (the page's sentence and settings), and every student's page goes to that
+view, so every phone computes the same question from the same numbers, each in its own language. A
+student's pick, confirmed with Check, is recorded as its option's position in that round and held:
+the page says "answer recorded" and shows nothing of the answer until the teacher reveals it. A
+question the teacher has not asked waits, and so does one whose student has moved to another
+sentence (a link takes them back).
 
 The teacher's page shows, under the question, Ask the class; then a live histogram of the answers
 (labelled with the options as asked) and how many of those joined have answered (refreshed every
@@ -15,7 +17,7 @@ second, without rerunning the page), Reveal, and Ask again (a second vote, the f
 it). A refusal is said where the teacher clicked.
 
 Built for a class of 200 answering at once (benchmarks/class_mode.py): before the reveal a
-student's question is a fragment, so a pick reruns only the question, and the page holds its
+student's question is a fragment, so a Check reruns only the question, and the page holds its
 questions without a timer: the process's bell (ui/classroom/bell.py) reruns the page when one is
 revealed or asked."""
 
@@ -45,10 +47,11 @@ def self_check(
     revealed: bool,
     view: dict[str, str] | None = None,
 ) -> str | None:
-    """A prediction before the reveal: feedback once the learner picks an option; in a class,
-    the pick is recorded and the answer waits for the teacher's reveal (`revealed`: the class's
-    round of it is, looked up once per run by predict). `view`: what the question's options are
-    computed from, as the page's address would hold it (None: the options never change)."""
+    """A prediction before the reveal: feedback once the learner has chosen an option and pressed
+    Check; in a class, the pick is recorded and the answer waits for the teacher's reveal
+    (`revealed`: the class's round of it is, looked up once per run by predict). `view`: what the
+    question's options are computed from, as the page's address would hold it (None: the options
+    never change)."""
     if len(set(options)) != len(options):
         raise ValueError(f"{key}: options must differ: {options}")  # "6 | 6 | 3" asks nothing
     m = member()
@@ -56,7 +59,7 @@ def self_check(
     if m is not None and not m.teacher and not revealed:
         _held(key, label, options, view)
         return st.session_state.get(key)
-    picked = st.radio(label, options, index=None, key=key, format_func=literal)
+    picked = _choose(key, label, options)
     if m is None:
         if picked is not None:
             _feedback(picked, answer, why)
@@ -70,7 +73,7 @@ def self_check(
 
 @language.fragment
 def _held(key: str, label: str, options: list[str], view: dict[str, str] | None) -> None:
-    """A class student's question before the reveal, a fragment: a pick reruns only this."""
+    """A class student's question before the reveal, a fragment: a Check reruns only this."""
     m = member()
     vote = m.vote if m is not None else None
     if membership.offline():  # held, not answered alone: the class still gets its reveal
@@ -95,15 +98,7 @@ def _held(key: str, label: str, options: list[str], view: dict[str, str] | None)
                 query_params=vote.params | url.link_params({}),
             )
         return
-    picked = st.radio(
-        label,
-        options,
-        index=None,
-        key=key,
-        format_func=literal,
-        on_change=_record,
-        args=(key, options, vote.round),
-    )
+    picked = _choose(key, label, options, on_click=_record, args=(key, options, vote.round))
     if refused := st.session_state.get(REFUSED, {}).get(key):
         st.warning(literal(refused), icon=":material/error:")  # not "recorded" when it was not
     elif picked is not None:
@@ -111,6 +106,19 @@ def _held(key: str, label: str, options: list[str], view: dict[str, str] | None)
             tr("Answer recorded. Your teacher reveals the answer to the whole class."),
             icon=":material/how_to_vote:",
         )
+
+
+def _choose(key: str, label: str, options: list[str], on_click=None, args: tuple = ()) -> str | None:
+    """The options, then Check: a form holds the radio's value back until Check is pressed, so a
+    keyboard user's arrow keys (each one selects the next option) look through the options and
+    answer nothing; session_state[key] stays None until then. A widget in a form cannot have its
+    own on_change: what a pick does (a class student's vote recorded) is the button's on_click."""
+    with st.form(key=f"{key}_form", border=False, enter_to_submit=True):
+        picked = st.radio(label, options, index=None, key=key, format_func=literal)
+        # TRANSLATORS: a button under a predict-first question: it confirms the option chosen above
+        # as the answer (shows whether it was right, or records it for the class)
+        st.form_submit_button(tr("Check"), key=f"{key}_check", on_click=on_click, args=args)
+    return picked
 
 
 def _feedback(picked: str | None, answer: str, why: str) -> None:
@@ -135,7 +143,7 @@ def predict(
     everything: bool,
     view: dict[str, str] | None = None,
 ) -> bool:
-    """Ask before showing: True (draw what answers it) once the learner has picked an option or
+    """Ask before showing: True (draw what answers it) once the learner has checked an option or
     asked to see it, or when `everything` is on show; in a class, once the teacher has revealed.
     `view`: what the options are computed from, as the page's address holds it (self_check)."""
     m = member()
