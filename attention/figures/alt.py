@@ -118,6 +118,7 @@ def _matrix_words(layout, trace, z: np.ndarray) -> str:
     filled = np.where(np.isfinite(z), z, -np.inf)
     r, c = np.unravel_index(int(np.argmax(filled)), z.shape)
     largest = {"value": _value(z[r, c]), "row": rows[r], "column": columns[c]}
+    # TRANSLATORS: {row} and {column} name a heatmap's row and column: a token, or a number
     words = [tr("Largest value: {value}, in row {row}, column {column}.", **largest)]
     live = np.isfinite(z).any(axis=1)
     best = np.argmax(filled, axis=1)
@@ -167,6 +168,7 @@ def _bar_words(fig: go.Figure, trace, named: bool) -> str:
     labels = trace.y if horizontal else trace.x
     labels = [_short(v) for v in labels] if labels is not None else [str(i) for i in range(values.size)]
     high, low = int(np.nanargmax(values)), int(np.nanargmin(values))
+    # TRANSLATORS: {high} and {low} are bars' labels (a token, a language, an answer's option)
     words = tr(
         "Highest: {high} ({high_value}); lowest: {low} ({low_value}).",
         high=labels[high],

@@ -88,7 +88,7 @@ def page_strings(at) -> list[str]:
 def units(text: str) -> list[str]:
     """The prose in one string: its lines and cells with markup, code and numbers out, kept where
     three words or more remain."""
-    if _LATEX.search(text) or text.lstrip().startswith("<style"):
+    if _LATEX.search(text) or text.lstrip().startswith(("<style", "<script")):  # code: assets/*.css, a11y.js
         return []
     out = []
     text = text.replace("\\_", "_")
