@@ -8,6 +8,7 @@ from attention.classroom import SQLiteStore
 from attention.classroom.rules import Limits
 from tests.app.conftest import pick, session, teacher_asks
 from ui.classroom import membership
+from ui.classroom.page import qr_code
 
 
 @pytest.fixture
@@ -40,7 +41,10 @@ def test_a_teacher_starts_a_class_and_gets_its_code_link_and_qr(store):
     assert m.shown_code in page
     assert any(f"class={m.shown_code}" in c.value for c in at.code)  # the join link
     assert any("teacher=" in c.value for c in at.code)  # the teacher's link, folded away
-    assert at.get("imgs") or at.get("image")  # the QR code
+    link = next(c.value for c in at.code if f"class={m.shown_code}" in c.value)
+    qr = [h.proto.body for h in at.get("html") if "class-qr" in h.proto.body]  # the QR code: the link's
+    assert qr and qr[0] == qr_code(link, f"Scan to join class {m.shown_code}")
+    assert f"alt='Scan to join class {m.shown_code}'" in qr[0]  # named for a screen reader
     assert "teacher" not in at.query_params
 
 
