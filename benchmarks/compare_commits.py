@@ -56,7 +56,7 @@ from tests.session_client import Session, Stats
 PARTS = ("page_load", "links", "follow")
 SEED = 45  # the number: the link set is the same in every run, for every revision
 LINKS_PER_SESSION = 4
-WORDS = "the cat sat on a mat while students learn how attention weighs every token in one sentence".split()
+WORDS = ("the", "cat", "sat", "on", "a", "mat", "while", "students", "learn", "how", "attention", "weighs")
 # metric -> the reference page's metric it is divided by, in the same part and round
 VERSUS = {"Learn, CPU ms/load": "CPU ms/load", "Explorer link, CPU ms/load": "CPU ms/load"}
 VERSUS["CPU ms/load"] = "CPU ms/load"
@@ -269,7 +269,7 @@ def report(argv: list[str], args, names: dict, results: dict, errors: dict) -> s
     lines = [
         f"command: python -m benchmarks.compare_commits {shlex.join(argv)}",
         f"date: {date}; {os.cpu_count()} cores, load average {load} (a busy machine's figures are noisy)",
-        f"base {names['base']}, head {names['head']}; {args.rounds} rounds; × = the reference page's, same round",
+        f"base {names['base']}, head {names['head']}; {args.rounds} rounds; ×: the reference's, same round",
         "",
     ]
     for part in args.parts:
