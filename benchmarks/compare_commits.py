@@ -269,7 +269,7 @@ def report(argv: list[str], args, names: dict, results: dict, errors: dict) -> s
     lines = [
         f"command: python -m benchmarks.compare_commits {shlex.join(argv)}",
         f"date: {date}; {os.cpu_count()} cores, load average {load} (a busy machine's figures are noisy)",
-        f"base {names['base']}, head {names['head']}; {args.rounds} rounds; ×: the reference's, same round",
+        f"base {names['base']}, head {names['head']}; rounds: {args.rounds}; ×: the reference's, same round",
         "",
     ]
     for part in args.parts:
