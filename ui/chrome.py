@@ -8,6 +8,7 @@ import copy
 import functools
 import gc
 import json
+import re
 
 import streamlit as st
 
@@ -17,9 +18,23 @@ from attention.i18n import N_, tr
 from attention.settings import ASSETS
 from ui import internals, wakeups
 
-APP_CSS = "<style>" + (ASSETS / "app.css").read_text() + "</style>"
-PROJECTOR_CSS = "<style>" + (ASSETS / "projector.css").read_text() + "</style>"
-A11Y_JS = (ASSETS / "a11y.js").read_text()
+
+def _css(name: str) -> str:
+    """A style sheet as it is sent: its comments and line breaks out (it travels in every page
+    load and rerun: hashed, compressed and sent per browser; the files keep their comments)."""
+    text = re.sub(r"/\*.*?\*/", "", (ASSETS / name).read_text(), flags=re.DOTALL)
+    return "<style>" + " ".join(line.strip() for line in text.splitlines() if line.strip()) + "</style>"
+
+
+def _js(name: str) -> str:
+    """Our script as it is sent: whole-line comments, end-of-line comments ("  // …", the house's
+    style; no string in it holds one) and indentation out."""
+    lines = (re.sub(r"\s+// .*$", "", line).strip() for line in (ASSETS / name).read_text().splitlines())
+    return "\n".join(line for line in lines if line and not line.startswith("//"))
+
+
+APP_CSS, PROJECTOR_CSS = _css("app.css"), _css("projector.css")
+A11Y_JS = _js("a11y.js")
 
 
 @functools.cache

@@ -84,6 +84,7 @@ def _kind(cluster: str) -> str:
     return "solo"  # symbols: emoji, math, currency
 
 
+@lru_cache(maxsize=256)  # asked on every Explorer load of a link: a class opens the same few texts
 def unspaced(text: str) -> bool:
     """Whether the text has characters of a script written without spaces between words (Chinese,
     Japanese): the words tokenizer can only split those into single characters."""

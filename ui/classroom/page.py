@@ -51,7 +51,8 @@ def qr_code(text: str, caption: str) -> str:
     segno.make(text, error="m").save(out, kind="svg", border=2, xmldecl=False)
     source = "data:image/svg+xml;base64," + base64.b64encode(out.getvalue()).decode()
     said = html.escape(caption)
-    return f"<figure class='class-qr'><img src='{source}' alt='{said}'><figcaption>{said}</figcaption></figure>"
+    image = f"<img src='{source}' alt='{said}'>"
+    return f"<figure class='class-qr'>{image}<figcaption>{said}</figcaption></figure>"
 
 
 def page() -> None:
