@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import functools
 import gc
+import hashlib
 import json
 import re
 
@@ -26,15 +27,11 @@ def _css(name: str) -> str:
     return "<style>" + " ".join(line.strip() for line in text.splitlines() if line.strip()) + "</style>"
 
 
-def _js(name: str) -> str:
-    """Our script as it is sent: whole-line comments, end-of-line comments ("  // …", the house's
-    style; no string in it holds one) and indentation out."""
-    lines = (re.sub(r"\s+// .*$", "", line).strip() for line in (ASSETS / name).read_text().splitlines())
-    return "\n".join(line for line in lines if line and not line.startswith("//"))
-
-
 APP_CSS, PROJECTOR_CSS = _css("app.css"), _css("projector.css")
-A11Y_JS = _js("a11y.js")
+# static/a11y.js, served by Streamlit (server.enableStaticServing) at app/static/, relative to the
+# page's address; versioned by its content, so a browser's cached copy is never an older one
+A11Y_JS = (ASSETS.parent / "static" / "a11y.js").read_bytes()
+A11Y_SRC = "app/static/a11y.js?v=" + hashlib.blake2b(A11Y_JS, digest_size=6).hexdigest()
 
 
 @functools.cache
@@ -68,20 +65,21 @@ def per_rerun() -> None:
 
 
 def accessibility() -> None:
-    """The page's language on <html lang>, a skip link, every chart named and its numbers a click
-    away (assets/a11y.js): once per session and language, as the sidebar's last element. Its
+    """The page's language on <html lang>, every chart named and its numbers a click away
+    (static/a11y.js): once per session and language, as the sidebar's last element: its words,
+    and the script's tag (the browser fetches the script once, from its cache after that). The
     script keeps working after the element is gone (it watches the page), and an element that
     comes and goes at the end moves no other element (one earlier would have every element after
     it redrawn on the next rerun)."""
     code = i18n.language()
     if st.session_state.get("_a11y_language") != code:
         st.session_state["_a11y_language"] = code
-        st.html(_a11y_script(code), unsafe_allow_javascript=True)
+        st.html(_a11y_tags(code), unsafe_allow_javascript=True)
 
 
 @functools.cache
-def _a11y_script(code: str) -> str:
-    """The script with the session's words, made once per language (tr() speaks `code` here)."""
+def _a11y_tags(code: str) -> str:
+    """The script's words and its tag, made once per language (tr() speaks `code` here)."""
     words = {
         "lang": code if code in i18n.LANGUAGES else i18n.DEFAULT,
         "dir": "ltr",  # every language the app has is written left to right
@@ -89,8 +87,10 @@ def _a11y_script(code: str) -> str:
         "show": tr("Show the numbers as a table"),
         "hide": tr("Hide the table"),
     }
-    config = json.dumps(words, ensure_ascii=False).replace("<", "\\u003c")  # no text ends the script
-    return "<script>" + A11Y_JS.replace("CONFIG;", config + ";", 1) + "</script>"
+    # "<" escaped: no word ends the script (and Streamlit's sanitizer drops a script whose text
+    # holds "<" before a letter)
+    config = json.dumps(words, ensure_ascii=False).replace("<", "\\u003c")
+    return f'<script>window.__aeA11yConfig = {config};</script><script src="{A11Y_SRC}"></script>'
 
 
 def pages() -> dict[str, st.Page]:

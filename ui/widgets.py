@@ -79,7 +79,7 @@ def projected(fig, width: int | None = None):
 
 def named(fig):
     """The figure's text alternative in its layout.meta (attention/figures/alt.py), which the
-    browser puts on the chart (assets/a11y.js): read before `fit` wraps its titles."""
+    browser puts on the chart (static/a11y.js): read before `fit` wraps its titles."""
     fig.layout.meta = describe(fig)
     return fig
 

@@ -2,7 +2,7 @@
 and size, what its rows and columns are) and one sentence of what to notice in its numbers (the
 largest value, each row's largest, the diagonal; a curve's start, end and extremes; the highest
 and lowest bar). Plotly draws a heatmap as one image, so a screen reader gets nothing of it but
-this; the browser reads it from the figure's `layout.meta` (assets/a11y.js puts it on the chart as
+this; the browser reads it from the figure's `layout.meta` (static/a11y.js puts it on the chart as
 role="img" and aria-label, the sentence as its description, and builds the numbers' table from
 the figure's own data on request).
 

@@ -42,16 +42,21 @@ def test_axe_finds_nothing_critical_or_serious_on_any_page(browser, room, lang):
     url, code, secret = room
     context = browser.new_context(viewport={"width": 1366, "height": 768})
     page = context.new_page()
-    found = {}
+    found, unnamed, charts = {}, {}, 0
     try:
         for view in VIEWS:
             blocking = [v for v in audit(page, url, view, lang, code, secret) if v["impact"] in BLOCKING]
             if blocking:
                 found[view] = blocking
             assert page.evaluate("document.documentElement.lang") == lang, view
+            drawn = page.evaluate(CHARTS)  # every chart on every page: named, a sentence, a table
+            charts += len(drawn)
+            if bad := [c for c in drawn if not (c["role"] == "img" and c["name"] and c["button"])]:
+                unnamed[view] = bad
     finally:
         context.close()
-    assert found == {}
+    assert found == {} and unnamed == {}
+    assert charts >= 20  # Learn with everything shown alone draws more
 
 
 def test_the_page_says_its_language_and_follows_the_picker(page, room):

@@ -1,7 +1,8 @@
 // What a screen reader and a keyboard need that Streamlit does not give (docs/testing.md,
-// "Accessibility"). Static, shipped with the app; the session's words come in as JSON (CONFIG),
-// and every text that reaches the page is set as text (textContent), never as HTML.
-// (No "<" before a letter or "/" anywhere in this file: Streamlit's DOMPurify drops a script whose text has one.)
+// "Accessibility"). Static, served by Streamlit's static serving (.streamlit/config.toml), so a
+// browser fetches it once and a page load sends only a script tag; the session's words come in
+// as window.__aeA11yConfig (ui/chrome.accessibility), and every text that reaches the page is set
+// as text (textContent), never as HTML.
 //  - the page's language on the html element (lang, dir) (Streamlit writes lang="en": streamlit#15726);
 //  - Streamlit's "Skip to main content" link (the first Tab stop) in the session's language;
 //  - every plotly chart named: its main SVG gets role="img", aria-label (the figure's
@@ -10,9 +11,11 @@
 //    toolbar taken out of the Tab order; under it, a button that shows its numbers as a table,
 //    built here from the figure's own data (nothing more is sent per page load).
 // Streamlit redraws elements at will, so a MutationObserver applies this again after each change;
-// it changes the page only where something differs, so its own changes end the loop.
+// it changes the page only where something differs, so its own changes end the loop. Loaded
+// again (another language), it only takes the new words.
 (() => {
-  const config = CONFIG;
+  const config = window.__aeA11yConfig || { lang: "en", dir: "ltr", skip: "Skip to main content",
+    show: "Show the numbers as a table", hide: "Hide the table" };
   const state = window.__aeA11y || (window.__aeA11y = { config, installed: false });
   state.config = config;
   const root = document.documentElement;
