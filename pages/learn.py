@@ -30,24 +30,17 @@ config = lesson_config(choice, text, seed)
 page = Lesson(config, cached_trace(config), choice, everything, exact_params())
 
 # --- the steps, each asking before it shows ----------------------------------------------------
-st.header(tr("1 · Tokens → ids → embeddings"))
-steps.tokens_to_embeddings(page)
+# each step draws its title with its first words or formulas: one element (ui/widgets.formulas)
+steps.tokens_to_embeddings(page, tr("1 · Tokens → ids → embeddings"))
 
 st.header(tr("2 · Simplified self-attention for one query"))
 query = steps.query_picker(page)
 steps.simplified_attention(page, query)
 
-st.header(tr("3 · Trainable weights: queries, keys, values"))
-steps.trainable_weights(page, query)
-
-st.header(tr("4 · Causal mask: two ways, one result"))
-masking.causal_mask(page)
-
-st.header(tr("5 · Dropout on the attention weights"))
-masking.dropout(page)
-
-st.header(tr("6 · Multi-head attention"))
-steps.multi_head(page)
+steps.trainable_weights(page, query, tr("3 · Trainable weights: queries, keys, values"))
+masking.causal_mask(page, tr("4 · Causal mask: two ways, one result"))
+masking.dropout(page, tr("5 · Dropout on the attention weights"))
+steps.multi_head(page, tr("6 · Multi-head attention"))
 steps.exercises()
 
 keep_url()

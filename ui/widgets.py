@@ -84,13 +84,19 @@ def named(fig):
     return fig
 
 
-def formulas(*parts: str) -> None:
+def formulas(*parts: str, heading: str | None = None) -> None:
     """Equations (LaTeX) in a row on a screen, one under another on a phone, where a row of them is
-    wider than the page (app.css: one still too wide scrolls in its own box)."""
+    wider than the page (app.css: one still too wide scrolls in its own box); under `heading` (a
+    section's title, level 2), in the same element: every element is a message to every browser
+    on every page load (benchmarks/compare_commits.py)."""
     if narrow():
-        st.latex(r"\begin{gathered}" + r" \\[6pt] ".join(parts) + r"\end{gathered}")
+        latex = r"\begin{gathered}" + r" \\[6pt] ".join(parts) + r"\end{gathered}"
     else:
-        st.latex(r" \qquad ".join(parts))
+        latex = r" \qquad ".join(parts)
+    if heading is None:
+        st.latex(latex)
+    else:
+        st.markdown(f"## {heading}\n\n$$\n{latex}\n$$")
 
 
 def page_title(title: str, caption: str, help: str | None = None) -> None:

@@ -107,7 +107,10 @@ def test_the_blogs_vocabulary_for_an_own_sentence(learn):
     at = learn.run().radio(key="learn_source").set_value("my own sentence").run()
     at = at.text_input(key="learn_text").set_value("Life is short, eat dessert first").run()
     assert "{'Life': 0, 'dessert': 1, 'eat': 2, 'first': 3, 'is': 4, 'short': 5}" in text_of(at)
-    assert len(at.latex) == 6  # a formula for every step
+    # a formula for every step: alone, or under its step's title in one element (ui/widgets.formulas)
+    assert len(at.latex) + sum(m.value.count("$$") // 2 for m in at.markdown) == 6
+    titles = [m.value.split("\n")[0] for m in at.markdown if m.value.startswith("## ")]
+    assert [t[3] for t in titles] + [h.value[0] for h in at.header] == list("134562")
 
 
 # --- every matrix drawn, every question asked before its answer ---------------------------------

@@ -14,13 +14,15 @@ from ui.learn.steps import matrix, two_matrices
 from ui.widgets import formulas
 
 
-def causal_mask(page: Lesson) -> None:
-    """Step 4: the book's two ways to mask the future, side by side, and how far apart they are."""
+def causal_mask(page: Lesson, heading: str) -> None:
+    """Step 4, under its `heading`: the book's two ways to mask the future, side by side, and how
+    far apart they are."""
     T = len(page.tokens)
     formulas(
         r"\text{A: } \alpha' = \frac{\alpha \odot \mathrm{tril}}{\sum (\alpha \odot \mathrm{tril})}",
         r"\text{B: } \alpha = \mathrm{softmax}(\omega + M),",
         r"M_{ij} = -\infty \text{ for } j > i",
+        heading=heading,
     )
     if not predict(
         "check_mask",
@@ -73,9 +75,14 @@ def causal_mask(page: Lesson) -> None:
     )
 
 
-def dropout(page: Lesson) -> None:
-    """Step 5: one draw of the dropout mask, training against evaluation, and the rows' average."""
-    formulas(r"\tilde\alpha_{ij} = \frac{\alpha_{ij}\, m_{ij}}{1-p},", r"m_{ij} \sim \mathrm{Bernoulli}(1-p)")
+def dropout(page: Lesson, heading: str) -> None:
+    """Step 5, under its `heading`: one draw of the dropout mask, training against evaluation, and
+    the rows' average."""
+    formulas(
+        r"\tilde\alpha_{ij} = \frac{\alpha_{ij}\, m_{ij}}{1-p},",
+        r"m_{ij} \sim \mathrm{Bernoulli}(1-p)",
+        heading=heading,
+    )
     if not predict(
         "check_dropout",
         tr("p = 0.5. A kept weight of 0.2 becomes…"),

@@ -54,15 +54,14 @@ def two_matrices(page: Lesson, left: tuple, right: tuple, **marks) -> None:
             matrix(page, z, name, title, subtitle, key=key, width=HALF, **marks)
 
 
-def tokens_to_embeddings(page: Lesson) -> None:
-    """Step 1: the blog's vocabulary, each token's id, and the embedding matrix x."""
+def tokens_to_embeddings(page: Lesson, heading: str) -> None:
+    """Step 1, under its `heading`: the blog's vocabulary, each token's id, and the embedding matrix x."""
     trace, info = page.trace, page.config.tokens
-    st.markdown(
-        tr(
-            "Raschka's blog recipe: split the text into words and sort the unique words. Each word's id is "
-            "its place in that sorted list."
-        )
+    recipe = tr(
+        "Raschka's blog recipe: split the text into words and sort the unique words. Each word's id is "
+        "its place in that sorted list."
     )
+    st.markdown(f"## {heading}\n\n{recipe}")  # one element (formulas)
     formulas(
         r"\text{vocabulary} = \mathrm{sorted}(\mathrm{set}(\text{words})),",
         r"x^{(i)} = E[\mathrm{id}_i]",
@@ -168,14 +167,16 @@ def simplified_attention(page: Lesson, query: int) -> None:
     )
 
 
-def trainable_weights(page: Lesson, query: int) -> None:
-    """Step 3: SelfAttention_v1's three matrices, the projections, ω and α, then why √d_k."""
+def trainable_weights(page: Lesson, query: int, heading: str) -> None:
+    """Step 3, under its `heading`: SelfAttention_v1's three matrices, the projections, ω and α,
+    then why √d_k."""
     trace = page.trace
     weights = lesson.trainable_weights(page.config)  # SelfAttention_v1(d_in=3, d_out=2), seeded
     formulas(
         r"q^{(i)} = x^{(i)} W_q,\quad k^{(i)} = x^{(i)} W_k,",
         r"v^{(i)} = x^{(i)} W_v,\quad \omega = q k^\top,",
         r"\alpha = \mathrm{softmax}\!\left(\omega / \sqrt{d_k}\right)",
+        heading=heading,
     )
     for column, (name, w) in zip(st.columns(3), weights.items(), strict=True):
         column.markdown(f"**{name}** {tuple(w.shape)}\n\n" + markdown_table(pd.DataFrame(w)))
@@ -210,14 +211,12 @@ def trainable_weights(page: Lesson, query: int) -> None:
 
 def why_scale(page: Lesson) -> None:
     """Step 3's question: why the scores are divided by √d_k, answered by the random-vector demo."""
-    st.subheader(tr("Why divide by √d_k?"))
-    st.markdown(
-        tr(
-            "Take random queries and keys with variance 1. Their dot products spread out as much as √d_k. "
-            "Without scaling, one weight then takes almost everything: the softmax saturates and its "
-            "gradients vanish."
-        )
+    why = tr(
+        "Take random queries and keys with variance 1. Their dot products spread out as much as √d_k. "
+        "Without scaling, one weight then takes almost everything: the softmax saturates and its "
+        "gradients vanish."
     )
+    st.markdown(f"### {tr('Why divide by √d_k?')}\n\n{why}")  # one element (formulas)
     options = {  # the choices by what they say; the first is right
         "one": tr("goes toward 1"),
         "eighth": tr("stays near 1/8"),
@@ -237,12 +236,14 @@ def why_scale(page: Lesson) -> None:
         st.dataframe(**decimals(scaling_table().rename(columns=columns), places), hide_index=True)
 
 
-def multi_head(page: Lesson) -> None:
-    """Step 6: the wrapper against split heads, the transpose's shapes, each head's weights."""
+def multi_head(page: Lesson, heading: str) -> None:
+    """Step 6, under its `heading`: the wrapper against split heads, the transpose's shapes, each
+    head's weights."""
     T = len(page.tokens)
     formulas(
         r"\mathrm{head}_h = \mathrm{softmax}\!\left(\frac{Q_h K_h^\top}{\sqrt{d_{head}}} + M\right) V_h,",
         r"\mathrm{MultiHead}(x) = [\mathrm{head}_1, \dots, \mathrm{head}_H]\, W_{out}",
+        heading=heading,
     )
     h_col, d_col = st.columns(2)
     # TRANSLATORS: a menu's label: the number of attention heads
