@@ -81,14 +81,20 @@ def cached_figure(
     trace. Shared by sessions, frozen (ui/widgets.chart(ready=True) draws it as it is); one per
     language, as its titles and hover text are in the session's language. `most` figures are kept
     per trace (Learn's: many, each a few KB)."""
+    return cached(trace, ("figure", *key), lambda: FrozenFigure(build()), most)  # shared, never changed
+
+
+def cached(trace: AttentionTrace, key: tuple, build: Callable[[], object], most: int = FIGURES_PER_TRACE):
+    """What `build()` makes of `trace` (a figure, a table's markdown), by `key`, in this session's
+    language, made once for every session that shows it; never changed once made."""
     key = (i18n.language(), *key)
     with _lock:
-        figures = _figures.setdefault(most, weakref.WeakKeyDictionary()).setdefault(trace, {})
-        if (figure := figures.get(key)) is not None:
-            return figure
-    figure = FrozenFigure(build())  # shared and never changed (ui/internals.py)
+        made = _figures.setdefault(most, weakref.WeakKeyDictionary()).setdefault(trace, {})
+        if (value := made.get(key)) is not None:
+            return value
+    value = build()
     with _lock:
-        if len(figures) >= most:
-            figures.clear()
-        figures[key] = figure
-    return figure
+        if len(made) >= most:
+            made.clear()
+        made[key] = value
+    return value

@@ -15,7 +15,7 @@ from attention.figures.explorer import StepPanel, shape_text, step_figure, vecto
 from attention.figures.layout import token_labels
 from attention.i18n import tr, tr_n
 from attention.lessons import chapter3 as lesson
-from ui.cache import LEARN_PER_TRACE, cached_figure, cached_trace
+from ui.cache import LEARN_PER_TRACE, cached, cached_figure, cached_trace
 from ui.classroom.questions import predict
 from ui.learn.controls import D_OUTS, HEADS, Lesson
 from ui.widgets import chart, chart_width, decimals, formulas, literal, markdown_table, projected
@@ -68,7 +68,8 @@ def tokens_to_embeddings(page: Lesson, heading: str) -> None:
     )
     st.code(f"vocabulary = {info.vocabulary}", language=None, wrap_lines=True)
     # TRANSLATORS: a table's column header: the token's text
-    st.markdown(markdown_table(pd.DataFrame({tr("token"): info.texts, "id": info.ids}), None))
+    table = lambda: markdown_table(pd.DataFrame({tr("token"): info.texts, "id": info.ids}), None)  # noqa: E731
+    st.markdown(cached(trace, ("ids",), table, LEARN_PER_TRACE))  # once per sentence: pandas costs
     T, vocab, d_in = len(page.tokens), len(info.vocab), page.config.d_in
     options = {  # the choices by what they say; the first is right
         "token": tr("{n}: one per token", n=T),
@@ -170,21 +171,20 @@ def simplified_attention(page: Lesson, query: int) -> None:
 def trainable_weights(page: Lesson, query: int, heading: str) -> None:
     """Step 3, under its `heading`: SelfAttention_v1's three matrices, the projections, ω and α,
     then why √d_k."""
-    trace = page.trace
-    weights = lesson.trainable_weights(page.config)  # SelfAttention_v1(d_in=3, d_out=2), seeded
+    trace, most = page.trace, LEARN_PER_TRACE
     formulas(
         r"q^{(i)} = x^{(i)} W_q,\quad k^{(i)} = x^{(i)} W_k,",
         r"v^{(i)} = x^{(i)} W_v,\quad \omega = q k^\top,",
         r"\alpha = \mathrm{softmax}\!\left(\omega / \sqrt{d_k}\right)",
         heading=heading,
     )
-    for column, (name, w) in zip(st.columns(3), weights.items(), strict=True):
-        column.markdown(f"**{name}** {tuple(w.shape)}\n\n" + markdown_table(pd.DataFrame(w)))
-    for column, name in zip(st.columns(3), ("queries", "keys", "values"), strict=True):
-        rows = pd.DataFrame(getattr(trace, name)[0, 0].numpy(), index=page.labels)  # the first head's
-        column.markdown(
-            f"**{name}** {shape_text(trace, name)}\n\n" + markdown_table(rows, corner=tr("token"))
-        )
+    # the tables: made once per sentence and seed (pandas on every load was ~10% of Learn's: py-spy)
+    for tables in (
+        cached(trace, ("W",), lambda: _weights(page), most),
+        cached(trace, ("qkv",), lambda: _qkv(page), most),
+    ):
+        for column, text in zip(st.columns(3), tables, strict=True):
+            column.markdown(text)
     two_matrices(
         page,
         (
@@ -207,6 +207,25 @@ def trainable_weights(page: Lesson, query: int, heading: str) -> None:
         tr("Row {query} (“{token}”) of ω: {row}", query=query, token=literal(page.tokens[query]), row=row)
     )
     why_scale(page)
+
+
+def _weights(page: Lesson) -> list[str]:
+    """SelfAttention_v1's three matrices (d_in=3, d_out=2, seeded) as tables."""
+    weights = lesson.trainable_weights(page.config)
+    return [
+        f"**{name}** {tuple(w.shape)}\n\n" + markdown_table(pd.DataFrame(w)) for name, w in weights.items()
+    ]
+
+
+def _qkv(page: Lesson) -> list[str]:
+    """The first head's queries, keys and values as tables, a row per token."""
+    tables = []
+    for name in ("queries", "keys", "values"):
+        rows = pd.DataFrame(getattr(page.trace, name)[0, 0].numpy(), index=page.labels)
+        tables.append(
+            f"**{name}** {shape_text(page.trace, name)}\n\n" + markdown_table(rows, corner=tr("token"))
+        )
+    return tables
 
 
 def why_scale(page: Lesson) -> None:
