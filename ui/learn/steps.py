@@ -235,7 +235,8 @@ def why_scale(page: Lesson) -> None:
         "Without scaling, one weight then takes almost everything: the softmax saturates and its "
         "gradients vanish."
     )
-    st.markdown(f"### {tr('Why divide by √d_k?')}\n\n{why}")  # one element (formulas)
+    title = tr("Why divide by √d_k?")  # (a tr() inside an f-string is not extracted)
+    st.markdown(f"### {title}\n\n{why}")  # one element (formulas)
     options = {  # the choices by what they say; the first is right
         "one": tr("goes toward 1"),
         "eighth": tr("stays near 1/8"),
