@@ -3,13 +3,19 @@
 import streamlit as st
 
 from attention.i18n import tr
-from ui import language, url
-from ui.chrome import APP_CSS, PROJECTOR_CSS, accessibility, pages, per_process, per_rerun
-from ui.classroom import browser, membership
-from ui.widgets import literal, narrow
+from ui import coldstart, language
 
 st.set_page_config(page_title="Attention Explorer", page_icon=":material/grid_on:", layout="wide")
 refused = language.choose()  # this session's language, before any words are written
+# A fresh server's first visit: the app's name and a progress line while the heavy modules below
+# load (ui/coldstart.py), then a rerun; every later run: one attribute read.
+coldstart.gate()
+
+from ui import url  # noqa: E402 (after the gate: these load torch, plotly, pandas)
+from ui.chrome import APP_CSS, PROJECTOR_CSS, accessibility, pages, per_process, per_rerun  # noqa: E402
+from ui.classroom import browser, membership  # noqa: E402
+from ui.widgets import literal, narrow  # noqa: E402
+
 class_message = membership.from_link()  # ?class=CODE joins a class (&teacher=SECRET: its teacher's seat)
 PAGES = list(pages().values())
 # Our own links in the sidebar below (config.toml turns Streamlit's automatic menu off, which
@@ -46,11 +52,7 @@ if narrow():  # a phone: links in the sidebar leave it open over the new page; t
         language.picker()  # one tap away, beside the pages (a phone hides the sidebar)
     membership.sidebar()  # and a phone hides the sidebar: the class, following and Leave in sight
 with st.sidebar:
-    st.markdown(  # one element: each is a message to every browser on every rerun
-        "### Attention Explorer\n:small[:gray["
-        + tr('Chapter 3 of "Build a Large Language Model (From Scratch)", every step computed live.')
-        + "]]"
-    )
+    st.markdown(coldstart.heading())  # the app's name, as the cold start's frame drew it
     if not narrow():
         links()
     st.toggle(

@@ -175,6 +175,14 @@ def test_streamlit_reruns_a_session_with_its_client_state_on_its_event_loop():
     assert internals.this_session() is None and internals.rerun_session("nobody") is False  # no server
 
 
+def test_streamlit_frontend_draws_plotly_charts_with_one_lazily_loaded_chunk():
+    """plotly_chunk: one static/static/js/PlotlyChart.<hash>.js in the package, beside index.js."""
+    chunk = internals.plotly_chunk()
+    assert chunk is not None, f"{STREAMLIT}: no single static/js/PlotlyChart.*.js; {SEE} (plotly_chunk)"
+    js = Path(streamlit_plotly.__file__).parents[1] / "static" / "static" / "js"
+    assert (js / chunk).stat().st_size > 1_000_000 and list(js.glob("index.*.js")), f"{STREAMLIT}: {SEE}"
+
+
 def test_no_module_but_internals_touches_a_private_name():
     touching = {
         str(path.relative_to(ROOT)): uses

@@ -164,7 +164,18 @@ UI_ROOMS = {
     "modern",
     "train",
 }  # a page with several modules has a room
-UI_SHARED = {"cache", "chrome", "internals", "language", "router", "slots", "url", "wakeups", "widgets"}
+UI_SHARED = {
+    "cache",
+    "chrome",
+    "coldstart",
+    "internals",
+    "language",
+    "router",
+    "slots",
+    "url",
+    "wakeups",
+    "widgets",
+}
 UI_ONE_MODULE_PAGES = {"compare", "languages", "scaling"}
 
 

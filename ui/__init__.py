@@ -8,6 +8,8 @@ Shared by every page:
     widgets.py         charts, notes on corrected settings, user text made safe, self-checks
     cache.py           process-wide caches keyed by plain values (traces, and their figures)
     slots.py           waiting in line for a slot (attention.slots), the line's length shown
+    coldstart.py       a fresh server's first visit: the frame and a progress line while the heavy
+                       modules load (app.py's first call)
     internals.py       the one module that touches Streamlit's, asyncio's and plotly's private names
 
 A room for each page with several modules (the page in pages/ composes them), a module for the rest:

@@ -8,6 +8,7 @@ canary per name, which fails naming the installed version when an upgrade change
                                asyncio: how other threads wake a selector event loop (ui/wakeups.py)
     FrozenFigure               plotly: a figure that is only its JSON, never validated (ui/cache.py)
     read_config_without_lock()  Streamlit: config.get_option without its process-wide lock (ui/chrome.py)
+    plotly_chunk()             Streamlit: its frontend's script that draws plotly charts (ui/coldstart.py)
     this_session(), rerun_session(id), session_alive(id)
                                Streamlit: a session rerun from another thread, as run-on-save does
                                (ui/classroom/bell.py)
@@ -16,11 +17,14 @@ canary per name, which fails naming the installed version when an upgrade change
 from __future__ import annotations
 
 import asyncio.selector_events as selector_events
+import functools
 import json
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import plotly.io as pio
+import streamlit
 from plotly.basedatatypes import BaseFigure
 from streamlit import config as streamlit_config
 from streamlit.runtime import Runtime
@@ -37,6 +41,20 @@ def serves_pages_directory() -> bool:
     pages/ folder is served as pages, False once st.navigation ran. No public API says which way a
     page is served, and ui/router.py must know before it draws anything."""
     return bool(PagesManager.uses_pages_directory)
+
+
+# --- Streamlit: the frontend's plotly chunk ---------------------------------------------------------
+
+
+@functools.cache
+def plotly_chunk() -> str | None:
+    """The file name of the script Streamlit's frontend fetches when the page shows its first plotly
+    chart (4.7 MB; fetching and running it took ~2 s of a first page load in Chromium on 2 cores),
+    or None. Relies on the frontend's build: its lazily loaded chunks, named after the element, in
+    the package's static/static/js/ (PlotlyChart.<hash>.js), served at static/js/ beside index.js.
+    No public API names it; ui/coldstart.py has the browser fetch it while the server loads."""
+    found = sorted((Path(streamlit.__file__).parent / "static" / "static" / "js").glob("PlotlyChart.*.js"))
+    return found[0].name if len(found) == 1 else None
 
 
 # --- Streamlit: config reads without a lock ---------------------------------------------------------

@@ -1,0 +1,40 @@
+"""A fresh server's first visit, in Chromium (ui/coldstart.py): the app's name and a progress line in
+words show at once, while the server loads torch and the rest; then the Explorer's first heatmap.
+A server of its own, started here: the session's shared one has long been warm."""
+
+import time
+
+import pytest
+
+from deploy.local import ROOT, start_streamlit
+
+# Not a blank page: the app's name (the sidebar's heading) and a progress bar with its words, visible.
+FRAME = """() => { const visible = (selector, words) => [...document.querySelectorAll(selector)]
+    .some(e => e.offsetParent !== null && words.test(e.innerText));
+  return visible('h3', /Attention Explorer/) && visible('[data-testid="stProgress"]', /Starting up/); }"""
+
+
+@pytest.fixture
+def cold_server():
+    proc, url = start_streamlit(ROOT / "app.py")
+    yield url
+    proc.terminate()
+    proc.wait(timeout=20)
+
+
+def test_a_fresh_servers_first_visit_shows_the_frame_at_once_then_the_page(cold_server, page):
+    # Measured from just before page.goto (a monotonic clock here): goto returns once the page's
+    # HTML has loaded (Streamlit's frontend, ~1 s on 2 cores); the frame needs the websocket and the
+    # script's first lines on top of that.
+    start = time.monotonic()
+    page.goto(cold_server)
+    loaded = time.monotonic() - start
+    page.wait_for_function(FRAME, polling=50, timeout=30_000)
+    frame = time.monotonic() - start
+    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
+    complete = time.monotonic() - start
+    print(f"cold start: page loaded {loaded:.2f} s, frame {frame:.2f} s, first heatmap {complete:.2f} s")
+    assert frame - loaded <= 1.0, f"the frame came {frame - loaded:.2f} s after the page loaded"
+    assert complete <= 20, f"the first page took {complete:.1f} s"
+    assert not page.get_by_text("Starting up").count()  # the frame gave way to the page
+    assert page.get_by_role("heading", name="Attention Explorer").first.is_visible()
