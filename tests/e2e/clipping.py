@@ -63,7 +63,8 @@ _CUT_TEXT = """([root, swipe]) => {
     for (let node; (node = walker.nextNode()); ) {
       const text = node.textContent.trim(), parent = node.parentElement;
       if (!text || !parent || !shown(parent)) continue;
-      if (parent.closest('svg, script, style, [role=tooltip], .katex')) continue;
+      // .ae-sr: a chart's sentence for screen readers, out of sight on purpose (static/a11y.js)
+      if (parent.closest('svg, script, style, [role=tooltip], .katex, .ae-sr')) continue;
       const range = document.createRange();
       range.selectNodeContents(node);
       check(text, range.getBoundingClientRect(), parent);
