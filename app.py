@@ -6,10 +6,13 @@ from attention.i18n import tr
 from ui import coldstart, language
 
 st.set_page_config(page_title="Attention Explorer", page_icon=":material/grid_on:", layout="wide")
-refused = language.choose()  # this session's language, before any words are written
+# this session's language, before any words are written; a refused ?lang= is said after the
+# cold start's rerun too (which reads the address as already seen)
+st.session_state["_lang_refused"] = language.choose() or st.session_state.get("_lang_refused")
 # A fresh server's first visit: the app's name and a progress line while the heavy modules below
 # load (ui/coldstart.py), then a rerun; every later run: one attribute read.
 coldstart.gate()
+refused = st.session_state.pop("_lang_refused", None)
 
 from ui import url  # noqa: E402 (after the gate: these load torch, plotly, pandas)
 from ui.chrome import APP_CSS, PROJECTOR_CSS, accessibility, pages, per_process, per_rerun  # noqa: E402

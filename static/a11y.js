@@ -52,7 +52,7 @@
           z = z.map((row) => Array.from(row, (v) => (v / 255).toFixed(2)));  // the weights, to the 1/255 sent
         }
         const rows = labels(gd, t, "y", z.length), columns = labels(gd, t, "x", (z[0] || []).length);
-        const corner = words(axisOf(gd, t.yaxis, "y").title?.text) + " \\ " + words(axisOf(gd, t.xaxis, "x").title?.text);
+        const corner = [axisOf(gd, t.yaxis, "y"), axisOf(gd, t.xaxis, "x")].map((a) => words(a.title?.text)).filter(Boolean).join(" \\ ");
         const titles = gd._fullLayout.annotations || [];  // a grid's titles, one per heatmap in order
         const caption = words(t.name) || (titles.length >= heatmaps.length ? words(titles[heatmaps.indexOf(t)].text) : "");
         return { caption, head: [corner, ...columns], rows: z.map((r, i) => [rows[i], ...Array.from(r, (v) => number(v, floats))]) };
@@ -62,7 +62,8 @@
     const curves = traces.filter((t) => t.type === "scatter" && (t.fill === "none" || !t.fill) && t.hoverinfo !== "skip" && t.y);
     const series = bars.length ? bars : curves;
     if (!series.length) return [];
-    const along = (t) => (t.orientation === "h" ? [t.y, t.x] : [t.x, t.y]);
+    const positions = (values) => Array.from(values || [], (_, i) => i);  // a curve drawn from y alone
+    const along = (t) => (t.orientation === "h" ? [t.y || positions(t.x), t.x] : [t.x || positions(t.y), t.y]);
     const keys = [], index = new Map();
     for (const t of series) for (const k of Array.from(along(t)[0] || [])) if (!index.has(k)) { index.set(k, keys.length); keys.push(k); }
     const rows = keys.map((k) => [words(k), ...series.map(() => "")]);
@@ -112,6 +113,7 @@
       extra.className = "ae-chart-extra";
       const said = document.createElement("p");
       said.className = "ae-sr";
+      said.hidden = true;  // read as the chart's description only (aria-describedby reads hidden text)
       said.id = id + "-summary";
       const button = document.createElement("button");
       button.type = "button";
@@ -155,7 +157,14 @@
     if (main.getAttribute("role") !== "img") main.setAttribute("role", "img");
     if (main.getAttribute("aria-describedby") !== described) main.setAttribute("aria-describedby", described);
     for (const layer of Array.from(svgs).slice(1)) if (!layer.hasAttribute("aria-hidden")) layer.setAttribute("aria-hidden", "true");
-    for (const button of gd.querySelectorAll(".modebar a, .modebar button")) if (button.tabIndex !== -1) button.tabIndex = -1;
+    // the toolbar (plotly's buttons, named): one Tab stop, its PNG download (the table is the
+    // data); the rest by mouse
+    for (const button of gd.querySelectorAll(".modebar a, .modebar button")) {
+      const keep = button.getAttribute("data-val") === "png" || button.getAttribute("data-attr") === "toImage" ||
+        (button.getAttribute("data-title") || "").toLowerCase().includes("png");
+      const index = keep ? 0 : -1;
+      if (button.tabIndex !== index) button.tabIndex = index;
+    }
   }
 
   function apply() {
@@ -174,8 +183,9 @@
   if (!state.installed) {
     state.installed = true;
     let pending = false;
-    new MutationObserver(() => {
-      if (pending) return;
+    const own = (r) => r.target.closest && r.target.closest(".hoverlayer, .modebar, .ae-chart-extra");
+    new MutationObserver((records) => {
+      if (pending || records.every(own)) return;  // a hover label moving: nothing to name
       pending = true;
       requestAnimationFrame(() => { pending = false; apply(); });
     }).observe(document.body, { childList: true, subtree: true });

@@ -28,10 +28,12 @@ def _css(name: str) -> str:
 
 
 APP_CSS, PROJECTOR_CSS = _css("app.css"), _css("projector.css")
-# static/a11y.js, served by Streamlit (server.enableStaticServing) at app/static/, relative to the
-# page's address; versioned by its content, so a browser's cached copy is never an older one
+# static/a11y.js, served by Streamlit (server.enableStaticServing) at app/static/ under the app's
+# base address, found from Streamlit's own index.js (BASE/static/js/index.*.js), not from the
+# address bar (/learn/ or a base path without its last slash would miss it); versioned by its
+# content, so a browser's cached copy is never an older one
 A11Y_JS = (ASSETS.parent / "static" / "a11y.js").read_bytes()
-A11Y_SRC = "app/static/a11y.js?v=" + hashlib.blake2b(A11Y_JS, digest_size=6).hexdigest()
+A11Y_SRC = "../../app/static/a11y.js?v=" + hashlib.blake2b(A11Y_JS, digest_size=6).hexdigest()
 
 
 @functools.cache
@@ -73,8 +75,9 @@ def accessibility() -> None:
     it redrawn on the next rerun)."""
     code = i18n.language()
     if st.session_state.get("_a11y_language") != code:
-        st.session_state["_a11y_language"] = code
         st.html(_a11y_tags(code), unsafe_allow_javascript=True)
+        # marked sent only once sent: a click during the first run stops it inside st.html
+        st.session_state["_a11y_language"] = code
 
 
 @functools.cache
@@ -90,7 +93,13 @@ def _a11y_tags(code: str) -> str:
     # "<" escaped: no word ends the script (and Streamlit's sanitizer drops a script whose text
     # holds "<" before a letter)
     config = json.dumps(words, ensure_ascii=False).replace("<", "\\u003c")
-    return f'<script>window.__aeA11yConfig = {config};</script><script src="{A11Y_SRC}"></script>'
+    return (
+        f"<script>window.__aeA11yConfig = {config}; (() => {{"
+        " const index = document.querySelector('script[src*=\"/static/js/index.\"]');"
+        " const script = document.createElement('script');"
+        f" script.src = new URL({json.dumps(A11Y_SRC)}, index ? index.src : document.baseURI).href;"
+        " document.head.appendChild(script); })();</script>"
+    )
 
 
 def pages() -> dict[str, st.Page]:

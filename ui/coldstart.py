@@ -30,7 +30,7 @@ from ui.internals import plotly_chunk
 
 # What app.py and the default page (the Explorer) import, heaviest first, in steps the bar shows:
 # (words, share of the bar, modules). A module missing here only makes the first visit slower
-# (app.py imports it after the gate); tests/test_chrome.py checks app.py's imports are all here.
+# (app.py imports it after the gate); tests/test_coldstart.py checks app.py's imports are all here.
 STEPS = (
     (N_("Starting up: loading PyTorch, which computes every step of attention…"), 0.6, ("torch",)),
     (N_("Starting up: loading the charts and tables…"), 0.15, ("plotly.graph_objects", "pandas")),

@@ -37,8 +37,9 @@ def plain(text: object) -> str:
 def describe(fig: go.Figure) -> dict[str, str]:
     """{"name": …, "summary": …} for `fig`, in this rerun's language."""
     layout = fig.layout
-    title = plain(layout.title.text) or plain(_first_annotation(layout))
     heatmaps = [t for t in fig.data if t.type == "heatmap" and t.z is not None and t.visible is not False]
+    # a subplot's title names the chart only where there is one plot (a grid's first is its first head)
+    title = plain(layout.title.text) or (plain(_first_annotation(layout)) if len(heatmaps) <= 1 else "")
     bars = [t for t in fig.data if t.type == "bar" and t.visible is not False]
     curves = [t for t in fig.data if t.type == "scatter" and _is_curve(t)]
     if heatmaps:

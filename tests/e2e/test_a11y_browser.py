@@ -1,7 +1,8 @@
 """WCAG 2.1 AA as a browser shows it (docs/testing.md#accessibility): axe-core finds nothing critical
 or serious on any page in English and Ukrainian (the teacher's board and a student's class box
 included); the page says its language; every chart has a name, a sentence and its numbers as a
-table one click away; the Explorer's heads work by keyboard, with a focus ring that can be seen.
+table one click away, and its toolbar is one Tab stop (its PNG download); the Explorer's heads work
+by keyboard, with a focus ring that can be seen.
 (Learn's predict-first question by keyboard: test_keyboard_browser.py.)"""
 
 import numpy as np
@@ -22,7 +23,9 @@ CHARTS = """() => [...document.querySelectorAll('.js-plotly-plot')].map(gd => {
   return {role: svg.getAttribute('role'), name: svg.getAttribute('aria-label'),
           summary: said ? said.textContent : null,
           button: host.querySelector('.ae-table-button')?.textContent ?? null,
-          toolbar: [...gd.querySelectorAll('.modebar a, .modebar button')].map(b => b.tabIndex)};
+          toolbar: [...gd.querySelectorAll('.modebar a, .modebar button')].map(b => b.tabIndex),
+          png: [...gd.querySelectorAll('.modebar button')].find(b => b.tabIndex === 0)
+                 ?.getAttribute('aria-label') ?? null};
 })"""
 
 
@@ -84,8 +87,9 @@ def test_every_chart_has_a_name_a_sentence_and_its_numbers_one_click_away(page, 
     charts = page.evaluate(CHARTS)
     assert charts and all(c["role"] == "img" and c["name"] and c["summary"] for c in charts), charts
     assert all(c["button"] == "Show the numbers as a table" for c in charts)
-    assert all(i == -1 for c in charts for i in c["toolbar"])  # the toolbar: no Tab stops
-    assert "6 × 6" in charts[0]["name"]
+    # the toolbar: one Tab stop, its PNG download, a button by name
+    assert all(c["toolbar"].count(0) == 1 and set(c["toolbar"]) == {0, -1} for c in charts)
+    assert "6 × 6" in charts[0]["name"] and "png" in charts[0]["png"].lower()
 
     page.locator(".ae-table-button").first.click()
     box = page.locator(".ae-table-box").first
