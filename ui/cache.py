@@ -71,7 +71,8 @@ def cached_trace(config: ExplorerConfig) -> AttentionTrace:
 FIGURES_PER_TRACE = 8
 LEARN_PER_TRACE = 48  # Learn's: at most 12 tokens (a matrix with its numbers is ~10 KB), ~20 a page
 # one store per limit: the Explorer's 8 (large figures) never clear Learn's many small ones
-_figures: dict[int, weakref.WeakKeyDictionary[AttentionTrace, dict[tuple, object]]] = {}
+# (figures, and Learn's tables: cached)
+_made: dict[int, weakref.WeakKeyDictionary[AttentionTrace, dict[tuple, object]]] = {}
 
 
 def cached_figure(
@@ -89,7 +90,7 @@ def cached(trace: AttentionTrace, key: tuple, build: Callable[[], object], most:
     language, made once for every session that shows it; never changed once made."""
     key = (i18n.language(), *key)
     with _lock:
-        made = _figures.setdefault(most, weakref.WeakKeyDictionary()).setdefault(trace, {})
+        made = _made.setdefault(most, weakref.WeakKeyDictionary()).setdefault(trace, {})
         if (value := made.get(key)) is not None:
             return value
     value = build()

@@ -17,10 +17,9 @@ import re
 import numpy as np
 import plotly.graph_objects as go
 
+from attention.figures.fit import BREAK, TAG
 from attention.i18n import tr, tr_n
 
-_TAG = re.compile(r"<[^>]*>")
-_BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)
 _ARROWS = re.compile(r"\s*[←→↑↓]\s*")
 ROWS_LISTED = 8  # "largest in each row" is listed up to this many rows; more would be a paragraph
 LABEL_CHARS = 24  # a token longer than this is cut in the sentence (the table has it whole)
@@ -30,16 +29,47 @@ CURVES_LISTED = 4
 def plain(text: object) -> str:
     """Plotly's markup as plain words: tags dropped, line breaks as spaces, entities unescaped, the
     arrows that point at an axis dropped ("← queries (looking)" -> "queries (looking)")."""
-    words = html.unescape(_TAG.sub("", _BREAK.sub(" ", str(text or ""))))
+    words = html.unescape(TAG.sub("", BREAK.sub(" ", str(text or ""))))
     return " ".join(_ARROWS.sub(" ", words).split())
 
 
+class _Plain:
+    """A plotly object's own dict, read like the object (a missing property: None) without plotly's
+    validators: read through them, the text alternative cost more than building the figure (0.7
+    against 0.4 ms for a step's heatmap; benchmarks.classroom's explore mix builds one per change)."""
+
+    __slots__ = ("_props",)
+
+    def __init__(self, props: dict):
+        self._props = props
+
+    def __getattr__(self, name: str):
+        return _plain_value(self._props.get(name))
+
+    __getitem__ = __getattr__
+
+
+def _plain_value(value):
+    if isinstance(value, dict):
+        return _Plain(value)
+    if isinstance(value, list | tuple) and value and isinstance(value[0], dict):
+        return [_Plain(v) for v in value]
+    return value
+
+
+def _text(part) -> str:
+    """A title's text, where there is a title."""
+    return plain(part.text) if part is not None else ""
+
+
 def describe(fig: go.Figure) -> dict[str, str]:
-    """{"name": …, "summary": …} for `fig`, in this rerun's language."""
+    """{"name": …, "summary": …} for `fig`, in this rerun's language. Reads the figure's own data
+    and layout (plotly's _data and _layout: what it validated them into)."""
+    fig = _Plain({"data": fig._data, "layout": fig._layout})
     layout = fig.layout
     heatmaps = [t for t in fig.data if t.type == "heatmap" and t.z is not None and t.visible is not False]
     # a subplot's title names the chart only where there is one plot (a grid's first is its first head)
-    title = plain(layout.title.text) or (plain(_first_annotation(layout)) if len(heatmaps) <= 1 else "")
+    title = _text(layout.title) or (plain(_first_annotation(layout)) if len(heatmaps) <= 1 else "")
     bars = [t for t in fig.data if t.type == "bar" and t.visible is not False]
     curves = [t for t in fig.data if t.type == "scatter" and _is_curve(t)]
     if heatmaps:
@@ -65,7 +95,7 @@ def _is_curve(trace) -> bool:
     return trace.visible is not False and (trace.fill in (None, "none")) and trace.hoverinfo != "skip"
 
 
-def _heatmaps(fig: go.Figure, traces: list) -> tuple[str, str]:
+def _heatmaps(fig: _Plain, traces: list) -> tuple[str, str]:
     z = values(traces[0])
     rows, columns = z.shape if z.ndim == 2 else (1, z.size)
     if len(traces) > 1:  # a grid of heads: each its own heatmap, one sentence for them all
@@ -93,7 +123,7 @@ def _axis(layout, trace, along: str):
 
 def _axis_title(layout, trace, along: str) -> str:
     axis = _axis(layout, trace, along)
-    return plain(axis.title.text) if axis is not None else ""
+    return _text(axis.title) if axis is not None else ""
 
 
 def _labels(layout, trace, along: str, n: int) -> list[str]:
@@ -150,18 +180,18 @@ def values(trace) -> np.ndarray:
     return z.astype(float)
 
 
-def _grid_words(fig: go.Figure, traces: list) -> str:
+def _grid_words(fig: _Plain, traces: list) -> str:
     """Which heatmap of a grid holds the largest value (a grid's titles are its annotations, one
     per heatmap, in order: layout.thumbnails)."""
     peaks = [np.nanmax(v) if np.isfinite(v := values(t)).any() else -np.inf for t in traces]
     top = int(np.argmax(peaks))
-    titles = fig.layout.annotations
+    titles = fig.layout.annotations or []
     name = plain(traces[top].name) or (plain(titles[top].text) if len(titles) >= len(traces) else str(top))
     # TRANSLATORS: {name} is one heatmap's name in a grid of them, e.g. "head 3"
     return tr("The largest value, {value}, is in {name}.", value=_value(round(peaks[top], 2)), name=name)
 
 
-def _bar_words(fig: go.Figure, trace, named: bool) -> str:
+def _bar_words(fig: _Plain, trace, named: bool) -> str:
     horizontal = trace.orientation == "h"
     values = np.asarray(trace.x if horizontal else trace.y, dtype=float)
     if not values.size or not np.isfinite(values).any():

@@ -24,8 +24,8 @@ Y_LABELS_PX = 70  # what a y-axis's labels and title take beside the plot, at le
 # a character about 1 em wide: Hangul jamo, CJK (with its punctuation, kana), Hangul syllables,
 # full-width forms
 _WIDE = re.compile("[\u1100-\u11ff\u2e80-\ua4cf\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]")
-_TAG = re.compile(r"<[^>]*>")
-_BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)
+TAG = re.compile(r"<[^>]*>")  # plotly's markup: a tag, and a line break (alt.py reads them too)
+BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)
 # a tag, a space, one wide character, or a run of anything else
 _PIECES = re.compile(r"<[^>]*>|\s+|" + _WIDE.pattern + r"|[^<\s" + _WIDE.pattern[1:-1] + r"]+")
 # never first on a line (Japanese kinsoku): closing punctuation, small kana, the long-vowel mark
@@ -36,7 +36,7 @@ NARROW_EM = 0.58  # a Latin or Cyrillic character's width, in font sizes (bold S
 def text_px(text: str, size: float) -> float:
     """About how wide plotly draws `text` (its markup: tags take no room, <br> breaks lines) at
     `size` px: its widest line."""
-    return max(_plain_px(html.unescape(_TAG.sub("", line)), size) for line in _BREAK.split(text))
+    return max(_plain_px(html.unescape(TAG.sub("", line)), size) for line in BREAK.split(text))
 
 
 def _plain_px(line: str, size: float) -> float:
@@ -49,7 +49,7 @@ def wrap(text: str, width_px: float, size: float) -> str:
     or between two wide characters; a word wider than the line stands alone. Tags are kept whole
     (plotly carries <b> across a <br>); the <br>s already there are kept."""
     lines = []
-    for given in _BREAK.split(text):
+    for given in BREAK.split(text):
         line, used = "", 0.0
         for piece in _PIECES.findall(given):
             px = 0.0 if piece.startswith("<") else _plain_px(html.unescape(piece), size)
@@ -65,7 +65,7 @@ def wrap(text: str, width_px: float, size: float) -> str:
 
 
 def _lines(text: str) -> int:
-    return len(_BREAK.split(text))
+    return len(BREAK.split(text))
 
 
 def fit(fig: go.Figure, width_px: int) -> go.Figure:

@@ -12,7 +12,7 @@ from attention import i18n
 from attention.classroom import SQLiteStore
 from attention.i18n import tr
 from deploy.local import ROOT, start_streamlit
-from tests.e2e.axe import BLOCKING, VIEWS, audit, store_path
+from tests.e2e.axe import BLOCKING, VIEWS, audit
 from tests.e2e.conftest import charts_drawn, script_done
 
 # what each chart's text alternative is made of, read in the browser
@@ -30,9 +30,9 @@ CHARTS = """() => [...document.querySelectorAll('.js-plotly-plot')].map(gd => {
 
 
 @pytest.fixture(scope="module")
-def room():
+def room(tmp_path_factory):
     """A server of its own on a class store with one class: (its URL, the class's code, its secret)."""
-    path = store_path()
+    path = tmp_path_factory.mktemp("axe") / "classes.sqlite3"
     code, secret = SQLiteStore(path).new_class()
     proc, url = start_streamlit(ROOT / "app.py", env={"ATTENTION_CLASS_STORE": f"sqlite://{path}"})
     yield url, code, secret

@@ -192,7 +192,7 @@ def draw(slots: dict, run: InductionTrainer, index: int, live: bool) -> None:
     # and one drawing must read one moment of it (every snapshot's step has its loss by then).
     snaps = list(run.snapshots)
     losses, snap, c = list(run.losses), snaps[index], run.config
-    suffix = f"_{run.step}" if live else ""
+    suffix = player.live_key(live)
     loss = f"{losses[snap.step - 1]:.3f}" if snap.step else "—"
     line = [
         around.at_step(run, index),

@@ -16,6 +16,7 @@ Stop leave it to the others, and a finished run replays at once for whoever play
 from __future__ import annotations
 
 import functools
+import itertools
 import time
 from collections.abc import Callable
 from types import SimpleNamespace
@@ -56,6 +57,17 @@ class View(Protocol):
 
 
 # --- the page's settings ------------------------------------------------------------------------
+
+
+_DRAWS = itertools.count()
+
+
+def live_key(live: bool) -> str:
+    """A key's suffix for a live redraw of a run's charts: fresh at every draw ("" for the scrubbed
+    view). Not the run's step: one script run can draw the same step twice (a snapshot that lands
+    after the step was drawn, while another session trains it): 30 Plays at once raised
+    StreamlitDuplicateElementKey (benchmarks/classroom.py --mix play)."""
+    return f"_{next(_DRAWS)}" if live else ""
 
 
 def pick(views: dict[str, View]) -> tuple[str, float]:

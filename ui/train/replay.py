@@ -19,7 +19,7 @@ from attention.training import replay
 from attention.training.held_out_text import MEASURED_ON, measured_on
 from attention.training.replay import FORMED, Replay, ReplayConfig
 from ui.chrome import pages
-from ui.train import around
+from ui.train import around, player
 from ui.url import link_params
 from ui.widgets import HALF_PX, chart, literal
 
@@ -171,7 +171,7 @@ def measured(record: dict) -> str:
 
 def draw(slots: dict, run: Replay, index: int, live: bool) -> None:
     snap, snaps = run.snapshots[index], run.snapshots
-    suffix = f"_{run.step}" if live else ""
+    suffix = player.live_key(live)
     line = [around.at_step(run, index), tr("held-out loss {loss:.3f} (recorded)", loss=snap.held_out_loss)]
     slots["progress"].progress(snap.step / run.config.steps, text=" · ".join(line))
     steps, marker = [s.step for s in snaps], None if live else snap.step

@@ -11,7 +11,7 @@ from attention.figures.train import pattern_figure, training_curves
 from attention.i18n import N_, tr, tr_n
 from attention.training import tasks
 from attention.training.tiny import MAX_SECONDS, MAX_STEPS, TrainConfig, Trainer
-from ui.train import around
+from ui.train import around, player
 from ui.widgets import chart, literal, narrow
 
 TASKS = {key: (task.label, task.goal) for key, task in tasks.TASKS.items()}
@@ -113,7 +113,7 @@ def draw(slots: dict, run: Trainer, index: int, live: bool) -> None:
     # Copies, snapshot first: another session's thread may be adding to a shared run meanwhile
     snap = run.snapshots[index]
     losses, accuracies = list(run.losses), list(run.accuracies)
-    suffix = f"_{run.step}" if live else ""
+    suffix = player.live_key(live)
     accuracy = dict(accuracies).get(snap.step, accuracies[-1][1])
     loss = "—" if not snap.step or snap.loss != snap.loss else f"{snap.loss:.4f}"
     line = [
