@@ -33,9 +33,7 @@ page = Lesson(config, cached_trace(config), choice, everything, exact_params())
 # each step draws its title with its first words or formulas: one element (ui/widgets.formulas)
 steps.tokens_to_embeddings(page, tr("1 · Tokens → ids → embeddings"))
 
-st.header(tr("2 · Simplified self-attention for one query"))
-query = steps.query_picker(page)
-steps.simplified_attention(page, query)
+query = steps.simplified_attention(page, tr("2 · Simplified self-attention for one query"))
 
 steps.trainable_weights(page, query, tr("3 · Trainable weights: queries, keys, values"))
 masking.causal_mask(page, tr("4 · Causal mask: two ways, one result"))

@@ -172,7 +172,7 @@
     if (skip && skip.textContent !== state.config.skip) skip.textContent = state.config.skip;
     document.querySelectorAll(".js-plotly-plot").forEach(name);
     // a formula or a table wider than its column (a phone) scrolls in its own box: a keyboard must reach it
-    for (const box of document.querySelectorAll('.katex-display, [data-testid="stTable"] div:has(> table)')) {
+    for (const box of document.querySelectorAll('.katex-display, .ae-cell, [data-testid="stTable"] div:has(> table)')) {
       const scrolls = box.scrollWidth > box.clientWidth || box.scrollHeight > box.clientHeight;
       if (scrolls && box.tabIndex !== 0) box.tabIndex = 0;
       if (!scrolls && box.hasAttribute("tabindex")) box.removeAttribute("tabindex");

@@ -206,3 +206,47 @@ def test_the_check_finds_a_private_use(tmp_path):
         "streamlit._main",
     }
     assert private_uses(ROOT / "ui" / "internals.py")  # the seam itself does
+
+
+def _widgets_and_state():
+    import streamlit as st
+
+    st.session_state.setdefault("plain", 1)
+    st.session_state.setdefault("empty", None)
+    st.radio("r", ["a", "b"], index=None, key="picked")
+    st.selectbox("s", ["x", "y"], index=1, key="chosen")
+    st.number_input("n", value=3, key="num")
+    st.text_input("t", key="typed")
+    st.checkbox("a keyless widget")
+
+
+def test_streamlit_widgets_ask_filtered_state_about_their_own_key_only():
+    """filtered_state_by_key: the widgets that read SafeSessionState.filtered_state ask `key in it`
+    and `it[key]`; the by-key mapping answers every key as the whole dict does (user keys,
+    widgets' keys, element ids and internal keys left out), and iterates and prints as it."""
+    import streamlit.elements.widgets.radio as radio
+    from streamlit.runtime.state.safe_session_state import SafeSessionState
+    from streamlit.runtime.state.session_state import SessionState
+
+    assert isinstance(SafeSessionState.__dict__.get("filtered_state"), property), f"{STREAMLIT}: {SEE}"
+    assert isinstance(SessionState.__dict__.get("filtered_state"), property), f"{STREAMLIT}: {SEE}"
+    assert "key in session_state and session_state[key]" in inspect.getsource(radio), f"{STREAMLIT}: {SEE}"
+    original = SafeSessionState.__dict__["filtered_state"]
+    at = AppTest.from_function(_widgets_and_state)
+    try:
+        internals.filtered_state_by_key()
+        at.run()
+        assert not at.exception
+        safe = at.session_state._state
+        whole = safe._state.filtered_state  # Streamlit's own dict
+        assert {"plain", "empty", "picked", "chosen", "num", "typed"} <= set(whole)
+        by_key = safe.filtered_state
+        assert not isinstance(by_key, dict)  # the patch is in place
+        for key in safe._state._keys() | set(whole) | {"absent", 7}:
+            assert (key in by_key) == (key in whole), key
+            if key in whole:
+                assert by_key[key] == whole[key], key
+        assert dict(by_key) == whole and len(by_key) == len(whole) and repr(by_key) == repr(whole)
+        assert by_key["picked"] is None and by_key["chosen"] == "y" and by_key["num"] == 3
+    finally:
+        SafeSessionState.filtered_state = original

@@ -8,6 +8,7 @@ canary per name, which fails naming the installed version when an upgrade change
                                asyncio: how other threads wake a selector event loop (ui/wakeups.py)
     FrozenFigure               plotly: a figure that is only its JSON, never validated (ui/cache.py)
     read_config_without_lock()  Streamlit: config.get_option without its process-wide lock (ui/chrome.py)
+    filtered_state_by_key()    Streamlit: a widget asks session state about its own key only (ui/chrome.py)
     plotly_chunk()             Streamlit: its frontend's script that draws plotly charts (ui/coldstart.py)
     this_session(), rerun_session(id), session_alive(id)
                                Streamlit: a session rerun from another thread, as run-on-save does
@@ -20,7 +21,7 @@ import asyncio.selector_events as selector_events
 import functools
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import plotly.io as pio
@@ -30,6 +31,9 @@ from streamlit import config as streamlit_config
 from streamlit.runtime import Runtime
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.runtime.scriptrunner import get_script_run_ctx
+from streamlit.runtime.state.common import is_element_id
+from streamlit.runtime.state.safe_session_state import SafeSessionState
+from streamlit.runtime.state.session_state import STREAMLIT_INTERNAL_KEY_PREFIX as INTERNAL_PREFIX
 
 # --- Streamlit: the old (v1) pages/ folder ---------------------------------------------------------
 
@@ -80,6 +84,53 @@ def read_config_without_lock() -> None:
     AppTest swaps in a mock of its own for its runs (global.appTest), which must answer."""
     if streamlit_config.get_option is _GET_OPTION:
         streamlit_config.get_option = _get_option
+
+
+# --- Streamlit: a widget's look at session state ------------------------------------------------
+
+
+class _FilteredByKey(Mapping):
+    """SessionState.filtered_state (the user's keys and their values, widgets' included), answered
+    one key at a time. st.radio, st.selectbox, st.number_input and st.text_input each take the
+    whole of it to ask about their own key (`key in state and state[key] is None`): a dict of every
+    key, each value read and presented, per widget, every run (py-spy: ~4% of a Learn page load,
+    12 such widgets against a session's ~100 keys). A user key's value is what filtered_state
+    holds for it (SessionState.__getitem__ by user key: the same lookup and presenter); element
+    ids and internal keys are never in it. Iterating builds the whole dict, as before."""
+
+    def __init__(self, safe):  # a SafeSessionState
+        self._safe = safe
+
+    def __getitem__(self, key: str):
+        if not isinstance(key, str) or is_element_id(key) or key.startswith(INTERNAL_PREFIX):
+            raise KeyError(key)
+        with self._safe._lock:
+            return self._safe._state[key]
+
+    def _whole(self) -> dict:
+        with self._safe._lock:
+            return self._safe._state.filtered_state
+
+    def __iter__(self):
+        return iter(self._whole())
+
+    def __len__(self) -> int:
+        return len(self._whole())
+
+    def __repr__(self) -> str:  # st.session_state's str() and repr() show the dict, as before
+        return repr(self._whole())
+
+
+def filtered_state_by_key() -> None:
+    """Process-wide: SafeSessionState.filtered_state (a property Streamlit's widgets read,
+    streamlit.runtime.state, not public API) becomes a mapping that reads one key when asked
+    (_FilteredByKey). Nothing a widget does with it changes: it asks one key, or iterates."""
+    if not isinstance(SafeSessionState.__dict__.get("filtered_state"), _ByKey):
+        SafeSessionState.filtered_state = _ByKey(lambda safe: _FilteredByKey(safe))
+
+
+class _ByKey(property):
+    """The patched property (a subclass, so a second call sees it is in place)."""
 
 
 # --- Streamlit: a session rerun by the server -------------------------------------------------------

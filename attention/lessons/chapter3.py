@@ -80,8 +80,10 @@ def simplified(config: ExplorerConfig) -> AttentionTrace:
     return run(replace(config, variant="simplified"))
 
 
+@functools.lru_cache(maxsize=64)  # every Learn load asks for its query's (its question needs the top key)
 def worked_query(config: ExplorerConfig, query: int) -> WorkedQuery:
-    """Simplified self-attention (no weights) for `query`, from the engine's own trace."""
+    """Simplified self-attention (no weights) for `query`, from the engine's own trace (shared by
+    every session that asks: read, never changed)."""
     trace = simplified(config)
     x = trace.x[0].tolist()
     scores = trace.scores[0, 0, query].tolist()

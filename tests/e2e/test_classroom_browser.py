@@ -108,6 +108,8 @@ def test_a_students_pick_is_recorded_and_the_reveal_arrives_by_itself(classroom,
     page.goto(f"{url}/learn?class={code}")
     script_done(page)
     question = page.locator('[data-testid="stRadio"]', has_text="How many rows")
+    # a busy server may still be taking the page to the teacher's view: held (disabled) until then
+    expect(question.get_by_role("radio").first).to_be_enabled(timeout=30_000)
     question.get_by_role("radio").first.check(force=True)  # the option's own input, not the label
     script_done(page)
     assert store.tally(code, "check_ids", secret).current.answered == 0  # chosen, not yet answered

@@ -4,6 +4,7 @@ attention.lessons.chapter3 or the engine's trace."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import replace
 
@@ -11,6 +12,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from attention import i18n
 from attention.figures.explorer import StepPanel, shape_text, step_figure, vectors_heatmap
 from attention.figures.layout import token_labels
 from attention.i18n import tr, tr_n
@@ -18,7 +20,16 @@ from attention.lessons import chapter3 as lesson
 from ui.cache import LEARN_PER_TRACE, cached, cached_figure, cached_trace
 from ui.classroom.questions import predict
 from ui.learn.controls import D_OUTS, HEADS, Lesson
-from ui.widgets import chart, chart_width, decimals, formulas, literal, markdown_table, projected
+from ui.widgets import (
+    chart,
+    chart_width,
+    decimals,
+    formulas,
+    literal,
+    markdown_table,
+    projected,
+    side_by_side,
+)
 
 WIDE = 900  # px a full-width matrix is drawn at
 HALF = WIDE // 2
@@ -61,10 +72,11 @@ def tokens_to_embeddings(page: Lesson, heading: str) -> None:
         "Raschka's blog recipe: split the text into words and sort the unique words. Each word's id is "
         "its place in that sorted list."
     )
-    st.markdown(f"## {heading}\n\n{recipe}")  # one element (formulas)
     formulas(
         r"\text{vocabulary} = \mathrm{sorted}(\mathrm{set}(\text{words})),",
         r"x^{(i)} = E[\mathrm{id}_i]",
+        heading=heading,
+        lead=recipe,
     )
     st.code(f"vocabulary = {info.vocabulary}", language=None, wrap_lines=True)
     # TRANSLATORS: a table's column header: the token's text
@@ -107,14 +119,23 @@ def query_picker(page: Lesson) -> int:
     )
 
 
-def simplified_attention(page: Lesson, query: int) -> None:
-    """Step 2: section 3.3's dot products, softmax and weighted sum for one query, then all."""
-    labels, work = page.labels, lesson.worked_query(page.config, query)
+def simplified_attention(page: Lesson, heading: str) -> int:
+    """Step 2, under its `heading`: section 3.3's dot products, softmax and weighted sum for one
+    query (picked under the formulas), then all; returns the query."""
     formulas(
         r"\omega_{qj} = x^{(q)} \cdot x^{(j)},",
         r"\alpha_{qj} = \frac{e^{\omega_{qj}}}{\sum_k e^{\omega_{qk}}},",
         r"z^{(q)} = \sum_j \alpha_{qj}\, x^{(j)}",
+        heading=heading,
     )
+    query = query_picker(page)
+    _worked(page, query)
+    return query
+
+
+def _worked(page: Lesson, query: int) -> None:
+    """Step 2's question about `query`, then its sums once answered."""
+    labels, work = page.labels, lesson.worked_query(page.config, query)
     if not predict(
         "check_top",
         tr("Before looking: which key will “{token}” attend to most?", token=literal(page.tokens[query])),
@@ -179,12 +200,8 @@ def trainable_weights(page: Lesson, query: int, heading: str) -> None:
         heading=heading,
     )
     # the tables: made once per sentence and seed (pandas on every load was ~10% of Learn's: py-spy)
-    for tables in (
-        cached(trace, ("W",), lambda: _weights(page), most),
-        cached(trace, ("qkv",), lambda: _qkv(page), most),
-    ):
-        for column, text in zip(st.columns(3), tables, strict=True):
-            column.markdown(text)
+    side_by_side(cached(trace, ("W",), lambda: _weights(page), most))
+    side_by_side(cached(trace, ("qkv",), lambda: _qkv(page), most))
     two_matrices(
         page,
         (
@@ -344,26 +361,29 @@ def each_head(page: Lesson, d_out: int, heads: int) -> None:
 
 
 def exercises() -> None:
-    """Exercises 3.2 and 3.3, answered with the book's classes."""
+    """Exercises 3.2 and 3.3, answered with the book's classes: one element, its words made once
+    per language (the same on every load)."""
+    st.markdown(_exercise_text(i18n.language()))
+
+
+@functools.lru_cache(maxsize=8)
+def _exercise_text(language: str) -> str:  # tr() reads the session's language: the key says which
     ex32 = lesson.exercise_3_2()
-    st.markdown(
-        tr(
-            "**Exercise 3.2:** the wrapper with d_out = 1 per head and 2 heads gives context vectors of "
-            "width **{width}**. Their shape is {shape}, and the first row is [{row}].",
-            width=ex32.shape[-1],
-            shape=tuple(ex32.shape),
-            row=", ".join(f"{v:.4f}" for v in ex32[0, 0].tolist()),
-        )
+    ex32_text = tr(
+        "**Exercise 3.2:** the wrapper with d_out = 1 per head and 2 heads gives context vectors of "
+        "width **{width}**. Their shape is {shape}, and the first row is [{row}].",
+        width=ex32.shape[-1],
+        shape=tuple(ex32.shape),
+        row=", ".join(f"{v:.4f}" for v in ex32[0, 0].tolist()),
     )
-    st.markdown(
-        tr_n(
-            "**Exercise 3.3:** MultiHeadAttention(d_in = d_out = 768, 12 heads, qkv_bias=False) has "
-            "**{count:,}** parameter: 3 × 768 × 768 for W_query, W_key, W_value plus "
-            "768 × 768 + 768 for out_proj.",
-            "**Exercise 3.3:** MultiHeadAttention(d_in = d_out = 768, 12 heads, qkv_bias=False) has "
-            "**{count:,}** parameters: 3 × 768 × 768 for W_query, W_key, W_value plus "
-            "768 × 768 + 768 for out_proj.",
-            lesson.parameter_count(),
-            count=lesson.parameter_count(),
-        )
+    ex33_text = tr_n(
+        "**Exercise 3.3:** MultiHeadAttention(d_in = d_out = 768, 12 heads, qkv_bias=False) has "
+        "**{count:,}** parameter: 3 × 768 × 768 for W_query, W_key, W_value plus "
+        "768 × 768 + 768 for out_proj.",
+        "**Exercise 3.3:** MultiHeadAttention(d_in = d_out = 768, 12 heads, qkv_bias=False) has "
+        "**{count:,}** parameters: 3 × 768 × 768 for W_query, W_key, W_value plus "
+        "768 × 768 + 768 for out_proj.",
+        lesson.parameter_count(),
+        count=lesson.parameter_count(),
     )
+    return f"{ex32_text}\n\n{ex33_text}"
