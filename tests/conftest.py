@@ -32,6 +32,14 @@ if (worker := os.environ.get("PYTEST_XDIST_WORKER", "")).startswith("gw") and (
         re.sub(r"([?&]db=)\d+", rf"\g<1>{db}", redis) if "db=" in redis else re.sub(r"/\d*$", f"/{db}", redis)
     )
     os.environ["ATTENTION_TEST_REDIS"] = redis
+# Under pytest-xdist each core already has a worker. A torch computation on two threads in each
+# (torch's default here: one per core) oversubscribes them, and OpenMP's threads spin waiting for
+# each other: 150 steps of the induction training took 148 s in each of two such processes at once,
+# against 9.3 s on one thread each (5.9 s on two threads alone). One thread per worker, and for the
+# commands its tests start (OMP_NUM_THREADS; the app's servers take one anyway: configure_torch_threads).
+if worker.startswith("gw"):
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    torch.set_num_threads(1)
 
 
 E2E = Path(__file__).resolve().parent / "e2e"

@@ -1,0 +1,33 @@
+"""benchmarks/element_costs.py: each page it measures draws its elements and nothing else."""
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from benchmarks import element_costs
+
+
+@pytest.mark.parametrize("kind", list(element_costs.KINDS))
+def test_each_kinds_page_draws_that_many_of_its_element(kind, tmp_path):
+    script = tmp_path / f"{kind}_page.py"
+    script.write_text(element_costs.page_source(kind, 3))
+    at = AppTest.from_file(str(script)).run()
+    assert not at.exception
+    drawn = {
+        "markdown": len(at.markdown),
+        "radio": len(at.radio),
+        "selectbox": len(at.selectbox),
+        "button": len(at.button),
+        "form": len(at.button),  # a form's submit button is a button to AppTest
+        "columns": len(at.columns),
+    }
+    if kind in drawn:
+        assert drawn[kind] == (9 if kind == "columns" else 3)
+    if kind == "none":
+        assert len(at.main.children) == 0
+
+
+@pytest.mark.slow
+def test_a_quick_run_prints_a_cost_per_element(capsys):
+    assert element_costs.main(["--count", "2", "--loads", "2", "--kinds", "markdown"]) == 0
+    out = capsys.readouterr().out
+    assert "an empty page:" in out and "markdown:" in out and "ms per element" in out and "errors 0" in out
