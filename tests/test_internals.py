@@ -213,7 +213,9 @@ def _widgets_and_state():
 
     st.session_state.setdefault("plain", 1)
     st.session_state.setdefault("empty", None)
+    st.session_state.setdefault("$$STREAMLIT_INTERNAL_KEY_plain", 2)  # internal: left out
     st.radio("r", ["a", "b"], index=None, key="picked")
+    st.radio("i", ["x"], key="$$STREAMLIT_INTERNAL_KEY_mine")  # a widget's own key: kept
     st.selectbox("s", ["x", "y"], index=1, key="chosen")
     st.number_input("n", value=3, key="num")
     st.text_input("t", key="typed")
@@ -221,9 +223,11 @@ def _widgets_and_state():
 
 
 def test_streamlit_widgets_ask_filtered_state_about_their_own_key_only():
-    """filtered_state_by_key: the widgets that read SafeSessionState.filtered_state ask `key in it`
-    and `it[key]`; the by-key mapping answers every key as the whole dict does (user keys,
-    widgets' keys, element ids and internal keys left out), and iterates and prints as it."""
+    """filtered_state_by_key: the widgets (in streamlit.elements) that read
+    SafeSessionState.filtered_state ask `key in it` and `it[key]`; the by-key mapping they get
+    answers every key as the whole dict does (user keys, widgets' keys, element ids and internal
+    keys left out as Streamlit leaves them), and iterates and prints as it. Every other reader
+    still gets Streamlit's dict (st.session_state.to_dict() is a dict)."""
     import streamlit.elements.widgets.radio as radio
     from streamlit.runtime.state.safe_session_state import SafeSessionState
     from streamlit.runtime.state.session_state import SessionState
@@ -239,10 +243,16 @@ def test_streamlit_widgets_ask_filtered_state_about_their_own_key_only():
         assert not at.exception
         safe = at.session_state._state
         whole = safe._state.filtered_state  # Streamlit's own dict
-        assert {"plain", "empty", "picked", "chosen", "num", "typed"} <= set(whole)
-        by_key = safe.filtered_state
-        assert not isinstance(by_key, dict)  # the patch is in place
-        for key in safe._state._keys() | set(whole) | {"absent", 7}:
+        assert {"plain", "empty", "picked", "chosen", "num", "typed", "$$STREAMLIT_INTERNAL_KEY_mine"} <= set(
+            whole
+        )
+        assert "$$STREAMLIT_INTERNAL_KEY_plain" not in whole
+        assert type(safe.filtered_state) is dict and safe.filtered_state == whole  # read from here
+        element = {"__name__": "streamlit.elements.widgets.fake", "safe": safe}
+        exec("by_key = safe.filtered_state", element)  # read from an element's module
+        by_key = element["by_key"]
+        assert not isinstance(by_key, dict)
+        for key in safe._state._keys() | set(whole) | {"absent", 7, "$$STREAMLIT_INTERNAL_KEY_plain"}:
             assert (key in by_key) == (key in whole), key
             if key in whole:
                 assert by_key[key] == whole[key], key

@@ -39,20 +39,20 @@ A11Y_SRC = "../../app/static/a11y.js?v=" + hashlib.blake2b(A11Y_JS, digest_size=
 @functools.cache
 def per_process() -> int:
     """Once per server process: torch's thread pool is process-wide, and one thread per computation
-        lets 30 students' reruns run side by side; the event loop that sends every element to the
-        browsers wakes once per batch of messages (ui/wakeups.py); reading Streamlit's config takes no
-        process-wide lock (ui/internals.py: runs at once convoyed on it), and a widget's look at session
-    state reads its own key, not every key. (A module's function, not one
-        defined in app.py under st.cache_resource: app.py runs on every rerun, and so would the
-        decorator, which reads the function's source: 7% of a first page load.)
+    lets 30 students' reruns run side by side; the event loop that sends every element to the
+    browsers wakes once per batch of messages (ui/wakeups.py); reading Streamlit's config takes no
+    process-wide lock (ui/internals.py: runs at once convoyed on it); a widget asks session state
+    about its own key, not every key (ui/internals.py). (A module's function, not one defined in
+    app.py under st.cache_resource: app.py runs on every rerun, and so would the decorator, which
+    reads the function's source: 7% of a first page load.)
 
-        And the objects alive now (torch, plotly, Streamlit: ~400,000) leave the garbage collector's
-        sight: its occasional full pass walked all of them, ~130 ms of one core in the middle of some
-        student's rerun, several times a minute under a classroom's load (py-spy: one widget "costing"
-        10x its siblings). They live as long as the process; what reruns make is collected as before.
+    And the objects alive now (torch, plotly, Streamlit: ~400,000) leave the garbage collector's
+    sight: its occasional full pass walked all of them, ~130 ms of one core in the middle of some
+    student's rerun, several times a minute under a classroom's load (py-spy: one widget "costing"
+    10x its siblings). They live as long as the process; what reruns make is collected as before.
 
-        And this process is a server on Streamlit's server.address: who can reach it decides what a
-        visitor may open (attention.settings.REACH, listed_only)."""
+    And this process is a server on Streamlit's server.address: who can reach it decides what a
+    visitor may open (attention.settings.REACH, listed_only)."""
     settings.REACH.serve(st.get_option("server.address"))
     wakeups.coalesce()
     internals.read_config_without_lock()

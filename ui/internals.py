@@ -95,17 +95,22 @@ class _FilteredByKey(Mapping):
     whole of it to ask about their own key (`key in state and state[key] is None`): a dict of every
     key, each value read and presented, per widget, every run (py-spy: ~4% of a Learn page load,
     12 such widgets against a session's ~100 keys). A user key's value is what filtered_state
-    holds for it (SessionState.__getitem__ by user key: the same lookup and presenter); element
-    ids and internal keys are never in it. Iterating builds the whole dict, as before."""
+    holds for it (SessionState.__getitem__ by user key: the same lookup and presenter). Left out
+    as Streamlit leaves them out: element ids, and an internal key ($$STREAMLIT_INTERNAL_KEY...)
+    unless a widget was given it as its key (Streamlit tests the widget's id, not its key).
+    Iterating builds the whole dict, as before."""
 
     def __init__(self, safe):  # a SafeSessionState
         self._safe = safe
 
     def __getitem__(self, key: str):
-        if not isinstance(key, str) or is_element_id(key) or key.startswith(INTERNAL_PREFIX):
+        if not isinstance(key, str) or is_element_id(key):
             raise KeyError(key)
         with self._safe._lock:
-            return self._safe._state[key]
+            state = self._safe._state
+            if key.startswith(INTERNAL_PREFIX) and state._key_id_mapper.get_id_from_key(key) is None:
+                raise KeyError(key)
+            return state[key]
 
     def _whole(self) -> dict:
         with self._safe._lock:
@@ -117,16 +122,25 @@ class _FilteredByKey(Mapping):
     def __len__(self) -> int:
         return len(self._whole())
 
-    def __repr__(self) -> str:  # st.session_state's str() and repr() show the dict, as before
+    def __repr__(self) -> str:
         return repr(self._whole())
 
 
 def filtered_state_by_key() -> None:
-    """Process-wide: SafeSessionState.filtered_state (a property Streamlit's widgets read,
-    streamlit.runtime.state, not public API) becomes a mapping that reads one key when asked
-    (_FilteredByKey). Nothing a widget does with it changes: it asks one key, or iterates."""
+    """Process-wide: SafeSessionState.filtered_state (a property, streamlit.runtime.state, not
+    public API) answers Streamlit's elements (the modules under streamlit.elements, where the
+    widgets read it: they ask one key) with a mapping that reads one key when asked
+    (_FilteredByKey); every other reader (st.session_state.to_dict(), its str(), st.json, AppTest)
+    still gets Streamlit's dict. The caller is the frame that reads the property."""
     if not isinstance(SafeSessionState.__dict__.get("filtered_state"), _ByKey):
-        SafeSessionState.filtered_state = _ByKey(lambda safe: _FilteredByKey(safe))
+        SafeSessionState.filtered_state = _ByKey(_filtered_state)
+
+
+def _filtered_state(safe):
+    if sys._getframe(1).f_globals.get("__name__", "").startswith("streamlit.elements."):
+        return _FilteredByKey(safe)
+    with safe._lock:
+        return safe._state.filtered_state
 
 
 class _ByKey(property):

@@ -174,9 +174,10 @@ def markdown_table(frame: pd.DataFrame, digits: int | None = 4, corner: str = "#
 def side_by_side(texts: list[str]) -> None:
     """Small markdown blocks (a table under its bold name) side by side, wrapping on a phone, as
     ONE element: st.columns(3) sends four blocks and three elements, ~0.7 ms of a page load's CPU
-    against ~0.15 for one (benchmarks/page_load.py). Each text is markdown between HTML blocks
-    (CommonMark: a blank line ends one); its user text escaped by literal, so no tag in it is read
-    as HTML though this element allows the layout's own."""
+    against ~0.15 for one (benchmarks/element_costs.py). Each text is markdown between HTML blocks
+    (CommonMark: a blank line ends one). This element reads HTML (the layout's own): every text
+    must already have its user text escaped (markdown_table and literal do), so that no `<` of a
+    learner's token can open a tag or an HTML block here."""
     cells = "".join(f'<div class="ae-cell">\n\n{text}\n\n</div>\n\n' for text in texts)
     st.markdown(f'<div class="ae-row">\n\n{cells}</div>', unsafe_allow_html=True)
 

@@ -204,3 +204,17 @@ def test_a_new_sentence_of_the_same_length_clears_the_pick_in_the_browser(learn)
     assert mask.proto.set_value and not mask.proto.HasField("raw_value")  # the browser is told: no pick
     at = answer(at, "check_mask", "0")  # and picking it again answers
     assert at.success
+
+
+def test_tags_in_a_sentence_stay_text_in_the_tables_side_by_side(learn):
+    """The W and q, k, v tables travel as one element that reads HTML (ui/widgets.side_by_side):
+    a learner's token reaches it escaped, never as a tag."""
+    at = learn.run().radio(key="learn_source").set_value("my own sentence").run()
+    at = at.toggle(key="learn_everything").set_value(True).run()
+    at = at.text_input(key="learn_text").set_value("<img src=x onerror=alert(1)> </div> <div>").run()
+    assert not at.exception
+    rows = [m.value for m in at.markdown if m.value.startswith('<div class="ae-row">')]
+    assert len(rows) == 2 and "**queries**" in rows[1]
+    for row in rows:
+        assert row.count("<div") == row.count("</div>") == 4  # the layout's own, nothing more
+        assert "<img" not in row
