@@ -54,10 +54,10 @@ if [ -z "${ATTENTION_TEST_REDIS:-}" ]; then
   export ATTENTION_TEST_REDIS="unix://$redis_dir/redis.sock?db=0"
 fi
 
-# PYTEST_WORKERS=2: pytest in two pytest-xdist workers, one per core of CI's machine, each given a
-# whole test file at a time (--dist loadfile: a module's fixtures, a training or a Streamlit
-# server, run once); each worker has its own Redis database and its own folders for the runs and
-# classes the app saves (tests/conftest.py). Not yet the default (docs/testing.md): one process
-# (-n 0) unless asked. Extra arguments come after these, so a later -n wins.
+# pytest in two pytest-xdist workers, one per core of CI's machine, each given a whole test file
+# at a time (--dist loadfile: a module's fixtures, a training or a Streamlit server, run once);
+# each worker has its own Redis database, its own folders for the runs and classes the app saves,
+# and one torch thread (tests/conftest.py). PYTEST_WORKERS=0: one process. Extra arguments come
+# after these, so a later -n wins.
 echo "== pytest"
-.venv/bin/python -m pytest -n "${PYTEST_WORKERS:-0}" --dist loadfile "$@"  # not exec: the trap above stops redis-server afterwards
+.venv/bin/python -m pytest -n "${PYTEST_WORKERS:-2}" --dist loadfile "$@"  # not exec: the trap above stops redis-server afterwards
