@@ -366,7 +366,7 @@ def exercises() -> None:
     st.markdown(_exercise_text(i18n.language()))
 
 
-@functools.lru_cache(maxsize=8)
+@functools.cache
 def _exercise_text(language: str) -> str:  # tr() reads the session's language: the key says which
     ex32 = lesson.exercise_3_2()
     ex32_text = tr(
