@@ -132,9 +132,10 @@ def test_the_explorers_heads_work_by_keyboard_with_a_focus_ring_in_sight(page, r
     assert ring == ["solid", "3px", "rgb(31, 95, 191)"]
     before = page.evaluate(CHARTS)[0]["name"]
     page.keyboard.press("ArrowRight")
+    # While the chart is redrawn there is a moment with no svg at all: wait for a named one.
     page.wait_for_function(
-        "(before) => document.querySelector('.js-plotly-plot svg.main-svg')"
-        ".getAttribute('aria-label') !== before",
+        "(before) => { const name = document.querySelector('.js-plotly-plot svg.main-svg')"
+        "?.getAttribute('aria-label'); return !!name && name !== before; }",
         arg=before,
         timeout=60_000,
     )

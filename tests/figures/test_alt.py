@@ -34,6 +34,12 @@ def test_a_heatmap_is_named_with_its_size_and_what_its_rows_and_columns_are():
     assert "heatmap, 6 × 6" in name and "rows: queries" in name and "columns: keys" in name
 
 
+def test_each_head_is_named_so_picking_another_is_heard():
+    """The subtitle (its step, shape and head) is part of the name: a screen reader hears the change."""
+    names = [describe(weights_figure(head=head)[1])["name"] for head in (0, 1)]
+    assert "head 0" in names[0] and "head 1" in names[1] and names[0] != names[1]
+
+
 @pytest.mark.parametrize("head", [0, 1])
 def test_a_heatmap_says_each_rows_largest_and_the_diagonal_as_numpy_finds_them(head):
     trace, fig = weights_figure(head=head)
