@@ -171,15 +171,26 @@ def markdown_table(frame: pd.DataFrame, digits: int | None = 4, corner: str = "#
     return "\n".join([header, align, *rows])
 
 
-def side_by_side(texts: list[str]) -> None:
-    """Small markdown blocks (a table under its bold name) side by side, wrapping on a phone, as
-    ONE element: st.columns(3) sends four blocks and three elements, ~0.7 ms of a page load's CPU
-    against ~0.15 for one (benchmarks/element_costs.py). Each text is markdown between HTML blocks
-    (CommonMark: a blank line ends one). This element reads HTML (the layout's own): every text
-    must already have its user text escaped (markdown_table and literal do), so that no `<` of a
-    learner's token can open a tag or an HTML block here."""
-    cells = "".join(f'<div class="ae-cell">\n\n{text}\n\n</div>\n\n' for text in texts)
-    st.markdown(f'<div class="ae-row">\n\n{cells}</div>', unsafe_allow_html=True)
+def side_by_side(*rows: list[str]) -> None:
+    """Rows of small markdown blocks (a table under its bold name) side by side, wrapping on a
+    phone, all as ONE element: st.columns(3) sends four blocks and three elements, ~0.7 ms of a page
+    load's CPU against ~0.15 for one (benchmarks/element_costs.py). Each text is markdown between
+    HTML blocks (CommonMark: a blank line ends one). This element reads HTML (the layout's own):
+    every text must already have its user text escaped (markdown_table and literal do), so that no
+    `<` of a learner's token can open a tag or an HTML block here."""
+    html = ""
+    for texts in rows:
+        cells = "".join(f'<div class="ae-cell">\n\n{text}\n\n</div>\n\n' for text in texts)
+        html += f'<div class="ae-row">\n\n{cells}</div>\n\n'
+    st.markdown(html, unsafe_allow_html=True)
+
+
+def row(vertical_alignment: str = "top", pair: str | None = None):
+    """Elements side by side, wrapping where the page is too narrow: one block, where st.columns(2)
+    sends three (benchmarks/element_costs.py). A `pair` (a name unique on the page) of charts share
+    the row in halves (app.css: a chart alone would take the whole row)."""
+    key = None if pair is None else f"ae_pair_{pair}"
+    return st.container(horizontal=True, vertical_alignment=vertical_alignment, gap="medium", key=key)
 
 
 def decimals(frame: pd.DataFrame, digits: int | dict = 4) -> dict:

@@ -208,13 +208,15 @@ def test_a_new_sentence_of_the_same_length_clears_the_pick_in_the_browser(learn)
 
 def test_tags_in_a_sentence_stay_text_in_the_tables_side_by_side(learn):
     """The W and q, k, v tables travel as one element that reads HTML (ui/widgets.side_by_side):
-    a learner's token reaches it escaped, never as a tag."""
+    a learner's token reaches it escaped, never as a tag, and no row of it closes the element early."""
     at = learn.run().radio(key="learn_source").set_value("my own sentence").run()
     at = at.toggle(key="learn_everything").set_value(True).run()
     at = at.text_input(key="learn_text").set_value("<img src=x onerror=alert(1)> </div> <div>").run()
     assert not at.exception
-    rows = [m.value for m in at.markdown if m.value.startswith('<div class="ae-row">')]
-    assert len(rows) == 2 and "**queries**" in rows[1]
+    (tables,) = [m.value for m in at.markdown if m.value.startswith('<div class="ae-row">')]
+    rows = tables.split('<div class="ae-row">')[1:]
+    assert len(rows) == 2 and "**W_query**" in rows[0] and "**queries**" in rows[1]
+    assert tables.count("<div") == tables.count("</div>") == 8  # the layout's own, nothing more
     for row in rows:
-        assert row.count("<div") == row.count("</div>") == 4  # the layout's own, nothing more
+        assert (row.count("<div"), row.count("</div>")) == (3, 4)  # its three cells, then its own end
         assert "<img" not in row

@@ -6,6 +6,7 @@ answer; a closed class says so on a Ukrainian student's page."""
 import time
 
 import pytest
+from playwright.sync_api import expect
 
 from attention import i18n
 from attention.classroom import SQLiteStore
@@ -55,6 +56,8 @@ def ask(browser, url: str, code: str, secret: str) -> None:
 
 def pick(page, index: int) -> None:
     question = page.locator('[data-testid="stRadio"]', has_text="How many rows")
+    # held (disabled) until the page has the class's vote: a busy server may still be reading it
+    expect(question.get_by_role("radio").nth(index)).to_be_enabled(timeout=30_000)
     question.get_by_role("radio").nth(index).check(force=True)
     check(page, Q)
     page.get_by_text("Answer recorded").wait_for(timeout=30_000)

@@ -161,6 +161,7 @@ def test_a_held_question_speaks_the_pages_language_after_a_pick(classroom, brows
     finally:
         i18n.use(i18n.DEFAULT)
     question = page.locator('[data-testid="stRadio"]', has_text=asked)
+    expect(question.get_by_role("radio").first).to_be_enabled(timeout=30_000)  # held until then
     question.get_by_role("radio").first.check(force=True)
     check(page, "check_ids")
     page.get_by_text(recorded).wait_for(timeout=30_000)

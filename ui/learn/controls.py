@@ -17,10 +17,11 @@ from attention.i18n import DEFAULT, tr, tr_n
 from attention.i18n.sentences import JOURNEY, journey
 from attention.lessons import chapter3 as lesson
 from ui import url, widgets
-from ui.widgets import literal
+from ui.widgets import literal, row
 
 BOOK = [p for p in presets() if "vectors" in p]  # the book's sentences with their printed vectors
 OWN = "my own sentence"  # the radio's value (kept in session state and tests); shown through tr()
+SEED_PX = 200  # the seed box: ten digits and its − + buttons
 HEADS, D_OUTS, PS = [1, 2, 3, 4, 6], [12, 24, 48], [round(0.1 * i, 1) for i in range(10)]
 DEFAULTS = {
     "learn_source": BOOK[0]["text"],
@@ -95,11 +96,11 @@ def sentence_controls() -> tuple[str, str, int, bool]:
         on_change=reset_predictions,
         format_func=lambda source: own if source == OWN else source,
     )
-    left, right = st.columns([3, 1])
-    text = left.text_input(
+    sentence = row("bottom")
+    text = sentence.text_input(
         tr("Your sentence"), key="learn_text", disabled=choice != OWN, on_change=reset_predictions
     )
-    seed = right.number_input(
+    seed = sentence.number_input(
         # TRANSLATORS: the random seed (a number) that draws the weights
         tr("seed"),
         0,
@@ -107,6 +108,7 @@ def sentence_controls() -> tuple[str, str, int, bool]:
         key="learn_seed",
         on_change=reset_predictions,
         help=tr("Seeds the weights, and the embedding of your own sentence."),
+        width=SEED_PX,
     )
     everything = st.toggle(
         tr("Show every answer without predicting"),

@@ -28,11 +28,13 @@ from ui.widgets import (
     literal,
     markdown_table,
     projected,
+    row,
     side_by_side,
 )
 
 WIDE = 900  # px a full-width matrix is drawn at
 HALF = WIDE // 2
+KNOB_PX = 220  # a menu of small numbers, its label whole in every language
 
 
 @st.cache_data(show_spinner=False)
@@ -60,8 +62,8 @@ def matrix(page: Lesson, z, name: str, title: str, subtitle: str, *, key: str, w
 
 def two_matrices(page: Lesson, left: tuple, right: tuple, **marks) -> None:
     """Two matrices side by side: each (z, name, title, subtitle, key)."""
-    for column, (z, name, title, subtitle, key) in zip(st.columns(2), (left, right), strict=True):
-        with column:
+    with row(pair=left[-1]):
+        for z, name, title, subtitle, key in (left, right):
             matrix(page, z, name, title, subtitle, key=key, width=HALF, **marks)
 
 
@@ -200,8 +202,9 @@ def trainable_weights(page: Lesson, query: int, heading: str) -> None:
         heading=heading,
     )
     # the tables: made once per sentence and seed (pandas on every load was ~10% of Learn's: py-spy)
-    side_by_side(cached(trace, ("W",), lambda: _weights(page), most))
-    side_by_side(cached(trace, ("qkv",), lambda: _qkv(page), most))
+    side_by_side(
+        cached(trace, ("W",), lambda: _weights(page), most), cached(trace, ("qkv",), lambda: _qkv(page), most)
+    )
     two_matrices(
         page,
         (
@@ -219,11 +222,11 @@ def trainable_weights(page: Lesson, query: int, heading: str) -> None:
             "learn_qk_weights",
         ),
     )
-    row = ", ".join(lesson.fmt(v) for v in trace.scores[0, 0, query].tolist())
-    st.markdown(
-        tr("Row {query} (“{token}”) of ω: {row}", query=query, token=literal(page.tokens[query]), row=row)
+    scores = ", ".join(lesson.fmt(v) for v in trace.scores[0, 0, query].tolist())
+    why_scale(
+        page,
+        tr("Row {query} (“{token}”) of ω: {row}", query=query, token=literal(page.tokens[query]), row=scores),
     )
-    why_scale(page)
 
 
 def _weights(page: Lesson) -> list[str]:
@@ -245,15 +248,16 @@ def _qkv(page: Lesson) -> list[str]:
     return tables
 
 
-def why_scale(page: Lesson) -> None:
-    """Step 3's question: why the scores are divided by √d_k, answered by the random-vector demo."""
+def why_scale(page: Lesson, before: str) -> None:
+    """Step 3's question: why the scores are divided by √d_k, answered by the random-vector demo;
+    under the words `before` it (one element with them)."""
     why = tr(
         "Take random queries and keys with variance 1. Their dot products spread out as much as √d_k. "
         "Without scaling, one weight then takes almost everything: the softmax saturates and its "
         "gradients vanish."
     )
     title = tr("Why divide by √d_k?")  # (a tr() inside an f-string is not extracted)
-    st.markdown(f"### {title}\n\n{why}")  # one element (formulas)
+    st.markdown(f"{before}\n\n### {title}\n\n{why}")  # one element (formulas)
     options = {  # the choices by what they say; the first is right
         "one": tr("goes toward 1"),
         "eighth": tr("stays near 1/8"),
@@ -282,10 +286,10 @@ def multi_head(page: Lesson, heading: str) -> None:
         r"\mathrm{MultiHead}(x) = [\mathrm{head}_1, \dots, \mathrm{head}_H]\, W_{out}",
         heading=heading,
     )
-    h_col, d_col = st.columns(2)
+    knobs = row()
     # TRANSLATORS: a menu's label: the number of attention heads
-    heads = h_col.selectbox(tr("heads"), HEADS, key="learn_heads")
-    d_out = d_col.selectbox(tr("d_out (total)"), D_OUTS, key="learn_d_out")
+    heads = knobs.selectbox(tr("heads"), HEADS, key="learn_heads", width=KNOB_PX)
+    d_out = knobs.selectbox(tr("d_out (total)"), D_OUTS, key="learn_d_out", width=KNOB_PX)
     head_dim = d_out // heads
     st.markdown(
         # TRANSLATORS: the English text uses "heads" for every count, one included
@@ -344,8 +348,8 @@ def each_head(page: Lesson, d_out: int, heads: int) -> None:
     )
     future = multi.mask.numpy()
     per_row = 2 if heads > 1 else 1  # two a row: each wide enough for its numbers
-    for row in range(0, heads, per_row):
-        for column, h in zip(st.columns(per_row), range(row, min(row + per_row, heads)), strict=False):
+    for first in range(0, heads, per_row):
+        for column, h in zip(st.columns(per_row), range(first, min(first + per_row, heads)), strict=False):
             with column:
                 matrix(
                     page,
