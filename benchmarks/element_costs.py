@@ -31,6 +31,8 @@ KINDS = {
     # a predict-first question's form: the block and its Check button (the radio is above)
     "form": 'with st.form(key=f"f{i}", border=False):\n        st.form_submit_button("Check", key=f"c{i}")',
     "columns": "st.columns(3)",  # the row and its three columns: four blocks, no element
+    "columns2": "st.columns(2)",  # three blocks
+    "row": "st.container(horizontal=True)",  # ui/widgets.row: one block, its elements side by side
 }
 
 

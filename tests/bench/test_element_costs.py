@@ -23,9 +23,12 @@ def test_each_kinds_page_draws_that_many_of_its_element(kind, tmp_path):
         "button": len(at.button),
         "form": len(at.button),  # a form's submit button is a button to AppTest
         "columns": len(at.columns),
+        "columns2": len(at.columns),
     }
     if kind in drawn:
-        assert drawn[kind] == (9 if kind == "columns" else 3)
+        assert drawn[kind] == {"columns": 9, "columns2": 6}.get(kind, 3)
+    if kind == "row":
+        assert [c.type for c in at.main.children.values()] == ["flex_container"] * 3
     if kind == "none":
         assert len(at.main.children) == 0
 
