@@ -49,11 +49,12 @@ def pytest_collection_modifyitems(items):
     """Every test under tests/e2e is a browser test: `pytest -m "not e2e"` is the fast loop.
 
     And the files with a browser or a slow test run first (in their order), the quick ones after:
-    pytest-xdist's workers take a whole file at a time in this order, so the last files taken are
-    the short ones and both workers finish at about the same time (with a 2-minute training file
-    last, one worker waited for the other: 960 s for 1,825 s of tests on two)."""
+    pytest-xdist's workers take a whole file at a time in this order (tests/run.sh keeps it:
+    --no-loadscope-reorder), so the last files taken are short and both workers finish at about
+    the same time (with the long browser files last, one worker waited for the other: 960 s for
+    1,825 s of tests on two)."""
     for item in items:
-        if E2E in Path(item.fspath).parents:
+        if E2E in item.path.parents:
             item.add_marker(pytest.mark.e2e)
     heavy = {item.path for item in items if item.get_closest_marker("e2e") or item.get_closest_marker("slow")}
     items.sort(key=lambda item: item.path not in heavy)  # stable: a file's tests keep their order

@@ -57,7 +57,9 @@ fi
 # pytest in two pytest-xdist workers, one per core of CI's machine, each given a whole test file
 # at a time (--dist loadfile: a module's fixtures, a training or a Streamlit server, run once);
 # each worker has its own Redis database, its own folders for the runs and classes the app saves,
-# and one torch thread (tests/conftest.py). PYTEST_WORKERS=0: one process. Extra arguments come
+# and one torch thread (tests/conftest.py), which also puts the files with browser or slow tests
+# first: --no-loadscope-reorder keeps that order (xdist's own puts the files with the most tests
+# first, and the few long browser tests last). PYTEST_WORKERS=0: one process. Extra arguments come
 # after these, so a later -n wins.
 echo "== pytest"
-.venv/bin/python -m pytest -n "${PYTEST_WORKERS:-2}" --dist loadfile "$@"  # not exec: the trap above stops redis-server afterwards
+.venv/bin/python -m pytest -n "${PYTEST_WORKERS:-2}" --dist loadfile --no-loadscope-reorder "$@"  # not exec: the trap above stops redis-server afterwards

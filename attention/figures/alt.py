@@ -70,8 +70,10 @@ def describe(fig: go.Figure) -> dict[str, str]:
     heatmaps = [t for t in fig.data if t.type == "heatmap" and t.z is not None and t.visible is not False]
     # a subplot's title names the chart only where there is one plot (a grid's first is its first head)
     title = _text(layout.title) or (plain(_first_annotation(layout)) if len(heatmaps) <= 1 else "")
-    if title and layout.title.subtitle is not None:  # which head, which layer: pick another, hear another
-        title = f"{title}: {_text(layout.title.subtitle)}"
+    # the subtitle says which head, layer or shape: a chart of another head has another name
+    subtitle = _text(layout.title.subtitle) if layout.title is not None else ""
+    if title and subtitle:
+        title = f"{title}: {subtitle}"
     bars = [t for t in fig.data if t.type == "bar" and t.visible is not False]
     curves = [t for t in fig.data if t.type == "scatter" and _is_curve(t)]
     if heatmaps:

@@ -89,6 +89,14 @@ def test_heads_4_gives_four_heatmaps(app):
     assert grid[0]["data"][0]["z"]["dtype"] == "u1"  # thumbnails carry colour only
 
 
+def test_all_heads_of_a_one_head_module_is_one_named_thumbnail(app):
+    """The grid of one head has no title of its own: its name is its panel's (it once raised)."""
+    at = show(set_value(app.run(), "w_heads", 1), "heads")
+    assert not at.exception
+    grid = [f for f in figures(at) if f["data"][0].get("showscale") is False]
+    assert len(grid) == 1 and grid[0]["layout"]["meta"]["name"].startswith("head 0 (heatmap")
+
+
 def test_causal_switch(app):
     at = app.run()
     assert np.all(np.triu(weights(at), 1) == 0)

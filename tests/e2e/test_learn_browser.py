@@ -43,3 +43,33 @@ def test_a_new_sentence_of_the_same_length_starts_unanswered(server, page):
     question.get_by_text("0", exact=True).click()
     check(page, "check_mask")
     page.get_by_text("Right. Answer: 0").wait_for(timeout=30_000)
+
+
+def boxes(page, *selectors: str) -> list[dict]:
+    """Each selector's first element's box on the page (x, y, width, height)."""
+    return [page.locator(s).first.bounding_box() for s in selectors]
+
+
+def test_rows_sit_side_by_side_on_a_screen_and_stack_on_a_phone(server, browser):
+    """ui/widgets.row: the two matrices each take half the column at 1366 px, one under the other
+    on a phone; the sentence box sits beside its seed on a screen and above it on a 430 px phone."""
+    pairs = (".st-key-learn_qk", ".st-key-learn_qk_weights")
+    sentence = (".st-key-learn_text", ".st-key-learn_seed")
+    for width, side_by_side in ((1366, True), (430, False)):
+        context = browser.new_context(viewport={"width": width, "height": 900})
+        page = context.new_page()
+        try:
+            page.goto(f"{server}/learn")
+            page.wait_for_selector(".st-key-learn_qk_weights .js-plotly-plot svg.main-svg", timeout=60_000)
+            script_done(page)
+            for left, right in (boxes(page, *pairs), boxes(page, *sentence)):
+                if side_by_side:
+                    assert abs(left["y"] - right["y"]) < 2 and right["x"] >= left["x"] + left["width"]
+                else:
+                    assert right["y"] >= left["y"] + left["height"]
+            (qk,) = boxes(page, pairs[0])
+            main = page.locator('[data-testid="stMainBlockContainer"]').bounding_box()
+            if side_by_side:  # halves of the column, as st.columns(2) made them
+                assert 0.4 * main["width"] < qk["width"] < 0.5 * main["width"]
+        finally:
+            context.close()

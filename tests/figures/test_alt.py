@@ -34,10 +34,19 @@ def test_a_heatmap_is_named_with_its_size_and_what_its_rows_and_columns_are():
     assert "heatmap, 6 × 6" in name and "rows: queries" in name and "columns: keys" in name
 
 
-def test_each_head_is_named_so_picking_another_is_heard():
-    """The subtitle (its step, shape and head) is part of the name: a screen reader hears the change."""
+def test_each_head_has_a_name_of_its_own():
+    """The subtitle (its step, shape and head) is part of the name: moving to the chart of another
+    head, a screen reader says which."""
     names = [describe(weights_figure(head=head)[1])["name"] for head in (0, 1)]
     assert "head 0" in names[0] and "head 1" in names[1] and names[0] != names[1]
+
+
+def test_a_grid_of_one_head_is_named_after_its_only_panel():
+    """No layout title: the name is the panel's title (a grid of one head: the Explorer's All heads
+    view of a one-head module), with no subtitle to add."""
+    trace = run(ExplorerConfig(heads=1, d_out=2))
+    name = describe(figures.heads_grid(trace.weights[0].numpy()))["name"]
+    assert name.startswith("head 0 (heatmap, 6 × 6")
 
 
 @pytest.mark.parametrize("head", [0, 1])
