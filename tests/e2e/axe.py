@@ -52,12 +52,12 @@ def audit(page, url: str, view: str, lang: str, code: str, secret: str) -> list[
     from axe_playwright_python.sync_playwright import Axe
 
     page.goto(url + address(view, lang, code, secret))
-    page.wait_for_selector(IDLE, timeout=120_000)
+    settled(page)
     if "everything" in VIEWS[view]:  # the switch, not the address, shows it all
         page.locator(".st-key-learn_everything label").click()
         page.wait_for_timeout(500)
-        page.wait_for_selector(IDLE, timeout=120_000)
-    page.wait_for_timeout(1500)  # charts draw after the script has finished
+        settled(page)
+    page.wait_for_timeout(1500)  # the a11y script names what drew last on its next frame
     page.wait_for_selector(IDLE, timeout=120_000)
     result = Axe().run(page)  # every rule: WCAG 2.1 A and AA, and best practices
     return [
@@ -69,6 +69,19 @@ def audit(page, url: str, view: str, lang: str, code: str, secret: str) -> list[
         }
         for v in result.response["violations"]
     ]
+
+
+def settled(page, timeout: float = 120_000) -> None:
+    """Until the script run has finished, the a11y script has run and every chart has drawn. The
+    script run ends before the browser has fetched plotly's code and static/a11y.js: on a busy
+    machine (CI, 2 cores, two test workers) a page read 1.8 s after its load had no chart drawn and
+    the language not yet set (seen in CI, reproduced here under load)."""
+    page.wait_for_selector(IDLE, timeout=timeout)
+    page.wait_for_function(
+        "() => window.__aeA11y?.installed && [...document.querySelectorAll('.stPlotlyChart')]"
+        ".every(c => c.querySelector('.js-plotly-plot .main-svg'))",
+        timeout=timeout,
+    )
 
 
 def context(browser, size: str):
