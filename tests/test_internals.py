@@ -260,3 +260,42 @@ def test_streamlit_widgets_ask_filtered_state_about_their_own_key_only():
         assert by_key["picked"] is None and by_key["chosen"] == "y" and by_key["num"] == 3
     finally:
         SafeSessionState.filtered_state = original
+
+
+def test_uvicorn_deflates_streamlits_websocket_through_websockets_per_message_deflate():
+    """small_messages_uncompressed: Streamlit serves its websocket with uvicorn's websockets
+    (sans-I/O) protocol, which compresses every frame it sends through PerMessageDeflate.encode."""
+    import uvicorn.protocols.websockets.websockets_sansio_impl as sansio
+    from streamlit.web.server.starlette import starlette_server
+    from websockets.extensions.permessage_deflate import PerMessageDeflate, ServerPerMessageDeflateFactory
+
+    where = f"{STREAMLIT}, uvicorn {version('uvicorn')}, websockets {version('websockets')}: {SEE}"
+    assert "websockets-sansio" in inspect.getsource(starlette_server), where
+    assert sansio.ServerPerMessageDeflateFactory is ServerPerMessageDeflateFactory, where
+    assert list(inspect.signature(PerMessageDeflate.encode).parameters) == ["self", "frame"], where
+
+
+def test_small_messages_go_uncompressed_and_both_ends_stay_in_step(monkeypatch):
+    """A message under SMALL_MESSAGE bytes leaves with RSV1 unset (not compressed); larger ones
+    are compressed as before, and the other end, keeping its window across messages (context
+    takeover), decodes every one of a mixed sequence to what was sent."""
+    from websockets.extensions.permessage_deflate import PerMessageDeflate
+    from websockets.frames import Frame, Opcode
+
+    monkeypatch.setattr(PerMessageDeflate, "encode", PerMessageDeflate.encode)  # restored after
+    internals.small_messages_uncompressed()
+    assert PerMessageDeflate.encode is not internals._ENCODE
+    internals.small_messages_uncompressed()  # a second call wraps nothing twice
+    assert PerMessageDeflate.encode is internals._encode
+    server = PerMessageDeflate(False, False, 12, 12)  # remote/local: no context takeover off
+    client = PerMessageDeflate(False, False, 12, 12)
+    heatmap = json.dumps({"z": list(range(2000))}).encode()  # compresses well
+    sent = [b'{"markdown": "a"}', heatmap, b"x" * 1023, heatmap[::-1], b"y" * 1024, b"", heatmap]
+    for data in sent:
+        frame = server.encode(Frame(Opcode.BINARY, data))
+        assert frame.rsv1 == (len(data) >= internals.SMALL_MESSAGE), len(data)
+        if frame.rsv1:
+            assert len(frame.data) < len(data)
+        assert client.decode(frame).data == data
+    ping = Frame(Opcode.PING, b"")
+    assert server.encode(ping) is ping  # control frames: never compressed, as before

@@ -42,9 +42,10 @@ def per_process() -> int:
     lets 30 students' reruns run side by side; the event loop that sends every element to the
     browsers wakes once per batch of messages (ui/wakeups.py); reading Streamlit's config takes no
     process-wide lock (ui/internals.py: runs at once convoyed on it); a widget asks session state
-    about its own key, not every key (ui/internals.py). (A module's function, not one defined in
-    app.py under st.cache_resource: app.py runs on every rerun, and so would the decorator, which
-    reads the function's source: 7% of a first page load.)
+    about its own key, not every key (ui/internals.py); the websocket deflates only messages of
+    1 KB or more (ui/internals.py: most of a page load's are one small element). (A module's
+    function, not one defined in app.py under st.cache_resource: app.py runs on every rerun, and so
+    would the decorator, which reads the function's source: 7% of a first page load.)
 
     And the objects alive now (torch, plotly, Streamlit: ~400,000) leave the garbage collector's
     sight: its occasional full pass walked all of them, ~130 ms of one core in the middle of some
@@ -57,6 +58,7 @@ def per_process() -> int:
     wakeups.coalesce()
     internals.read_config_without_lock()
     internals.filtered_state_by_key()
+    internals.small_messages_uncompressed()
     gc.collect()
     gc.freeze()
     return configure_torch_threads()

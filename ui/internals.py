@@ -9,6 +9,8 @@ canary per name, which fails naming the installed version when an upgrade change
     FrozenFigure               plotly: a figure that is only its JSON, never validated (ui/cache.py)
     read_config_without_lock()  Streamlit: config.get_option without its process-wide lock (ui/chrome.py)
     filtered_state_by_key()    Streamlit: a widget asks session state about its own key only (ui/chrome.py)
+    small_messages_uncompressed()
+                               websockets: permessage-deflate compresses only messages worth it (ui/chrome.py)
     plotly_chunk()             Streamlit: its frontend's script that draws plotly charts (ui/coldstart.py)
     this_session(), rerun_session(id), session_alive(id)
                                Streamlit: a session rerun from another thread, as run-on-save does
@@ -34,6 +36,8 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from streamlit.runtime.state.common import is_element_id
 from streamlit.runtime.state.safe_session_state import SafeSessionState
 from streamlit.runtime.state.session_state import STREAMLIT_INTERNAL_KEY_PREFIX as INTERNAL_PREFIX
+from websockets.extensions.permessage_deflate import PerMessageDeflate
+from websockets.frames import Opcode
 
 # --- Streamlit: the old (v1) pages/ folder ---------------------------------------------------------
 
@@ -145,6 +149,32 @@ def _filtered_state(safe):
 
 class _ByKey(property):
     """The patched property (a subclass, so a second call sees it is in place)."""
+
+
+# --- websockets: which messages permessage-deflate compresses -------------------------------------
+
+SMALL_MESSAGE = 1024  # bytes: a message below this is sent as it is
+_ENCODE = PerMessageDeflate.encode  # the library's own, captured at import
+
+
+def _encode(self, frame):
+    if frame.fin and frame.opcode in (Opcode.TEXT, Opcode.BINARY) and len(frame.data) < SMALL_MESSAGE:
+        return frame  # a whole message in one frame, RSV1 unset: "not compressed" (RFC 7692, 6.1)
+    return _ENCODE(self, frame)
+
+
+def small_messages_uncompressed() -> None:
+    """Process-wide: the websocket's permessage-deflate (server.enableWebsocketCompression, on for
+    the heatmaps' base64 data) leaves a message under SMALL_MESSAGE bytes uncompressed. A page load
+    sends ~45-70 messages, most of them one element of 150-600 bytes; deflating each was 15% of an
+    Explorer link's load (py-spy), to save ~100 bytes a message (benchmarks/page_load.py, the
+    bytes measured in docs/benchmarks.md). RFC 7692 lets a sender leave any message uncompressed
+    (RSV1 unset) and every browser reads one; both ends' compression windows hold only the
+    messages that were compressed, so skipping one keeps them in step. The encoder is
+    websockets.extensions.permessage_deflate.PerMessageDeflate.encode, which uvicorn's websockets
+    protocol calls for every frame it sends (Streamlit's server since 1.5x)."""
+    if PerMessageDeflate.encode is _ENCODE:
+        PerMessageDeflate.encode = _encode
 
 
 # --- Streamlit: a session rerun by the server -------------------------------------------------------
