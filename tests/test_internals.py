@@ -287,7 +287,8 @@ def test_small_messages_go_uncompressed_and_both_ends_stay_in_step(monkeypatch):
     assert PerMessageDeflate.encode is not internals._ENCODE
     internals.small_messages_uncompressed()  # a second call wraps nothing twice
     assert PerMessageDeflate.encode is internals._encode
-    server = PerMessageDeflate(False, False, 12, 12)  # remote/local: no context takeover off
+    # both ends keep their window across messages (no_context_takeover False), as a browser's does
+    server = PerMessageDeflate(False, False, 12, 12)
     client = PerMessageDeflate(False, False, 12, 12)
     heatmap = json.dumps({"z": list(range(2000))}).encode()  # compresses well
     sent = [b'{"markdown": "a"}', heatmap, b"x" * 1023, heatmap[::-1], b"y" * 1024, b"", heatmap]

@@ -169,10 +169,11 @@ def small_messages_uncompressed() -> None:
     sends ~45-70 messages, most of them one element of 150-600 bytes; deflating each was 15% of an
     Explorer link's load (py-spy), to save ~100 bytes a message (benchmarks/page_load.py, the
     bytes measured in docs/benchmarks.md). RFC 7692 lets a sender leave any message uncompressed
-    (RSV1 unset) and every browser reads one; both ends' compression windows hold only the
-    messages that were compressed, so skipping one keeps them in step. The encoder is
-    websockets.extensions.permessage_deflate.PerMessageDeflate.encode, which uvicorn's websockets
-    protocol calls for every frame it sends (Streamlit's server since 1.5x)."""
+    (RSV1 unset), and a browser must read one (every browser test runs through this); both ends'
+    compression windows hold only the messages that were compressed, so skipping one keeps them in
+    step. The encoder is websockets.extensions.permessage_deflate.PerMessageDeflate.encode, which
+    uvicorn's websockets-sansio protocol calls for every frame it sends (Streamlit 1.67's server:
+    Starlette on uvicorn)."""
     if PerMessageDeflate.encode is _ENCODE:
         PerMessageDeflate.encode = _encode
 
