@@ -33,6 +33,14 @@ KINDS = {
     "columns": "st.columns(3)",  # the row and its three columns: four blocks, no element
     "columns2": "st.columns(2)",  # three blocks
     "row": "st.container(horizontal=True)",  # ui/widgets.row: one block, its elements side by side
+    # a class student's question the teacher has not asked: its disabled radio and the line under
+    # it, alone or in a fragment of its own (ui/classroom/questions.py); the figure is per question
+    "held": 'st.radio(f"Predict {i}", ["a", "b", "c"], index=None, key=f"h{i}", disabled=True)\n'
+    '    st.caption("Your teacher is not asking this question now.")',
+    "held_fragment": "st.fragment(lambda: (\n"
+    '        st.radio(f"Predict {i}", ["a", "b", "c"], index=None, key=f"h{i}", disabled=True),\n'
+    '        st.caption("Your teacher is not asking this question now."),\n'
+    "    ))()",
 }
 
 
