@@ -78,3 +78,4 @@ if page.url_path not in url.OWN:  # the pages that keep their view in the URL wr
     url.write({})  # the projector setting only
 
 page.run()
+membership.arrived()  # a class student's page drawn whole: where the class took it is settled

@@ -169,14 +169,18 @@ def test_every_student_answers_the_teachers_sentence(store):
 
 
 def test_a_question_not_asked_yet_waits_for_the_teacher(store):
+    """Its question and options to read ahead, and why it waits, in one element: nothing to press."""
     code, secret = store.new_class()
     student = opened(**{"class": code})
-    radio = student.radio(key=Q)
-    assert radio.disabled
-    assert any("not asking this question" in c.value for c in student.caption), [
-        c.value for c in student.caption
-    ]
+    assert Q not in [r.key for r in student.radio]
+    held = [md.value for md in student.markdown if "not asking this question" in md.value]
+    assert len(held) == 6, [md.value for md in student.markdown]  # every question on Learn
+    assert any("How many rows" in h and "- 6: one per token" in unescaped(h) for h in held), held
     assert store.tally(code, Q, secret).rounds == ()
+    teacher_asks(store, code, secret)  # asked: the question itself, to answer
+    student = student.run()
+    assert not student.radio(key=Q).disabled
+    assert len([md for md in student.markdown if "not asking this question" in md.value]) == 5
 
 
 def test_learn_never_cuts_a_languages_own_sentence(store):
@@ -360,3 +364,41 @@ def test_the_teacher_can_change_the_sentence_after_asking(store):
     teacher = teacher_asks(store, code, secret)
     teacher = teacher.radio(key="learn_source").set_value("Hello shiny sun!").run()
     assert not teacher.exception, [e.message for e in teacher.exception]
+
+
+def test_a_switch_to_the_teachers_question_that_a_rerun_overtook_is_made_again(store, monkeypatch):
+    """The run that takes a student to the view a question was asked on (st.switch_page) can be
+    overtaken: a rerun the browser asks for before it has the new address (a click, a reconnect)
+    replaces the switch's page and address with the old ones (Streamlit keeps the newest request's).
+    That run takes the student there again: not left on their own sentence with the question held."""
+    code, secret = store.new_class()
+    teacher_asks(store, code, secret)
+    vote = store.vote(code)
+    with monkeypatch.context() as overtaken:  # the switched run never drew its page to the end
+        overtaken.setattr(membership, "arrived", lambda: None)
+        student = opened(lang="uk", **{"class": code})  # Ukrainian's own sentence, then the teacher's
+    m = student.session_state[membership.KEY]
+    student.query_params.clear()
+    student.query_params.update({"class": code, "student": m.student, "lang": "uk"})  # the old address
+    student = student.run()
+    assert not student.radio(key=Q).disabled, [w.value for w in student.warning]
+    assert m.going is None and m.asked == (vote.question, vote.round)  # arrived: settled
+    student.query_params.update({"seed": "7"})  # the student's own move after arriving is theirs
+    student = student.run()
+    assert student.query_params.get("seed") == "7" and student.radio(key=Q).disabled
+
+
+def test_a_follower_whose_switch_was_overtaken_still_follows(store, monkeypatch):
+    """The same for a view the teacher sends: the follower goes there once a run there is drawn."""
+    code, secret = store.new_class()
+    with monkeypatch.context() as overtaken:
+        overtaken.setattr(membership, "arrived", lambda: None)
+        student = opened(**{"class": code})
+        store.send_view(code, secret, "learn", {"sentence": "1"})
+        student = student.run()
+    assert student.query_params.get("sentence") == "1"
+    m = student.session_state[membership.KEY]
+    student.query_params.clear()
+    student.query_params.update({"class": code, "student": m.student})  # the old address
+    student = student.run()
+    assert student.query_params.get("sentence") == "1" and m.seen == store.view(code).version
