@@ -5,6 +5,7 @@ import concurrent.futures
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from deploy.local import ROOT, start_streamlit
 from tests.chromium import CHROMIUM, IDLE, launch
@@ -46,6 +47,22 @@ def page(browser):
 def script_done(page, timeout: float = 60_000) -> None:
     """Wait until the page's script run has finished."""
     page.wait_for_selector(IDLE, timeout=timeout)
+
+
+def choose(question, index: int = 0) -> None:
+    """Pick option `index` of a radio (a locator of its stRadio) once it can be answered: a class
+    question is held until the page has the teacher's vote, which a busy server may still be
+    reading. Its label is clicked once the page has stopped moving: a forced click on the input
+    went to where the input had been while the formulas above it were still being typeset, and
+    picked nothing. A question still held after 30 s fails saying what the page showed."""
+    option = question.get_by_role("radio").nth(index)
+    try:
+        expect(option).to_be_enabled(timeout=30_000)
+    except AssertionError as error:
+        shown = question.page.locator('[data-testid="stMain"]').inner_text()[:2000]
+        raise AssertionError(f"the question is still held; the page shows:\n{shown}") from error
+    question.locator("label:has(input[type=radio])").nth(index).click()
+    expect(option).to_be_checked()
 
 
 def check(page, key: str) -> None:

@@ -6,13 +6,12 @@ answer; a closed class says so on a Ukrainian student's page."""
 import time
 
 import pytest
-from playwright.sync_api import expect
 
 from attention import i18n
 from attention.classroom import SQLiteStore
 from attention.i18n import tr
 from deploy.local import ROOT, start_streamlit
-from tests.e2e.conftest import check, script_done
+from tests.e2e.conftest import check, choose, script_done
 
 TTL = 2  # seconds a disconnected session lives on this test's server (Streamlit's default: 120)
 Q = "check_ids"
@@ -55,10 +54,7 @@ def ask(browser, url: str, code: str, secret: str) -> None:
 
 
 def pick(page, index: int) -> None:
-    question = page.locator('[data-testid="stRadio"]', has_text="How many rows")
-    # held (disabled) until the page has the class's vote: a busy server may still be reading it
-    expect(question.get_by_role("radio").nth(index)).to_be_enabled(timeout=30_000)
-    question.get_by_role("radio").nth(index).check(force=True)
+    choose(page.locator('[data-testid="stRadio"]', has_text="How many rows"), index)
     check(page, Q)
     page.get_by_text("Answer recorded").wait_for(timeout=30_000)
 

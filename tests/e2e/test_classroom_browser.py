@@ -14,7 +14,7 @@ from attention import i18n
 from attention.classroom import SQLiteStore
 from attention.i18n import tr
 from deploy.local import ROOT, start_streamlit
-from tests.e2e.conftest import check, in_thread, script_done, wait_idle
+from tests.e2e.conftest import check, choose, in_thread, script_done, wait_idle
 from tests.e2e.test_class_room_browser import ask
 from tests.e2e.test_lab_browser import PHONE
 from tests.session_client import Session, Stats
@@ -107,10 +107,7 @@ def test_a_students_pick_is_recorded_and_the_reveal_arrives_by_itself(classroom,
     ask(browser, url, code, secret)
     page.goto(f"{url}/learn?class={code}")
     script_done(page)
-    question = page.locator('[data-testid="stRadio"]', has_text="How many rows")
-    # a busy server may still be taking the page to the teacher's view: held (disabled) until then
-    expect(question.get_by_role("radio").first).to_be_enabled(timeout=30_000)
-    question.get_by_role("radio").first.check(force=True)  # the option's own input, not the label
+    choose(page.locator('[data-testid="stRadio"]', has_text="How many rows"))
     script_done(page)
     assert store.tally(code, "check_ids", secret).current.answered == 0  # chosen, not yet answered
     check(page, "check_ids")
@@ -133,7 +130,7 @@ def test_the_teachers_own_pick_is_judged_at_the_reveal_and_cleared_by_ask_again(
     page.locator(".st-key-check_ids_ask button").click()
     page.get_by_text("students have answered").first.wait_for(timeout=30_000)
     question = page.locator(".st-key-check_ids")
-    question.get_by_role("radio").first.check(force=True)
+    choose(question)
     check(page, "check_ids")
     script_done(page)
     assert page.get_by_text("Right. Answer:").count() == 0  # not before the reveal
@@ -160,9 +157,7 @@ def test_a_held_question_speaks_the_pages_language_after_a_pick(classroom, brows
         recorded = tr("Answer recorded. Your teacher reveals the answer to the whole class.")
     finally:
         i18n.use(i18n.DEFAULT)
-    question = page.locator('[data-testid="stRadio"]', has_text=asked)
-    expect(question.get_by_role("radio").first).to_be_enabled(timeout=30_000)  # held until then
-    question.get_by_role("radio").first.check(force=True)
+    choose(page.locator('[data-testid="stRadio"]', has_text=asked))
     check(page, "check_ids")
     page.get_by_text(recorded).wait_for(timeout=30_000)
     assert page.get_by_text("Answer recorded").count() == 0
