@@ -47,8 +47,10 @@ def ask(browser, url: str, code: str, secret: str) -> None:
         teacher.goto(f"{url}/learn?class={code}&teacher={secret}")
         teacher.wait_for_url(lambda u: "teacher=" not in u, timeout=30_000)
         script_done(teacher)
-        teacher.get_by_role("button", name="Ask the class").first.click()
-        teacher.get_by_text("students have answered").first.wait_for(timeout=30_000)
+        # by its key: the first "Ask the class" on a busy page was once another question's (its
+        # panel, a fragment, redrawn every second), and the student waited on a question not asked
+        teacher.locator(f".st-key-{Q}_ask button").click()
+        teacher.locator(f".st-key-{Q}_reveal button").wait_for(timeout=30_000)  # this one asked
     finally:
         context.close()
 
