@@ -47,8 +47,8 @@ def ask(browser, url: str, code: str, secret: str) -> None:
         teacher.goto(f"{url}/learn?class={code}&teacher={secret}")
         teacher.wait_for_url(lambda u: "teacher=" not in u, timeout=30_000)
         script_done(teacher)
-        # by its key: the first "Ask the class" on a busy page was once another question's (its
-        # panel, a fragment, redrawn every second), and the student waited on a question not asked
+        # by its key: on a busy machine the first "Ask the class" found was once another question's
+        # (check_transpose, a debug log showed), and the student rightly waited on check_ids
         teacher.locator(f".st-key-{Q}_ask button").click()
         teacher.locator(f".st-key-{Q}_reveal button").wait_for(timeout=30_000)  # this one asked
     finally:

@@ -25,11 +25,11 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from attention.classroom import ClassError, Store, View, Vote, errors, open_store
+from attention.classroom import ClassError, Store, Vote, errors, open_store
 from attention.classroom.codes import canonical, shown
 from attention.i18n import tr, tr_n
 from ui import internals, language, url
-from ui.classroom import address, browser
+from ui.classroom import address, browser, trip
 from ui.classroom import bell as ringing
 from ui.widgets import literal
 
@@ -43,20 +43,6 @@ FIRST_WAIT, LONGEST_WAIT = 2.0, 60.0  # seconds before the store is tried again,
 
 
 @dataclass
-class Trip:
-    """Where the class takes a student's page: a page and its view, and what arriving settles
-    (the teacher's view version followed, the question round whose view it is)."""
-
-    page: str
-    params: dict[str, str]
-    seen: int
-    asked: tuple[str, int] | None
-
-
-TRIES = 3  # switches toward one trip before the page stays where it is
-
-
-@dataclass
 class Member:
     code: str  # canonical (K7QXM2P9R)
     student: str  # this browser's token in the class (a student's), or the teacher's seat
@@ -66,7 +52,7 @@ class Member:
     seen: int = 0  # the teacher's view version this session has followed
     vote: Vote | None = None  # the class's question and round, as this page last saw it
     asked: tuple[str, int] | None = None  # the question round whose view this page has been taken to
-    going: tuple[Trip, int] | None = None  # a trip begun (and how many tries), settled by arrived()
+    going: tuple[trip.Trip, int] | None = None  # a trip begun (and its tries), settled by arrived()
     secret_link: str | None = None  # the class's secret, when this session was given it (the teacher's link)
 
     @property
@@ -359,8 +345,8 @@ def watch(pages: dict) -> None:
     m.vote = vote
     if not (m.follow and view.page in pages):
         m.seen = max(m.seen, view.version)
-    if (trip := _trip(m, vote, view, pages)) is not None:
-        _go(m, trip, pages)
+    if (going := trip.where(m, vote, view, pages)) is not None:
+        trip.go(m, going, pages, view_params())
     if session is not None:
         seen = max(m.seen, m.going[0].seen) if m.going else m.seen  # where this run is going
         tab = ringing.Tab(m.code, m.follow, seen, _round(m.vote), st.session_state[WAITING])
@@ -368,40 +354,9 @@ def watch(pages: dict) -> None:
         st.session_state[LISTENING] = True
 
 
-def _trip(m: Member, vote: Vote | None, view: View, pages: dict) -> Trip | None:
-    """Where this page must go: the view a question was asked on (every student answers the
-    teacher's question, on the teacher's numbers), once per round; a view the teacher sent after
-    the one this page followed wins over it (and settles the question's trip too)."""
-    asked = _round(vote)
-    trip = None
-    if vote is not None and (vote.page or vote.params) and vote.page in pages and m.asked != asked:
-        trip = Trip(vote.page, vote.params, m.seen, asked)
-    if m.follow and view.version > m.seen and view.page in pages:
-        trip = Trip(view.page, view.params, view.version, asked if trip else m.asked)
-    return trip
-
-
-def _go(m: Member, trip: Trip, pages: dict) -> None:
-    """This run to `trip`'s view, and the trip settled once a run there has drawn its page
-    (arrived, at the end of app.py). Settled only then, because a switch can be overtaken: a
-    rerun the browser asks for before it has the new address (a click, a reconnect) replaces
-    the switch's page and address with the old ones (Streamlit keeps the newest request's), and
-    that run must switch again. A page that is there already is not switched; after TRIES
-    switches that did not arrive, the page stays where it is."""
-    tries = m.going[1] if m.going is not None and m.going[0] == trip else 0
-    here = st.session_state.get("_page_path")
-    if (trip.page != here or view_params() != trip.params) and tries < TRIES:
-        m.going = (trip, tries + 1)
-        st.switch_page(pages[trip.page], query_params=trip.params | url.link_params({}))
-    m.going = (trip, tries)
-
-
 def arrived() -> None:
-    """The end of a run that drew its page whole: a trip this page was on is over (_go)."""
-    m = member()
-    if m is not None and m.going is not None:
-        trip, m.going = m.going[0], None
-        m.seen, m.asked = max(m.seen, trip.seen), trip.asked
+    """The end of a run that drew its page whole: where the class took it is settled (trip.py)."""
+    trip.arrived(member())
 
 
 def _round(vote: Vote | None) -> tuple[str, int] | None:
