@@ -402,3 +402,17 @@ def test_a_follower_whose_switch_was_overtaken_still_follows(store, monkeypatch)
     student.query_params.update({"class": code, "student": m.student})  # the old address
     student = student.run()
     assert student.query_params.get("sentence") == "1" and m.seen == store.view(code).version
+
+
+def test_a_pick_is_judged_at_a_reveal_that_comes_after_another_question(store):
+    """The teacher asks, the student picks, the teacher asks another question, then reveals the
+    first: the student's pick, kept while its question waited, is judged."""
+    code, secret = store.new_class()
+    teacher_asks(store, code, secret)
+    student = pick(opened(**{"class": code}), index=0)  # the first option is right
+    store.ask(code, secret, "check_top")  # another question: check_ids waits, not asked
+    student = student.run()
+    assert Q not in [r.key for r in student.radio]
+    store.reveal(code, secret, Q)
+    student = student.run()
+    assert any(s.value.startswith("Right.") for s in student.success), [s.value for s in student.success]

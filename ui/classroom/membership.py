@@ -312,6 +312,7 @@ def watch(pages: dict) -> None:
     followed; then the bell is told what this page shows (ui/classroom/bell.py), which reruns it
     when the class moves on. Nothing outside a class or for the teacher."""
     session = internals.this_session()
+    st.session_state.pop(trip.CHECKED, None)  # set by this run's trip.go, if it gets there
     if offline():  # the store did not answer a moment ago: the page shows what it has
         _wake_when_back()
         return

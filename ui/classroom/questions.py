@@ -58,7 +58,7 @@ def self_check(
     label = tr("Predict: {question}", question=question)
     if m is not None and not m.teacher and not revealed:
         if (m.vote is None or m.vote.question != key) and not membership.offline():
-            _not_asked(label, options)
+            _not_asked(key, label, options)
         else:
             _held(key, label, options, view)
         return st.session_state.get(key)
@@ -84,7 +84,7 @@ def _held(key: str, label: str, options: list[str], view: dict[str, str] | None)
         st.caption(tr("Class mode cannot be reached right now. You can answer once it is back."))
         return
     if vote is None or vote.question != key:  # asked meanwhile, then moved on: as _not_asked
-        _not_asked(label, options)
+        _not_asked(key, label, options)
         return
     if view is not None and view != vote.params:  # the student moved to another sentence
         st.radio(label, options, index=None, key=key, format_func=literal, disabled=True)
@@ -110,12 +110,16 @@ def _held(key: str, label: str, options: list[str], view: dict[str, str] | None)
         )
 
 
-def _not_asked(label: str, options: list[str]) -> None:
+def _not_asked(key: str, label: str, options: list[str]) -> None:
     """A class student's question the teacher is not asking: what it asks and its options, to read
     ahead, and why it cannot be answered yet, as one element with nothing to press (no disabled
     radio, no fragment). A page holds up to six of these, and 100 followers draw them at once:
     0.17 ms of server CPU each, against 0.81 ms as a disabled radio and its line in a fragment
-    (benchmarks/element_costs.py: markdown, held_fragment)."""
+    (benchmarks/element_costs.py: markdown, held_fragment). A pick made while it was asked is
+    kept (Streamlit forgets a widget's value in a run that does not draw it): the teacher may
+    reveal it after asking another, and the reveal judges it."""
+    if st.session_state.get(key) is not None:
+        st.session_state[key] = st.session_state[key]
     said = tr("Your teacher is not asking this question now. You can answer it when they do.")
     st.markdown("\n".join([label, "", *(f"- {literal(o)}" for o in options), "", f":small[:gray[{said}]]"]))
 

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from ui.classroom.membership import Member
 
 TRIES = 3  # switches toward one trip before the page stays where it is
+CHECKED = "_class_trip_checked"  # this run's go() found the page where its trip goes
 
 
 @dataclass
@@ -57,10 +58,13 @@ def go(m: Member, trip: Trip, pages: dict, params_now: dict[str, str]) -> None:
         m.going = (trip, tries + 1)
         st.switch_page(pages[trip.page], query_params=trip.params | url.link_params({}))
     m.going = (trip, tries)
+    st.session_state[CHECKED] = True
 
 
 def arrived(m: Member | None) -> None:
-    """The end of a run that drew its page whole: the trip this page was on is over."""
-    if m is not None and m.going is not None:
+    """The end of a run that drew its page whole: the trip this page was on is over, if this run
+    looked at where it is (go): a run that could not read the class (the store out of reach) settles
+    nothing."""
+    if st.session_state.pop(CHECKED, False) and m is not None and m.going is not None:
         trip, m.going = m.going[0], None
         m.seen, m.asked = max(m.seen, trip.seen), trip.asked
