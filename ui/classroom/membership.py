@@ -104,7 +104,7 @@ def _wake_when_back() -> None:
     session, m = internals.this_session(), member()
     if session is not None and m is not None and not m.teacher and OFFLINE in st.session_state:
         retry = st.session_state[OFFLINE][0]
-        bell().listen(session, ringing.Tab(m.code, m.follow, m.seen, _round(m.vote), set(), retry))
+        bell().listen(session, ringing.Tab(m.code, m.follow, m.seen, ringing.voting(m.vote), set(), retry))
         st.session_state[LISTENING] = True
 
 
@@ -338,7 +338,7 @@ def watch(pages: dict) -> None:
         )
         st.rerun()
     answered()
-    changed = _round(vote) != _round(m.vote)
+    changed = ringing.voting(vote) != ringing.voting(m.vote)
     if changed and vote is not None:
         if m.vote is not None and vote.question == m.vote.question:  # asked again: no pick yet
             st.session_state[vote.question] = None
@@ -350,7 +350,7 @@ def watch(pages: dict) -> None:
         trip.go(m, going, pages, view_params())
     if session is not None:
         seen = max(m.seen, m.going[0].seen) if m.going else m.seen  # where this run is going
-        tab = ringing.Tab(m.code, m.follow, seen, _round(m.vote), st.session_state[WAITING])
+        tab = ringing.Tab(m.code, m.follow, seen, ringing.voting(m.vote), st.session_state[WAITING])
         bell().listen(session, tab)
         st.session_state[LISTENING] = True
 
@@ -358,10 +358,6 @@ def watch(pages: dict) -> None:
 def arrived() -> None:
     """The end of a run that drew its page whole: where the class took it is settled (trip.py)."""
     trip.arrived(member())
-
-
-def _round(vote: Vote | None) -> tuple[str, int] | None:
-    return (vote.question, vote.round) if vote is not None else None
 
 
 @functools.cache

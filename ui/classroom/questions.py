@@ -118,8 +118,7 @@ def _not_asked(key: str, label: str, options: list[str]) -> None:
     (benchmarks/element_costs.py: markdown, held_fragment). A pick made while it was asked is
     kept (Streamlit forgets a widget's value in a run that does not draw it): the teacher may
     reveal it after asking another, and the reveal judges it."""
-    if st.session_state.get(key) is not None:
-        st.session_state[key] = st.session_state[key]
+    url.hold([key])
     said = tr("Your teacher is not asking this question now. You can answer it when they do.")
     st.markdown("\n".join([label, "", *(f"- {literal(o)}" for o in options), "", f":small[:gray[{said}]]"]))
 
