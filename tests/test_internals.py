@@ -300,3 +300,74 @@ def test_small_messages_go_uncompressed_and_both_ends_stay_in_step(monkeypatch):
         assert client.decode(frame).data == data
     ping = Frame(Opcode.PING, b"")
     assert server.encode(ping) is ping  # control frames: never compressed, as before
+
+
+def test_streamlit_makes_a_runs_theme_through_populate_theme_msg_by_its_module_name():
+    """theme_once_per_config: AppSession._create_new_session_message fills each theme section by
+    calling the module's global _populate_theme_msg (looked up at call time)."""
+    from streamlit.runtime import app_session
+
+    where = f"{STREAMLIT}: {SEE} (theme_once_per_config)"
+    assert callable(getattr(app_session, "_populate_theme_msg", None)), where
+    made = inspect.getsource(app_session.AppSession._create_new_session_message)
+    assert made.count("_populate_theme_msg(") == 6, where
+
+
+@pytest.mark.parametrize(
+    "theme",
+    [
+        {},  # nothing set: every section absent, as Streamlit leaves it
+        {"theme.base": "light"},  # set to the default value: present, and empty on the wire
+        {"theme.base": "light", "theme.primaryColor": "#1f5fbf", "theme.baseFontSize": 16},  # the app's
+        {"theme.base": "dark", "theme.font": "serif", "theme.sidebar.backgroundColor": "#101010"},
+        {"theme.dark.primaryColor": "#ff0000", "theme.light.sidebar.textColor": "#000000"},
+    ],
+)
+def test_the_theme_made_once_is_the_theme_streamlit_makes(monkeypatch, theme):
+    """Every section, sent as the patch sends it (a copy of the first one made), byte for byte what
+    Streamlit's own function makes, presence in the parent included; a new parse makes it again."""
+    import streamlit.config as config
+    from streamlit.proto.NewSession_pb2 import NewSession
+    from streamlit.runtime import app_session
+
+    config.get_option("theme.base")  # parsed by now
+    option = type(config._config_options["theme.base"])  # ConfigOption
+    options = {
+        k: option(k, description="", default_val=None) if k.startswith("theme.") else v
+        for k, v in config._config_options.items()
+    }
+    options |= {key: option(key, description="", default_val=value) for key, value in theme.items()}
+    monkeypatch.setattr(config, "_config_options", options)
+    sections = [
+        "theme",
+        "theme.light",
+        "theme.dark",
+        "theme.sidebar",
+        "theme.light.sidebar",
+        "theme.dark.sidebar",
+    ]
+
+    def made(populate) -> bytes:
+        msg = NewSession()
+        fields = {
+            "theme": msg.custom_theme,
+            "theme.light": msg.custom_theme.light,
+            "theme.dark": msg.custom_theme.dark,
+            "theme.sidebar": msg.custom_theme.sidebar,
+            "theme.light.sidebar": msg.custom_theme.light.sidebar,
+            "theme.dark.sidebar": msg.custom_theme.dark.sidebar,
+        }
+        for section in sections:
+            populate(fields[section], section)
+        return msg.SerializeToString()
+
+    monkeypatch.setattr(app_session, "_populate_theme_msg", app_session._populate_theme_msg)  # restored after
+    internals.theme_once_per_config()
+    assert app_session._populate_theme_msg is internals._populate_theme
+    expected = made(internals._POPULATE_THEME)
+    assert made(internals._populate_theme) == expected  # made, then copied
+    assert made(internals._populate_theme) == expected
+    monkeypatch.setattr(config, "_config_options", dict(config._config_options))  # a new parse
+    key = "theme.dark.sidebar.primaryColor"
+    monkeypatch.setitem(config._config_options, key, option(key, description="", default_val="#00ff00"))
+    assert made(internals._populate_theme) == made(internals._POPULATE_THEME) != expected

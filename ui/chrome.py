@@ -43,7 +43,8 @@ def per_process() -> int:
     browsers wakes once per batch of messages (ui/wakeups.py); reading Streamlit's config takes no
     process-wide lock (ui/internals.py: runs at once convoyed on it); a widget asks session state
     about its own key, not every key (ui/internals.py); the websocket deflates only messages of
-    1 KB or more (ui/internals.py: most of a page load's are one small element). (A module's
+    1 KB or more (ui/internals.py: most of a page load's are one small element); the theme every
+    whole-page run sends is made once per config (ui/internals.py: 10% of a page load). (A module's
     function, not one defined in app.py under st.cache_resource: app.py runs on every rerun, and so
     would the decorator, which reads the function's source: 7% of a first page load.)
 
@@ -59,6 +60,7 @@ def per_process() -> int:
     internals.read_config_without_lock()
     internals.filtered_state_by_key()
     internals.small_messages_uncompressed()
+    internals.theme_once_per_config()
     gc.collect()
     gc.freeze()
     return configure_torch_threads()

@@ -11,6 +11,7 @@ canary per name, which fails naming the installed version when an upgrade change
     filtered_state_by_key()    Streamlit: a widget asks session state about its own key only (ui/chrome.py)
     small_messages_uncompressed()
                                websockets: permessage-deflate compresses only messages worth it (ui/chrome.py)
+    theme_once_per_config()    Streamlit: a run's new_session message copies a theme made once (ui/chrome.py)
     plotly_chunk()             Streamlit: its frontend's script that draws plotly charts (ui/coldstart.py)
     this_session(), rerun_session(id), session_alive(id)
                                Streamlit: a session rerun from another thread, as run-on-save does
@@ -30,7 +31,7 @@ import plotly.io as pio
 import streamlit
 from plotly.basedatatypes import BaseFigure
 from streamlit import config as streamlit_config
-from streamlit.runtime import Runtime
+from streamlit.runtime import Runtime, app_session
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 from streamlit.runtime.state.common import is_element_id
@@ -149,6 +150,47 @@ def _filtered_state(safe):
 
 class _ByKey(property):
     """The patched property (a subclass, so a second call sees it is in place)."""
+
+
+# --- Streamlit: the theme in a run's new_session message --------------------------------------------
+
+_POPULATE_THEME = app_session._populate_theme_msg  # Streamlit's own, captured at import
+_THEMES: dict[str, tuple[bool, bytes]] = {}  # section -> (set at all, the message), for _THEMES_OF
+_THEMES_OF: list = [None]  # the parsed options (config._config_options) _THEMES was made from
+
+
+def _populate_theme(msg, section: str = "theme") -> None:
+    options = streamlit_config._config_options
+    if options is None:  # before the first parse: nothing to keep
+        _POPULATE_THEME(msg, section)
+        return
+    if _THEMES_OF[0] is not options:  # a new parse (config.toml edited): made again
+        _THEMES.clear()
+        _THEMES_OF[0] = options
+    if section not in _THEMES:
+        made = type(msg)()
+        _POPULATE_THEME(made, section)
+        # Streamlit leaves the message untouched (absent from its parent) when no option is set
+        touched = any(v is not None for v in streamlit_config.get_options_for_section(section).values())
+        _THEMES[section] = (touched, made.SerializeToString())
+    touched, made = _THEMES[section]
+    if touched:  # (MergeFromString marks msg present in its parent, even when `made` is empty)
+        msg.MergeFromString(made)
+
+
+def theme_once_per_config() -> None:
+    """Process-wide: the theme in the new_session message that starts every whole-page run (a page
+    load, a follower's switch, any rerun that is not a fragment's) is made once per parse of the
+    config and copied after that. Streamlit's app_session._populate_theme_msg (private) makes each
+    of its six sections ([theme], [theme.light], ... [theme.dark.sidebar]) from
+    config.get_options_for_section, which walks every config option under the config's lock: 10%
+    of a Learn page load's server CPU (py-spy, 150 loads), the same every run. The options are
+    read at a parse only (a parse assigns a new config._config_options; the theme's options cannot
+    be set at run time: st.set_option takes client.* only), so the copy is keyed on that dict.
+    Looked up by name at call time (AppSession._create_new_session_message calls the module's
+    global), so patching the module's name is enough."""
+    if app_session._populate_theme_msg is _POPULATE_THEME:
+        app_session._populate_theme_msg = _populate_theme
 
 
 # --- websockets: which messages permessage-deflate compresses -------------------------------------
