@@ -7,6 +7,7 @@ from attention.figures import compare as figures
 from attention.i18n import tr
 from ui import compare
 from ui.cache import cached_trace
+from ui.classroom import membership
 from ui.router import use_router
 from ui.widgets import device_caption, show_notes
 
@@ -28,7 +29,7 @@ if len(a.tokens) != len(b.tokens):  # a side's repair shortened or replaced the 
     st.error(
         tr("A and B ended up with different sentences (see the notes above); fix the sentence to compare.")
     )
-    st.stop()
+    membership.stop()  # the page as far as it goes: a class student has arrived
 
 what, head_a, head_b = compare.what_to_compare(a, b)
 za, zb, why = figures.comparison_matrices(a, b, what, head_a, head_b)

@@ -4,6 +4,7 @@ import streamlit as st
 
 from attention.i18n import tr
 from ui import scaling
+from ui.classroom import membership
 from ui.router import use_router
 
 use_router()
@@ -21,5 +22,5 @@ key = scaling.sweep_key(params)
 done = scaling.kept(key)
 if not (params["variants"] and params["devices"] and params["modes"]):
     st.warning(tr("Pick at least one variant, one device and one measure."))
-    st.stop()
+    membership.stop()  # the page as far as it goes: a class student has arrived
 scaling.sweep(params, key, done)

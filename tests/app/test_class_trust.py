@@ -404,6 +404,19 @@ def test_a_follower_whose_switch_was_overtaken_still_follows(store, monkeypatch)
     assert student.query_params.get("sentence") == "1" and m.seen == store.view(code).version
 
 
+def test_a_follower_sent_to_a_page_that_stops_early_arrives_once(store):
+    """A page that says why in place of what it would show (Scaling with nothing picked: st.stop)
+    is drawn as far as it goes: the follower's trip there is settled, not made again on each run."""
+    code, secret = store.new_class()
+    student = opened(**{"class": code})
+    student.session_state["scaling_variants"] = []  # nothing to measure: the page stops early
+    store.send_view(code, secret, "scaling", {})
+    student = student.run()
+    assert [w.value for w in student.warning] == ["Pick at least one variant, one device and one measure."]
+    m = student.session_state[membership.KEY]
+    assert m.going is None and m.seen == store.view(code).version, m.going  # settled
+
+
 def test_a_pick_is_judged_at_a_reveal_that_comes_after_another_question(store):
     """The teacher asks, the student picks, the teacher asks another question, then reveals the
     first: the student's pick, kept while its question waited, is judged."""

@@ -360,6 +360,16 @@ def arrived() -> None:
     trip.arrived(member())
 
 
+def stop():
+    """st.stop() for a page that ends its run early, having said why in place of what it would show
+    (Compare's two sides on different sentences, Scaling with nothing picked, a recording that will
+    not open): the page is drawn as far as it goes, so a class student's trip to it is settled as
+    at a run's end (arrived). Else each of its runs would take the student there again, up to
+    trip.TRIES times."""
+    arrived()
+    st.stop()
+
+
 @functools.cache
 def bell() -> ringing.Bell:
     """The process's bell, on the process's store."""

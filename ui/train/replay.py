@@ -19,6 +19,7 @@ from attention.training import replay
 from attention.training.held_out_text import MEASURED_ON, measured_on
 from attention.training.replay import FORMED, Replay, ReplayConfig
 from ui.chrome import pages
+from ui.classroom import membership
 from ui.train import around, player
 from ui.url import link_params
 from ui.widgets import HALF_PX, chart, literal
@@ -63,7 +64,7 @@ def controls(task: str = catalog.SHAKESPEARE) -> ReplayConfig:
         config = ReplayConfig.of(catalog.SHIPPED[task if task in LABELS else catalog.SHAKESPEARE])
     except ConfigError as error:
         st.warning(literal(str(error)))
-        st.stop()
+        membership.stop()  # the page as far as it goes: a class student has arrived
     record = replay.record(config.folder)
     words = record["config"] | {"task_steps": record.get("task_steps", 0), "every": config.snapshot_every}
     intro = INTRO_QWEN3 if "n_kv_groups" in record["config"] else INTRO  # the Qwen3 layout's record
