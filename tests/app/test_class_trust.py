@@ -11,7 +11,7 @@ from attention.classroom import ClassError, SQLiteStore, errors
 from attention.classroom.rules import Limits
 from attention.i18n import tr
 from tests.app.conftest import in_language, opened, pick, teacher_asks, unescaped
-from ui.classroom import address, browser, membership
+from ui.classroom import address, browser, membership, trip
 
 Q = "check_ids"  # Learn's first predict-first question
 
@@ -402,6 +402,24 @@ def test_a_follower_whose_switch_was_overtaken_still_follows(store, monkeypatch)
     student.query_params.update({"class": code, "student": m.student})  # the old address
     student = student.run()
     assert student.query_params.get("sentence") == "1" and m.seen == store.view(code).version
+
+
+def test_a_trip_that_never_arrives_is_given_up_after_its_tries(store, monkeypatch):
+    """Every switch overtaken (the view's page never drawn to its end): the page stops trying after
+    trip.TRIES switches and stays the student's own, not a loop of switches."""
+    code, secret = store.new_class()
+    student = opened(**{"class": code})
+    m = student.session_state[membership.KEY]
+    store.send_view(code, secret, "learn", {"sentence": "1"})
+    monkeypatch.setattr(membership, "arrived", lambda: None)
+    switched = []
+    for _ in range(trip.TRIES + 3):
+        student = student.run()
+        switched.append(student.query_params.get("sentence") == "1")
+        student.query_params.clear()
+        student.query_params.update({"class": code, "student": m.student})  # the old address again
+    assert switched == [True] * trip.TRIES + [False] * 3, switched
+    assert not student.exception
 
 
 def test_a_follower_sent_to_a_page_that_stops_early_arrives_once(store):
