@@ -116,8 +116,8 @@ def chart(fig, key: str, ready: bool = False, width: int | None = None) -> None:
     )
 
 
-# the buttons a question's key names: Show me without predicting, Check, the teacher's panel's
-BUTTONS = ("_show", "_check", "_ask", "_reveal", "_again")
+# the buttons a question's key names: Check, the teacher's panel's
+BUTTONS = ("_check", "_ask", "_reveal", "_again")
 
 
 def reset_predictions(prefix: str) -> None:

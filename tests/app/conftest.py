@@ -140,6 +140,20 @@ def unescaped(option: str) -> str:
     return re.sub(r"\\(.)", r"\1", option)
 
 
+SHOW = "Show me without predicting"  # a predict-first question's last option when alone
+
+
+def asked(at, key: str) -> bool:
+    """Whether the page asks this predict-first question, unanswered."""
+    return any(r.key == key and r.value is None for r in at.radio)
+
+
+def skip(at, key: str):
+    """Past a predict-first question without predicting: its last option (SHOW, in the page's
+    language), then Check."""
+    return answer(at, key, unescaped(at.radio(key=key).options[-1]))
+
+
 def answer(at, key: str, value):
     """Choose `value` in a predict-first question, then press Check: the question is a form, which
     holds the choice back until Check (under AppTest as in a browser) and sends both in one rerun."""

@@ -15,7 +15,7 @@ from attention.model import catalog, lab, sentence
 from attention.model.checkpoint import load_gpt2
 from attention.model.explain import FLOW_MAX_TOKENS, NAMES, explain
 from attention.model.lens import logit_lens, logit_parts
-from tests.app.conftest import answer, figure, session, url_params
+from tests.app.conftest import SHOW, answer, figure, session, skip, url_params
 from tests.specs import decode
 
 LONG = sentence.SENTENCE + " " + sentence.SENTENCE  # 64 tokens: more than flow takes
@@ -56,8 +56,7 @@ def click_point(at, key: str, customdata: list[int]):
 
 def answered(at):
     """Past both predict-first questions without predicting."""
-    at = at.button(key="m_predict_attention_show").click().run()
-    return at.button(key="m_predict_removal_show").click().run()
+    return skip(skip(at, "m_predict_attention"), "m_predict_removal")
 
 
 RHO = "Spearman ρ"
@@ -163,7 +162,7 @@ def test_flow_is_skipped_on_a_long_sentence_and_the_page_says_so(bundled):
 def test_the_predictions_are_asked_first_and_answered_from_the_numbers(bundled):
     model, _, ids, tokens = bundled
     at = page(view="explain").run()
-    assert not at.dataframe and "Show me without predicting" in [b.label for b in at.button]
+    assert not at.dataframe and at.radio(key="m_predict_attention").options[-1] == SHOW
     e = explain(model, torch.tensor([ids]))
     same = int(np.argmax(e.scores["attention"])) == int(np.argmax(e.scores["ablation"]))
     at = answer(at, "m_predict_attention", "Yes, the same token")

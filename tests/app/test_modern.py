@@ -7,7 +7,7 @@ import pytest
 
 from attention.explorer import ExplorerConfig
 from attention.lessons import modern as lesson
-from tests.app.conftest import answer, figure, figures, messages, open_page
+from tests.app.conftest import SHOW, answer, figure, figures, messages, open_page
 from tests.specs import decode
 
 QUESTIONS = ("cache", "groups", "window", "rope", "online")
@@ -46,7 +46,7 @@ def test_every_question_hides_its_answer_until_predicted(page):
     for name in QUESTIONS:
         question = page.radio(key=f"modern_check_{name}")
         assert question.value is None and question.label.startswith("Predict: ")  # asked, unanswered
-        assert page.button(key=f"modern_check_{name}_show").label == "Show me without predicting"
+        assert question.options[-1] == SHOW  # or see the answer without a guess
     at = answer(page, "modern_check_groups", "2")
     assert not at.exception
     assert "Distinct key matrices the query heads (8) read, counted in the trace: **2**" in markdown(at)

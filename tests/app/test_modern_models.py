@@ -6,7 +6,7 @@ model computes attention."""
 import pytest
 
 from attention.model import catalog
-from tests.app.conftest import answer, figures, session
+from tests.app.conftest import SHOW, answer, asked, figures, session, skip
 from tests.model.tiny_hf import tiny, word_tokenizer
 from ui.model.url import VIEWS
 
@@ -34,9 +34,9 @@ def page(model: str, view: str, **params):
 def past_the_questions(at):
     """Today's attention past its three predict-first questions, without predicting."""
     for key in ("m_today_sink", "m_today_groups", "m_today_window"):
-        if f"{key}_show" not in [b.key for b in at.button]:
+        if not asked(at, key):
             continue  # answered already, or no question (nothing to compare on this model)
-        at = at.button(key=f"{key}_show").click().run()
+        at = skip(at, key)
         assert not at.exception
     return at
 
@@ -60,9 +60,9 @@ def test_every_view_renders_on_the_bundled_qwen3_layout_model(view):
             in said(at)
         )
     if view == "explain":  # past both predict-first questions (none on a tie: "No question this time")
-        for key in ("m_predict_attention_show", "m_predict_removal_show"):
-            if any(b.key == key for b in at.button):
-                at = at.button(key=key).click().run()
+        for key in ("m_predict_attention", "m_predict_removal"):
+            if asked(at, key):
+                at = skip(at, key)
         assert not at.exception and not at.error
     if view == "today":
         at = past_the_questions(at)
@@ -114,6 +114,7 @@ def test_todays_attention_asks_first_then_shows_the_models_own_numbers():
         "Less than 10%",
         "Between 10% and 50%",
         "More than half",
+        SHOW,
     ]
     model = load_model(catalog.SHAKESPEARE_QWEN3_PATH)
     info = catalog.info(catalog.SHAKESPEARE_QWEN3, None)
@@ -142,7 +143,7 @@ def test_todays_attention_asks_first_then_shows_the_models_own_numbers():
 
 def test_todays_attention_on_a_gpt_says_every_head_has_its_own_keys():
     at = page(catalog.SHAKESPEARE, "today")
-    at = at.button(key="m_today_sink_show").click().run()
+    at = skip(at, "m_today_sink")
     assert "Every head of this model has its own keys and values" in said(at)
     assert "no layer has a sliding window" in said(at)
     assert not at.exception and not at.error
@@ -173,9 +174,9 @@ def test_every_view_renders_on_a_model_built_in_bfloat16(view, tmp_path, local_s
     if view == "lab":
         at = at.multiselect(key="m_ko").set_value(["1.2"]).run()
     if view == "explain":  # past the questions (none on a tie: "No question this time")
-        for key in ("m_predict_attention_show", "m_predict_removal_show"):
-            if any(b.key == key for b in at.button):
-                at = at.button(key=key).click().run()
+        for key in ("m_predict_attention", "m_predict_removal"):
+            if asked(at, key):
+                at = skip(at, key)
     if view == "today":
         at = past_the_questions(at)
     assert not at.exception and not at.error, (view, [e.value for e in at.exception])

@@ -81,11 +81,18 @@ def charts_drawn(page, n: int, timeout: float = 120_000) -> None:
     )
 
 
+def skip(page, key: str) -> None:
+    """Past a predict-first question without predicting: its last option (Show me without
+    predicting), then Check."""
+    choose(page.locator(f".st-key-{key}"), -1)
+    check(page, key)
+
+
 def reveal(page, key: str, charts: int) -> None:
-    """Click a predict-first part's Show button and wait for its charts (counted over the page).
-    Right after a click the rerun may not have started yet, so "the script is idle" alone can be
-    read before the part is drawn."""
-    page.locator(f".st-key-{key} button").click()
+    """Past a predict-first question without predicting, then wait for its charts (counted over
+    the page). Right after a click the rerun may not have started yet, so "the script is idle"
+    alone can be read before the part is drawn."""
+    skip(page, key)
     charts_drawn(page, charts)
     script_done(page, timeout=120_000)
 

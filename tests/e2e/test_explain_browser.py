@@ -7,7 +7,7 @@ import re
 import pytest
 
 from tests.e2e.clipping import everything_cut
-from tests.e2e.conftest import ARTIFACTS, script_done
+from tests.e2e.conftest import ARTIFACTS, script_done, skip
 from tests.e2e.test_nothing_cut_browser import PHONE
 
 # Where plotly drew head 1.2's click target (its point of the scatter carrying customdata)
@@ -60,9 +60,9 @@ def test_the_explanation_draws_its_chart_and_table(server, page):
     page.goto(f"{server}/model?model=bundled&view=explain")
     script_done(page)
     # both predict-first questions, passed without predicting: each by its key, since right after a
-    # click the rerun may not have begun, and "the first such button" is still the first question's
-    for key in ("m_predict_attention_show", "m_predict_removal_show"):
-        page.locator(f".st-key-{key} button").click(timeout=60_000)
+    # click the rerun may not have begun, and "the first such question" is still the first one
+    for key in ("m_predict_attention", "m_predict_removal"):
+        skip(page, key)
         script_done(page)
     page.locator('[data-testid="stDataFrame"]').wait_for(timeout=60_000)
     page.get_by_text("Which tokens mattered, by each method").wait_for(timeout=60_000)
@@ -91,8 +91,8 @@ def test_nothing_is_cut_in_the_longest_languages(server, browser, view, lang, ph
         model = "" if phone else "model=bundled&"
         page.goto(f"{server}/model?{model}view={view}&lang={lang}")
         script_done(page, timeout=120_000)
-        for key in ("m_predict_attention_show", "m_predict_removal_show") if view == "explain" else ():
-            page.locator(f".st-key-{key} button").click()
+        for key in ("m_predict_attention", "m_predict_removal") if view == "explain" else ():
+            skip(page, key)
             script_done(page, timeout=120_000)
         page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot .main-svg').length >= 1")
         page.wait_for_timeout(800)  # plotly lays its text out after the first frame

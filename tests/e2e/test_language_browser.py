@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from tests.e2e.conftest import script_done, wait_idle
+from tests.e2e.conftest import script_done, skip, wait_idle
 
 pytestmark = pytest.mark.e2e
 
@@ -55,7 +55,7 @@ def test_a_link_asks_for_ukrainian_and_every_page_link_keeps_it(page, server):
 def test_no_missing_glyph_boxes_in_the_page_or_its_charts(page, server, lang, sample):
     page.goto(f"{server}/languages?lang={lang}")
     script_done(page)
-    page.locator(".st-key-languages_predict_show button").click()  # the chart, without predicting
+    skip(page, "languages_predict")  # the chart, without predicting
     page.wait_for_selector(".js-plotly-plot")
     text = page.locator('[data-testid="stMain"]').inner_text()
     assert sample in text

@@ -60,7 +60,7 @@ def test_todays_attention_draws_every_part_after_its_questions(server, browser, 
         script_done(page, timeout=120_000)
         assert page.locator(".js-plotly-plot").count() == 0  # predict first
         for key, charts in (("m_today_sink", 1), ("m_today_groups", 3), ("m_today_window", 5)):
-            reveal(page, f"{key}_show", charts)
+            reveal(page, key, charts)
         page.wait_for_timeout(800)  # plotly lays its text out after the first frame
         titles = page.evaluate(
             "() => [...document.querySelectorAll('.js-plotly-plot')].map(d => (d.layout.title || {}).text)"

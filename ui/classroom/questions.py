@@ -2,7 +2,8 @@
 as a class.
 
 Alone: choose an option, then press Check to see whether it was right (two steps: the arrow keys
-move a keyboard user through the options, and each move would otherwise answer, WCAG 2.1.1). In a
+move a keyboard user through the options, and each move would otherwise answer, WCAG 2.1.1); the
+last option, Show me without predicting, shows the answer and what it answers without a guess. In a
 class the teacher asks first: "Ask the class" sends the question with the teacher's options and
 the view it was asked on (the page's sentence and settings), and every student's page goes to that
 view, so every phone computes the same question from the same numbers, each in its own language. A
@@ -62,10 +63,12 @@ def self_check(
         else:
             _held(key, label, options, view)
         return st.session_state.get(key)
-    picked = _choose(key, label, options)
+    # Alone, the last option skips the guess: an option, not a button of its own (one element
+    # fewer per question on every page load: benchmarks/element_costs.py, button)
+    picked = _choose(key, label, options + [tr("Show me without predicting")] if m is None else options)
     if m is None:
         if picked is not None:
-            _feedback(picked, answer, why)
+            _feedback(picked if picked in options else None, answer, why)  # skipped: the answer
         return picked
     if m.teacher:
         teacher_panel(key, options, answer, view or {})
@@ -158,8 +161,9 @@ def predict(
     everything: bool,
     view: dict[str, str] | None = None,
 ) -> bool:
-    """Ask before showing: True (draw what answers it) once the learner has checked an option or
-    asked to see it, or when `everything` is on show; in a class, once the teacher has revealed.
+    """Ask before showing: True (draw what answers it) once the learner has checked an option (Show
+    me without predicting is one), or when `everything` is on show; in a class, once the teacher has
+    revealed.
     `view`: what the options are computed from, as the page's address holds it (self_check)."""
     m = member()
     revealed = m is not None and _revealed(m, key)
@@ -174,15 +178,8 @@ def predict(
             if m.vote is not None and m.vote.question == key:  # asked: else _held says it is not
                 st.caption(tr("Waiting for your teacher to reveal the answer…"))
         return False
-    if picked is not None or everything or st.session_state.get(f"{key}_seen"):
-        return True
-    st.button(
-        tr("Show me without predicting"),
-        key=f"{key}_show",
-        type="secondary",
-        on_click=lambda: st.session_state.update({f"{key}_seen": True}),
-    )
-    return False
+    # _seen: a reader who had answered before the question was asked afresh (ui/model/explain.py)
+    return picked is not None or everything or bool(st.session_state.get(f"{key}_seen"))
 
 
 def _own_pick(m: Member, key: str, options: list[str]) -> None:
