@@ -318,6 +318,7 @@ def test_streamlit_makes_a_runs_theme_through_populate_theme_msg_by_its_module_n
     [
         {},  # nothing set: every section absent, as Streamlit leaves it
         {"theme.base": "light"},  # set to the default value: present, and empty on the wire
+        {"theme.fontFaces": [], "theme.sidebar.paddingTop": 0},  # set, yet nothing Streamlit sends
         {"theme.base": "light", "theme.primaryColor": "#1f5fbf", "theme.baseFontSize": 16},  # the app's
         {"theme.base": "dark", "theme.font": "serif", "theme.sidebar.backgroundColor": "#101010"},
         {"theme.dark.primaryColor": "#ff0000", "theme.light.sidebar.textColor": "#000000"},

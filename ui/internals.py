@@ -168,11 +168,11 @@ def _populate_theme(msg, section: str = "theme") -> None:
         _THEMES.clear()
         _THEMES_OF[0] = options
     if section not in _THEMES:
-        made = type(msg)()
-        _POPULATE_THEME(made, section)
-        # Streamlit leaves the message untouched (absent from its parent) when no option is set
-        touched = any(v is not None for v in streamlit_config.get_options_for_section(section).values())
-        _THEMES[section] = (touched, made.SerializeToString())
+        # made as a child (every section is a CustomThemeConfig), so whether Streamlit touched it
+        # (present in its parent) is read, not guessed: it leaves a section with nothing set absent
+        holder = type(msg)()
+        _POPULATE_THEME(holder.light, section)
+        _THEMES[section] = (holder.HasField("light"), holder.light.SerializeToString())
     touched, made = _THEMES[section]
     if touched:  # (MergeFromString marks msg present in its parent, even when `made` is empty)
         msg.MergeFromString(made)

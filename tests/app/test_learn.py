@@ -153,6 +153,16 @@ def test_each_question_comes_before_what_answers_it(learn):
     assert "α = exp(ω)/Σ" in text_of(at)
 
 
+def test_a_question_skipped_stays_answered_in_another_language(learn):
+    """Show me without predicting is an option in the page's words: a language switch drops the
+    old words from the options (the radio forgets the pick), and what it showed stays shown."""
+    at = skip(learn.run(), "check_ids")
+    assert "(1, 6, 3)" in text_of(at)
+    at = at.selectbox(key="lang").set_value("uk").run()
+    assert not at.exception and at.radio(key="check_ids").options[-1] != SHOW
+    assert "(1, 6, 3)" in text_of(at)  # the matrix x, still shown
+
+
 def test_options_differ_even_when_the_numbers_are_equal(learn):
     """A question of "6 | 6 | 3" asks nothing: the transpose sizes are named."""
     at = learn.run()

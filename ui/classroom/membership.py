@@ -22,6 +22,7 @@ import functools
 import secrets
 import time
 from dataclasses import dataclass
+from typing import NoReturn
 
 import streamlit as st
 
@@ -360,7 +361,7 @@ def arrived() -> None:
     trip.arrived(member())
 
 
-def stop():
+def stop() -> NoReturn:
     """st.stop() for a page that ends its run early, having said why in place of what it would show
     (Compare's two sides on different sentences, Scaling with nothing picked, a recording that will
     not open): the page is drawn as far as it goes, so a class student's trip to it is settled as

@@ -65,8 +65,11 @@ def self_check(
         return st.session_state.get(key)
     # Alone, the last option skips the guess: an option, not a button of its own (one element
     # fewer per question on every page load: benchmarks/element_costs.py, button)
+    # TRANSLATORS: a predict-first question's last option: see the answer without guessing
     picked = _choose(key, label, options + [tr("Show me without predicting")] if m is None else options)
     if m is None:
+        if picked is not None and picked not in options:  # skipped: kept past a language switch,
+            st.session_state[f"{key}_seen"] = True  # which drops the option's old words
         if picked is not None:
             _feedback(picked if picked in options else None, answer, why)  # skipped: the answer
         return picked
@@ -148,7 +151,7 @@ def _feedback(picked: str | None, answer: str, why: str) -> None:
         st.success(f"{tr('Right.')} {shown}\n\n{why}")
     elif picked is not None:
         st.error(f"{tr('Not quite.')} {shown}\n\n{why}")
-    else:  # revealed to a class member who did not answer
+    else:  # revealed to a class member who did not answer, or asked for by a learner alone
         st.info(f"{shown}\n\n{why}")
 
 
