@@ -49,7 +49,19 @@ if [ -z "${ATTENTION_TEST_REDIS:-}" ]; then
   redis-server --port 0 --unixsocket "$redis_dir/redis.sock" --unixsocketperm 700 --save "" \
     --appendonly no --dir "$redis_dir" --daemonize yes --pidfile "$redis_dir/redis.pid" \
     --logfile "$redis_dir/redis.log"
-  trap 'kill "$(cat "$redis_dir/redis.pid" 2>/dev/null)" 2>/dev/null || true; rm -rf "$redis_dir"' EXIT
+  # Stopped and its folder removed on the way out, keeping pytest's exit status: a SIGTERM'd Redis
+  # still writes into its folder for a moment (an rm -rf racing it once failed a run whose tests
+  # had all passed, "Directory not empty"), so the folder goes once the process has.
+  stop_redis() {
+    local status=$? pid
+    pid="$(cat "$redis_dir/redis.pid" 2>/dev/null || true)"
+    if [ -n "$pid" ] && kill "$pid" 2>/dev/null; then
+      for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    fi
+    rm -rf "$redis_dir" 2>/dev/null || true
+    exit "$status"
+  }
+  trap stop_redis EXIT
   for _ in $(seq 100); do [ -S "$redis_dir/redis.sock" ] && break; sleep 0.1; done
   export ATTENTION_TEST_REDIS="unix://$redis_dir/redis.sock?db=0"
 fi
