@@ -68,10 +68,11 @@ def self_check(
     # TRANSLATORS: a predict-first question's last option: see the answer without guessing
     picked = _choose(key, label, options + [tr("Show me without predicting")] if m is None else options)
     if m is None:
-        if picked is not None and picked not in options:  # skipped: kept past a language switch,
-            st.session_state[f"{key}_seen"] = True  # which drops the option's old words
         if picked is not None:
-            _feedback(picked if picked in options else None, answer, why)  # skipped: the answer
+            skipped = picked not in options
+            if skipped:  # kept past a language switch, which drops the option's old words
+                st.session_state[f"{key}_seen"] = True
+            _feedback(None if skipped else picked, answer, why)  # skipped: the answer, unjudged
         return picked
     if m.teacher:
         teacher_panel(key, options, answer, view or {})
