@@ -23,6 +23,7 @@ from tests.app.conftest import (
     z,
 )
 from tests.specs import decode
+from ui.explorer.controls import EXAMPLES, _config_of
 
 WIDGETS = ("text_input", "text_area", "number_input", "selectbox", "checkbox", "toggle", "radio")
 
@@ -480,6 +481,21 @@ def test_editing_the_sentence_returns_the_example_box_to_your_own_settings():
     at = session().run()
     assert at.selectbox(key="w_preset").value.startswith("Your journey starts")
     at = set_value(at, "w_text", "Your journey starts with two steps")
+    assert at.selectbox(key="w_preset").value == "— your own settings —"
+
+
+@pytest.mark.parametrize("index", range(len(EXAMPLES)))
+def test_a_link_to_each_example_names_that_example_in_the_example_box(index):
+    """The example box of a link's first run: the example whose settings the link holds (the
+    first, where two hold the same), found the slow way here, from each example's own config."""
+    config = _config_of(EXAMPLES[index]).normalised()
+    first = next(e for e in EXAMPLES if _config_of(e).normalised() == config)
+    at = session()
+    at.query_params.update(to_query_params(config))
+    at = at.run()
+    assert not at.exception
+    assert at.selectbox(key="w_preset").value == first["name"]
+    at = set_value(at, "w_seed", config.seed + 1)  # no example has it: your own settings
     assert at.selectbox(key="w_preset").value == "— your own settings —"
 
 

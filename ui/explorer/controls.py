@@ -13,6 +13,7 @@ Explorer's settings with explorer_settings(), which reads its link, never its wi
 from __future__ import annotations
 
 import contextlib
+import functools
 
 import numpy as np
 import streamlit as st
@@ -68,9 +69,25 @@ def _config_of(example: dict) -> ExplorerConfig:
 
 def opening_config() -> ExplorerConfig:
     """Where the Explorer opens: the book's example, in the reader's language where it is not English."""
-    if language() not in JOURNEY or language() == DEFAULT:  # English, and the tests' pseudo language
+    return _opening_in(language())
+
+
+@functools.cache  # a config checks itself when made: once per language, not on every bare link
+def _opening_in(code: str) -> ExplorerConfig:
+    if code not in JOURNEY or code == DEFAULT:  # English, and the tests' pseudo language
         return ExplorerConfig()
-    return _config_of(next(e for e in EXAMPLES if e["text"] == JOURNEY[language()])).normalised()
+    return _config_of(next(e for e in EXAMPLES if e["text"] == JOURNEY[code])).normalised()
+
+
+@functools.cache
+def _example_names() -> dict[ExplorerConfig, str]:
+    """Each example's settings, as the knobs hold them, to its name (the first where two match):
+    made once per process. Looking for a link's example by making every example's config again
+    was ~2% of an Explorer link's page load (py-spy, benchmarks/compare_commits.py)."""
+    names: dict[ExplorerConfig, str] = {}
+    for example in EXAMPLES:
+        names.setdefault(_config_of(example).normalised(), example["name"])
+    return names
 
 
 MATRIX_PREFILL_MAX = 4096  # numbers: "my matrix" starts as the current x up to this size
@@ -111,10 +128,7 @@ def _raw_values() -> dict:
 
 
 def _preset_of(config: ExplorerConfig) -> str:
-    for example in EXAMPLES:
-        if _config_of(example).normalised() == config.normalised():
-            return example["name"]
-    return CUSTOM_PRESET
+    return _example_names().get(config.normalised(), CUSTOM_PRESET)
 
 
 def _sync(source: str) -> None:
