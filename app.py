@@ -15,7 +15,7 @@ coldstart.gate()
 refused = st.session_state.pop("_lang_refused", None)
 
 from ui import url  # noqa: E402 (after the gate: these load torch, plotly, pandas)
-from ui.chrome import APP_CSS, PROJECTOR_CSS, accessibility, pages, per_process, per_rerun  # noqa: E402
+from ui.chrome import PROJECTOR_CSS, page_setup, pages, per_process, per_rerun  # noqa: E402
 from ui.classroom import browser, membership  # noqa: E402
 from ui.widgets import literal, narrow  # noqa: E402
 
@@ -66,13 +66,14 @@ with st.sidebar:
     if not narrow():
         language.picker()
         membership.sidebar()
-    accessibility()  # last: it comes once per session (ui/chrome.py)
+    page_setup()  # last: it comes once per session (ui/chrome.py), with the style sheet
 for said in (class_message, membership.message()):  # a class's news, on whichever page this is
     if said:
         st.warning(literal(said), icon=":material/groups:")
 if refused:
     st.warning(literal(refused), icon=":material/translate:")
-st.html(APP_CSS + (PROJECTOR_CSS if st.session_state["projector"] else ""))
+if st.session_state["projector"]:
+    st.html(PROJECTOR_CSS)
 browser.send()  # what the class keeps in this browser (a cookie), written once
 if page.url_path not in url.OWN:  # the pages that keep their view in the URL write it themselves
     url.write({})  # the projector setting only

@@ -1,7 +1,7 @@
 // What a screen reader and a keyboard need that Streamlit does not give (docs/testing.md,
 // "Accessibility"). Static, served by Streamlit's static serving (.streamlit/config.toml), so a
 // browser fetches it once and a page load sends only a script tag; the session's words come in
-// as window.__aeA11yConfig (ui/chrome.accessibility), and every text that reaches the page is set
+// as window.__aeA11yConfig (ui/chrome.page_setup), and every text that reaches the page is set
 // as text (textContent), never as HTML.
 //  - the page's language on the html element (lang, dir) (Streamlit writes lang="en": streamlit#15726);
 //  - Streamlit's "Skip to main content" link (the first Tab stop) in the session's language;

@@ -21,13 +21,15 @@ from ui import internals, wakeups
 
 
 def _css(name: str) -> str:
-    """A style sheet as it is sent: its comments and line breaks out (it travels in every page
-    load and rerun: hashed, compressed and sent per browser; the files keep their comments)."""
+    """A style sheet as it is sent: its comments and line breaks out (it travels in page loads:
+    hashed, compressed and sent per browser; the files keep their comments)."""
     text = re.sub(r"/\*.*?\*/", "", (ASSETS / name).read_text(), flags=re.DOTALL)
-    return "<style>" + " ".join(line.strip() for line in text.splitlines() if line.strip()) + "</style>"
+    return " ".join(line.strip() for line in text.splitlines() if line.strip())
 
 
-APP_CSS, PROJECTOR_CSS = _css("app.css"), _css("projector.css")
+# app.css comes once per session, with the accessibility script (page_setup); projector.css
+# on each run while projector mode is on, as its own element
+APP_CSS, PROJECTOR_CSS = _css("app.css"), "<style>" + _css("projector.css") + "</style>"
 # static/a11y.js, served by Streamlit (server.enableStaticServing) at app/static/ under the app's
 # base address, found from Streamlit's own index.js (BASE/static/js/index.*.js), not from the
 # address bar (/learn/ or a base path without its last slash would miss it); versioned by its
@@ -72,23 +74,34 @@ def per_rerun() -> None:
     settings.REACH.visited(st.context.headers)
 
 
-def accessibility() -> None:
-    """The page's language on <html lang>, every chart named and its numbers a click away
-    (static/a11y.js): once per session and language, as the sidebar's last element: its words,
-    and the script's tag (the browser fetches the script once, from its cache after that). The
-    script keeps working after the element is gone (it watches the page), and an element that
-    comes and goes at the end moves no other element (one earlier would have every element after
-    it redrawn on the next rerun)."""
+def page_setup() -> None:
+    """What the page keeps for the whole session, sent once per session and language as the
+    sidebar's last element: the page's language, every chart named and its numbers a click away
+    (static/a11y.js), and the app's style sheet. The element's script adds both to the page
+    outside Streamlit's elements, so they outlive the element (gone from the next rerun on).
+    The style sheet was an element of its own in every whole-page run, 3 KB each time
+    (benchmarks/compare_commits.py). The browser fetches the accessibility script once, from
+    its cache after that. An element that comes and goes at the end moves no other element (one
+    earlier would have every element after it redrawn on the next rerun)."""
     code = i18n.language()
-    if st.session_state.get("_a11y_language") != code:
-        st.html(_a11y_tags(code), unsafe_allow_javascript=True)
+    if st.session_state.get("_setup_language") != code:
+        st.html(_setup_tags(code), unsafe_allow_javascript=True)
         # marked sent only once sent: a click during the first run stops it inside st.html
-        st.session_state["_a11y_language"] = code
+        st.session_state["_setup_language"] = code
+
+
+def _script_text(value) -> str:
+    """`value` as JavaScript, "<" escaped: no text ends the script (and Streamlit's sanitizer
+    drops a script whose text holds "<" before a letter)."""
+    return json.dumps(value, ensure_ascii=False).replace("<", "\\u003c")
 
 
 @functools.cache
-def _a11y_tags(code: str) -> str:
-    """The script's words and its tag, made once per language (tr() speaks `code` here)."""
+def _setup_tags(code: str) -> str:
+    """The script's words, the style sheet and the script's tag, made once per language (tr()
+    speaks `code` here). The style sheet goes into one <style id="ae-app-css"> (the same one again
+    after a language switch) at the end of <body>: after every style Streamlit adds to <head>, so
+    its rules win a tie as they did inside an element. No user text is in it."""
     words = {
         "lang": code if code in i18n.LANGUAGES else i18n.DEFAULT,
         "dir": "ltr",  # every language the app has is written left to right
@@ -96,11 +109,12 @@ def _a11y_tags(code: str) -> str:
         "show": tr("Show the numbers as a table"),
         "hide": tr("Hide the table"),
     }
-    # "<" escaped: no word ends the script (and Streamlit's sanitizer drops a script whose text
-    # holds "<" before a letter)
-    config = json.dumps(words, ensure_ascii=False).replace("<", "\\u003c")
     return (
-        f"<script>window.__aeA11yConfig = {config}; (() => {{"
+        f"<script>window.__aeA11yConfig = {_script_text(words)}; (() => {{"
+        " let sheet = document.getElementById('ae-app-css');"
+        " if (!sheet) { sheet = document.createElement('style'); sheet.id = 'ae-app-css';"
+        " document.body.appendChild(sheet); }"
+        f" const css = {_script_text(APP_CSS)}; if (sheet.textContent !== css) sheet.textContent = css;"
         " const index = document.querySelector('script[src*=\"/static/js/index.\"]');"
         " const script = document.createElement('script');"
         f" script.src = new URL({json.dumps(A11Y_SRC)}, index ? index.src : document.baseURI).href;"

@@ -1,0 +1,37 @@
+"""What a session's first run sends once (ui/chrome.page_setup): the page's language, the
+accessibility script and the app's style sheet, in one element. The runs after it send none of
+it (tests/e2e/test_style_browser.py: the sheet holds in the browser); another language sends it
+again."""
+
+import json
+
+from tests.app.conftest import session
+from ui.chrome import APP_CSS, PROJECTOR_CSS
+
+
+def htmls(at) -> list[str]:
+    return [element.proto.body for element in at.get("html")]
+
+
+def test_the_style_sheet_comes_once_with_the_script_and_again_only_in_another_language():
+    at = session().run()
+    (setup,) = htmls(at)
+    assert json.dumps(APP_CSS, ensure_ascii=False) in setup and "ae-app-css" in setup
+    assert "a11y.js" in setup and '"lang": "en"' in setup
+    assert "<" not in setup.removeprefix("<script>").removesuffix("</script>")  # nothing ends it early
+    assert "class-code" in APP_CSS and "/*" not in APP_CSS  # the whole file, its comments out
+    at.switch_page("pages/learn.py").run()
+    assert not at.exception and htmls(at) == []  # a whole-page run of another page: nothing again
+    at = at.selectbox(key="lang").set_value("uk").run()
+    (again,) = htmls(at)
+    assert '"lang": "uk"' in again and json.dumps(APP_CSS, ensure_ascii=False) in again
+    assert htmls(at.run()) == []
+
+
+def test_projector_mode_sends_its_own_sheet_on_each_run_while_it_is_on():
+    at = session().run()
+    at = at.toggle(key="projector").set_value(True).run()
+    assert htmls(at) == [PROJECTOR_CSS]
+    assert htmls(at.run()) == [PROJECTOR_CSS]
+    at = at.toggle(key="projector").set_value(False).run()
+    assert htmls(at) == []
