@@ -27,8 +27,9 @@ def _css(name: str) -> str:
     return " ".join(line.strip() for line in text.splitlines() if line.strip())
 
 
-# app.css comes once per session, with the accessibility script (page_setup); projector.css
-# on each run while projector mode is on, as its own element
+# app.css comes once per session and language, with the accessibility script (page_setup), and
+# stays on the page; projector.css comes on each run while projector mode is on, as an element of
+# its own, so that it is gone from the run that turns the mode off
 APP_CSS, PROJECTOR_CSS = _css("app.css"), "<style>" + _css("projector.css") + "</style>"
 # static/a11y.js, served by Streamlit (server.enableStaticServing) at app/static/ under the app's
 # base address, found from Streamlit's own index.js (BASE/static/js/index.*.js), not from the
@@ -86,8 +87,18 @@ def page_setup() -> None:
     code = i18n.language()
     if st.session_state.get("_setup_language") != code:
         st.html(_setup_tags(code), unsafe_allow_javascript=True)
-        # marked sent only once sent: a click during the first run stops it inside st.html
-        st.session_state["_setup_language"] = code
+        st.session_state["_setup_sending"] = code  # sent once a run ends: page_setup_sent
+
+
+def page_setup_sent() -> None:
+    """At the end of a run that was not cut short: its page_setup counts as sent. A run stopped
+    or rerun before its end (a click, the class's bell, st.rerun) can lose what it queued:
+    Streamlit drops a session's unsent messages when the next run starts, so the next run sends
+    the setup again (the script reuses its one sheet). What is left: a rerun within a few ms of a
+    run's end, before Streamlit sent its messages."""
+    s = st.session_state
+    if (code := s.pop("_setup_sending", None)) is not None:
+        s["_setup_language"] = code
 
 
 def _script_text(value) -> str:
@@ -100,8 +111,9 @@ def _script_text(value) -> str:
 def _setup_tags(code: str) -> str:
     """The script's words, the style sheet and the script's tag, made once per language (tr()
     speaks `code` here). The style sheet goes into one <style id="ae-app-css"> (the same one again
-    after a language switch) at the end of <body>: after every style Streamlit adds to <head>, so
-    its rules win a tie as they did inside an element. No user text is in it."""
+    after a language switch) at the start of <body>: after every style Streamlit and plotly add to
+    <head>, so its rules win a tie against theirs, and before the app's elements, so projector.css
+    (an element) wins a tie against it, as when both came in one element. No user text is in it."""
     words = {
         "lang": code if code in i18n.LANGUAGES else i18n.DEFAULT,
         "dir": "ltr",  # every language the app has is written left to right
@@ -113,7 +125,7 @@ def _setup_tags(code: str) -> str:
         f"<script>window.__aeA11yConfig = {_script_text(words)}; (() => {{"
         " let sheet = document.getElementById('ae-app-css');"
         " if (!sheet) { sheet = document.createElement('style'); sheet.id = 'ae-app-css';"
-        " document.body.appendChild(sheet); }"
+        " document.body.prepend(sheet); }"
         f" const css = {_script_text(APP_CSS)}; if (sheet.textContent !== css) sheet.textContent = css;"
         " const index = document.querySelector('script[src*=\"/static/js/index.\"]');"
         " const script = document.createElement('script');"

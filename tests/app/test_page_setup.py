@@ -3,10 +3,8 @@ accessibility script and the app's style sheet, in one element. The runs after i
 it (tests/e2e/test_style_browser.py: the sheet holds in the browser); another language sends it
 again."""
 
-import json
-
-from tests.app.conftest import session
-from ui.chrome import APP_CSS, PROJECTOR_CSS
+from tests.app.conftest import open_page, session
+from ui.chrome import APP_CSS, PROJECTOR_CSS, _script_text
 
 
 def htmls(at) -> list[str]:
@@ -16,7 +14,7 @@ def htmls(at) -> list[str]:
 def test_the_style_sheet_comes_once_with_the_script_and_again_only_in_another_language():
     at = session().run()
     (setup,) = htmls(at)
-    assert json.dumps(APP_CSS, ensure_ascii=False) in setup and "ae-app-css" in setup
+    assert _script_text(APP_CSS) in setup and "ae-app-css" in setup
     assert "a11y.js" in setup and '"lang": "en"' in setup
     assert "<" not in setup.removeprefix("<script>").removesuffix("</script>")  # nothing ends it early
     assert "class-code" in APP_CSS and "/*" not in APP_CSS  # the whole file, its comments out
@@ -24,7 +22,7 @@ def test_the_style_sheet_comes_once_with_the_script_and_again_only_in_another_la
     assert not at.exception and htmls(at) == []  # a whole-page run of another page: nothing again
     at = at.selectbox(key="lang").set_value("uk").run()
     (again,) = htmls(at)
-    assert '"lang": "uk"' in again and json.dumps(APP_CSS, ensure_ascii=False) in again
+    assert '"lang": "uk"' in again and _script_text(APP_CSS) in again
     assert htmls(at.run()) == []
 
 
@@ -35,3 +33,18 @@ def test_projector_mode_sends_its_own_sheet_on_each_run_while_it_is_on():
     assert htmls(at.run()) == [PROJECTOR_CSS]
     at = at.toggle(key="projector").set_value(False).run()
     assert htmls(at) == []
+
+
+def test_a_run_that_stops_before_its_end_sends_the_setup_again():
+    """Streamlit can drop what a run cut short had queued, so the setup counts as sent only when
+    a run reaches its end (ui/chrome.page_setup_sent): Scaling stops early with nothing to measure."""
+    at = open_page("pages/scaling.py").run()
+    at = at.multiselect(key="scaling_modes").set_value([]).run()  # this run stops early
+    assert "Pick at least one" in at.warning[0].value
+    at.session_state["_setup_language"] = None  # as if the first run's setup had been lost
+    at = at.run()
+    assert len(htmls(at)) == 1  # sent, and this run stops early too
+    assert len(htmls(at.run())) == 1  # so sent again
+    at = at.multiselect(key="scaling_modes").set_value(["forward"]).run()
+    assert not at.exception and len(htmls(at)) == 1  # a run that ends
+    assert htmls(at.run()) == []
