@@ -89,14 +89,30 @@ def formulas(*parts: str, heading: str | None = None, lead: str = "") -> None:
     wider than the page (app.css: one still too wide scrolls in its own box); under `heading` (a
     section's title, level 2) and its `lead` paragraph, in the same element: every element is a
     message to every browser on every page load (benchmarks/compare_commits.py)."""
-    if narrow():
-        latex = r"\begin{gathered}" + r" \\[6pt] ".join(parts) + r"\end{gathered}"
-    else:
-        latex = r" \qquad ".join(parts)
     if heading is None:
-        st.latex(latex)
+        st.latex(_latex(parts))
     else:
-        st.markdown(f"## {heading}\n\n" + (f"{lead}\n\n" if lead else "") + f"$$\n{latex}\n$$")
+        st.markdown(formulas_markdown(*parts, heading=heading, lead=lead))
+
+
+def formulas_markdown(*parts: str, heading: str, lead: str = "") -> str:
+    """formulas' element as markdown, for an element that carries more after it."""
+    return f"## {heading}\n\n" + (f"{lead}\n\n" if lead else "") + f"$$\n{_latex(parts)}\n$$"
+
+
+def _latex(parts: tuple[str, ...]) -> str:
+    if narrow():
+        return r"\begin{gathered}" + r" \\[6pt] ".join(parts) + r"\end{gathered}"
+    return r" \qquad ".join(parts)
+
+
+def code_block(text: str) -> str:
+    """`text` (one line, user text in it) as a code block in markdown that reads HTML: its lines
+    wrap as st.code(wrap_lines=True) does (app.css, .ae-wrap), and nothing in it is read as
+    markdown or HTML (a fence longer than any run of backticks in it)."""
+    text = text.replace("\n", " ")
+    fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", text)), default=0))
+    return f'<div class="ae-wrap">\n\n{fence}\n{text}\n{fence}\n\n</div>'
 
 
 def page_title(title: str, caption: str, help: str | None = None) -> None:
@@ -171,14 +187,15 @@ def markdown_table(frame: pd.DataFrame, digits: int | None = 4, corner: str = "#
     return "\n".join([header, align, *rows])
 
 
-def side_by_side(*rows: list[str]) -> None:
+def side_by_side(*rows: list[str], above: str = "") -> None:
     """Rows of small markdown blocks (a table under its bold name) side by side, wrapping on a
-    phone, all as ONE element: st.columns(3) sends four blocks and three elements, ~0.7 ms of a page
-    load's CPU against ~0.15 for one (benchmarks/element_costs.py). Each text is markdown between
-    HTML blocks (CommonMark: a blank line ends one). This element reads HTML (the layout's own):
-    every text must already have its user text escaped (markdown_table and literal do), so that no
-    `<` of a learner's token can open a tag or an HTML block here."""
-    html = ""
+    phone, all as ONE element, with the markdown `above` them (a step's title and formulas):
+    st.columns(3) sends four blocks and three elements, ~0.7 ms of a page load's CPU against
+    ~0.15 for one (benchmarks/element_costs.py). Each text is markdown between HTML blocks
+    (CommonMark: a blank line ends one). This element reads HTML (the layout's own): every text,
+    `above` too, must already have its user text escaped (markdown_table and literal do), so
+    that no `<` of a learner's token can open a tag or an HTML block here."""
+    html = f"{above}\n\n" if above else ""
     for texts in rows:
         cells = "".join(f'<div class="ae-cell">\n\n{text}\n\n</div>\n\n' for text in texts)
         html += f'<div class="ae-row">\n\n{cells}</div>\n\n'

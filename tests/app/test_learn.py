@@ -5,6 +5,7 @@ import pytest
 
 from tests.app.conftest import SHOW, answer, figures, session, skip, url_params
 from tests.specs import decode
+from ui.widgets import code_block
 
 
 @pytest.fixture
@@ -111,6 +112,28 @@ def test_the_blogs_vocabulary_for_an_own_sentence(learn):
     assert len(at.latex) + sum(m.value.count("$$") // 2 for m in at.markdown) == 6
     titles = [m.value.split("\n")[0] for m in at.markdown if m.value.startswith("## ")]
     assert [t[3] for t in titles] == list("123456") and not at.header  # each title in one element
+
+
+def test_tags_in_a_sentence_stay_text_in_step_ones_vocabulary_and_ids(learn):
+    """Step 1's title, formulas, vocabulary and ids are one element that reads HTML: the
+    vocabulary is one line of a code block (ui/widgets.code_block), the ids table escapes every
+    token, and no token opens a tag or closes the element's one block early."""
+    at = learn.run().radio(key="learn_source").set_value("my own sentence").run()
+    at = at.text_input(key="learn_text").set_value("<img src=x onerror=alert(1)> ``` </div> <div>").run()
+    assert not at.exception
+    (step1,) = [m.value for m in at.markdown if m.value.startswith("## 1 ·")]
+    before, _, rest = step1.partition('<div class="ae-wrap">\n\n```\n')
+    code, _, after = rest.partition("\n```\n\n</div>")
+    assert before and after and "<" not in before  # the title, the recipe, the formulas
+    assert code.startswith("vocabulary = {'1': 0, '<': 1,") and "\n" not in code  # text, in code
+    assert "<" not in after.replace("\\<", "") and "| \\< | 1 |" in after  # the ids: escaped
+
+
+def test_a_code_block_holds_any_line_as_text():
+    """Its fence is longer than any run of backticks in the line, which stays one line."""
+    for line, fence in (("a", "```"), ("x ``` y", "````"), ("`````", "``````"), ("a\nb", "```")):
+        block = code_block(line)
+        assert block == f'<div class="ae-wrap">\n\n{fence}\n{line.replace(chr(10), " ")}\n{fence}\n\n</div>'
 
 
 # --- every matrix drawn, every question asked before its answer ---------------------------------
@@ -229,7 +252,10 @@ def test_tags_in_a_sentence_stay_text_in_the_tables_side_by_side(learn):
     at = at.toggle(key="learn_everything").set_value(True).run()
     at = at.text_input(key="learn_text").set_value("<img src=x onerror=alert(1)> </div> <div>").run()
     assert not at.exception
-    (tables,) = [m.value for m in at.markdown if m.value.startswith('<div class="ae-row">')]
+    (step3,) = [m.value for m in at.markdown if '<div class="ae-row">' in m.value]
+    above, _, tables = step3.partition('<div class="ae-row">')
+    assert above.startswith("## 3 ·") and "$$" in above and "<" not in above  # title and formulas
+    tables = '<div class="ae-row">' + tables
     rows = tables.split('<div class="ae-row">')[1:]
     assert len(rows) == 2 and "**W_query**" in rows[0] and "**queries**" in rows[1]
     assert tables.count("<div") == tables.count("</div>") == 8  # the layout's own, nothing more

@@ -23,8 +23,10 @@ from ui.learn.controls import D_OUTS, HEADS, Lesson
 from ui.widgets import (
     chart,
     chart_width,
+    code_block,
     decimals,
     formulas,
+    formulas_markdown,
     literal,
     markdown_table,
     projected,
@@ -74,16 +76,18 @@ def tokens_to_embeddings(page: Lesson, heading: str) -> None:
         "Raschka's blog recipe: split the text into words and sort the unique words. Each word's id is "
         "its place in that sorted list."
     )
-    formulas(
+    above = formulas_markdown(
         r"\text{vocabulary} = \mathrm{sorted}(\mathrm{set}(\text{words})),",
         r"x^{(i)} = E[\mathrm{id}_i]",
         heading=heading,
         lead=recipe,
     )
-    st.code(f"vocabulary = {info.vocabulary}", language=None, wrap_lines=True)
     # TRANSLATORS: a table's column header: the token's text
     table = lambda: markdown_table(pd.DataFrame({tr("token"): info.texts, "id": info.ids}), None)  # noqa: E731
-    st.markdown(cached(trace, ("ids",), table, LEARN_PER_TRACE))  # once per sentence: pandas costs
+    ids = cached(trace, ("ids",), table, LEARN_PER_TRACE)  # once per sentence: pandas costs
+    # title, formulas, the vocabulary and the ids: one element (each is a message on every load)
+    vocabulary = code_block(f"vocabulary = {info.vocabulary}")
+    st.markdown(f"{above}\n\n{vocabulary}\n\n{ids}", unsafe_allow_html=True)  # ids: escaped
     T, vocab, d_in = len(page.tokens), len(info.vocab), page.config.d_in
     options = {  # the choices by what they say; the first is right
         "token": tr("{n}: one per token", n=T),
@@ -195,16 +199,18 @@ def trainable_weights(page: Lesson, query: int, heading: str) -> None:
     """Step 3, under its `heading`: SelfAttention_v1's three matrices, the projections, ω and α,
     then why √d_k."""
     trace, most = page.trace, LEARN_PER_TRACE
-    formulas(
+    above = formulas_markdown(
         r"q^{(i)} = x^{(i)} W_q,\quad k^{(i)} = x^{(i)} W_k,",
         r"v^{(i)} = x^{(i)} W_v,\quad \omega = q k^\top,",
         r"\alpha = \mathrm{softmax}\!\left(\omega / \sqrt{d_k}\right)",
         heading=heading,
     )
     # the tables: made once per sentence and seed (pandas on every load was ~10% of Learn's: py-spy)
-    side_by_side(
-        cached(trace, ("W",), lambda: _weights(page), most), cached(trace, ("qkv",), lambda: _qkv(page), most)
+    weights, qkv = (
+        cached(trace, ("W",), lambda: _weights(page), most),
+        cached(trace, ("qkv",), lambda: _qkv(page), most),
     )
+    side_by_side(weights, qkv, above=above)  # under the title and formulas, one element
     two_matrices(
         page,
         (
