@@ -10,6 +10,7 @@ import gc
 import hashlib
 import json
 import re
+import time
 
 import streamlit as st
 
@@ -84,21 +85,30 @@ def page_setup() -> None:
     (benchmarks/compare_commits.py). The browser fetches the accessibility script once, from
     its cache after that. An element that comes and goes at the end moves no other element (one
     earlier would have every element after it redrawn on the next rerun)."""
-    code = i18n.language()
-    if st.session_state.get("_setup_language") != code:
+    code, s = i18n.language(), st.session_state
+    sending = s.get("_setup_sending")
+    if sending is not None and time.monotonic() - sending[1] > SENT_WITHIN:
+        page_setup_sent()  # queued long enough ago to have gone out, though its run was cut short
+    if s.get("_setup_language") != code:
         st.html(_setup_tags(code), unsafe_allow_javascript=True)
-        st.session_state["_setup_sending"] = code  # sent once a run ends: page_setup_sent
+        s["_setup_sending"] = (code, time.monotonic())
+
+
+# Seconds within which Streamlit sends what a run queued: it sends every 5 ms, later when its event
+# loop is busy (a class's load: hundreds of ms). A run cut short sooner (a click, the class's
+# bell) may have lost its setup: Streamlit drops a session's unsent messages when the next run
+# starts. A page that reruns for a long time (a training played) sends it once, not on each rerun.
+SENT_WITHIN = 2.0
 
 
 def page_setup_sent() -> None:
-    """At the end of a run that was not cut short: its page_setup counts as sent. A run stopped
-    or rerun before its end (a click, the class's bell, st.rerun) can lose what it queued:
-    Streamlit drops a session's unsent messages when the next run starts, so the next run sends
-    the setup again (the script reuses its one sheet). What is left: a rerun within a few ms of a
-    run's end, before Streamlit sent its messages."""
+    """The page's setup, if a run queued it, counts as sent: at the end of a run that was not cut
+    short, or SENT_WITHIN after it was queued. Until then, each run sends it again (the script
+    reuses its one sheet). What is left: a run ended and a rerun within a few ms, before
+    Streamlit sent its messages."""
     s = st.session_state
-    if (code := s.pop("_setup_sending", None)) is not None:
-        s["_setup_language"] = code
+    if (sending := s.pop("_setup_sending", None)) is not None:
+        s["_setup_language"] = sending[0]
 
 
 def _script_text(value) -> str:

@@ -4,6 +4,7 @@ it (tests/e2e/test_style_browser.py: the sheet holds in the browser); another la
 again."""
 
 from tests.app.conftest import open_page, session
+from ui import chrome
 from ui.chrome import APP_CSS, PROJECTOR_CSS, _script_text
 
 
@@ -35,9 +36,11 @@ def test_projector_mode_sends_its_own_sheet_on_each_run_while_it_is_on():
     assert htmls(at) == []
 
 
-def test_a_run_that_stops_before_its_end_sends_the_setup_again():
-    """Streamlit can drop what a run cut short had queued, so the setup counts as sent only when
-    a run reaches its end (ui/chrome.page_setup_sent): Scaling stops early with nothing to measure."""
+def test_a_run_that_stops_before_its_end_sends_the_setup_again(monkeypatch):
+    """Streamlit can drop what a run cut short had queued, so the setup counts as sent when a run
+    reaches its end (ui/chrome.page_setup_sent), or once SENT_WITHIN has passed since it was
+    queued: Scaling stops early with nothing to measure."""
+    monkeypatch.setattr(chrome, "SENT_WITHIN", 600.0)  # every run below comes within it
     at = open_page("pages/scaling.py").run()
     at = at.multiselect(key="scaling_modes").set_value([]).run()  # this run stops early
     assert "Pick at least one" in at.warning[0].value
@@ -48,3 +51,15 @@ def test_a_run_that_stops_before_its_end_sends_the_setup_again():
     at = at.multiselect(key="scaling_modes").set_value(["forward"]).run()
     assert not at.exception and len(htmls(at)) == 1  # a run that ends
     assert htmls(at.run()) == []
+
+
+def test_a_setup_queued_long_enough_ago_counts_as_sent(monkeypatch):
+    """A page that reruns for a long time without reaching its end (a training played, a stopped
+    page) sends its setup once: after SENT_WITHIN it has gone out."""
+    monkeypatch.setattr(chrome, "SENT_WITHIN", 0.0)
+    at = open_page("pages/scaling.py").run()
+    at = at.multiselect(key="scaling_modes").set_value([]).run()
+    at.session_state["_setup_language"] = None
+    at = at.run()
+    assert len(htmls(at)) == 1  # sent; this run stops early
+    assert htmls(at.run()) == []  # but long enough ago
