@@ -91,7 +91,8 @@ def page_setup() -> None:
         page_setup_sent()  # queued long enough ago to have gone out, though its run was cut short
     if s.get("_setup_language") != code:
         st.html(_setup_tags(code), unsafe_allow_javascript=True)
-        s["_setup_sending"] = (code, time.monotonic())
+        again = sending is not None and sending[0] == code  # timed from its first sending: runs
+        s["_setup_sending"] = (code, sending[1] if again else time.monotonic())  # cut short in a row
 
 
 # Seconds within which Streamlit sends what a run queued: it sends every 5 ms, later when its event

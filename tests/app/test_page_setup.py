@@ -63,3 +63,18 @@ def test_a_setup_queued_long_enough_ago_counts_as_sent(monkeypatch):
     at = at.run()
     assert len(htmls(at)) == 1  # sent; this run stops early
     assert htmls(at.run()) == []  # but long enough ago
+
+
+def test_runs_cut_short_in_a_row_send_the_setup_until_its_first_sending_is_long_enough_ago(monkeypatch):
+    """Reruns every quarter second that never reach their end (a class's clicks on a page playing
+    a training) send it again only within SENT_WITHIN of its first sending, not forever."""
+    monkeypatch.setattr(chrome, "SENT_WITHIN", 600.0)
+    at = open_page("pages/scaling.py").run()
+    at = at.multiselect(key="scaling_modes").set_value([]).run()
+    at.session_state["_setup_language"] = None
+    at = at.run()
+    first = at.session_state["_setup_sending"][1]
+    at = at.run()
+    assert len(htmls(at)) == 1 and at.session_state["_setup_sending"][1] == first  # not restarted
+    at.session_state["_setup_sending"] = ("en", first - 601.0)  # as if 601 s had passed since
+    assert htmls(at.run()) == []
