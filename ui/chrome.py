@@ -77,7 +77,8 @@ def per_rerun() -> None:
 
 
 def page_setup() -> None:
-    """What the page keeps for the whole session, sent once per session and language as the
+    """What the page keeps for the whole session, sent once per session and language (until a
+    run reaches its end, or SENT_WITHIN after its first sending: page_setup_sent) as the
     sidebar's last element: the page's language, every chart named and its numbers a click away
     (static/a11y.js), and the app's style sheet. The element's script adds both to the page
     outside Streamlit's elements, so they outlive the element (gone from the next rerun on).
@@ -87,8 +88,12 @@ def page_setup() -> None:
     earlier would have every element after it redrawn on the next rerun)."""
     code, s = i18n.language(), st.session_state
     sending = s.get("_setup_sending")
-    if sending is not None and time.monotonic() - sending[1] > SENT_WITHIN:
+    if sending is not None and sending[0] != code:  # another language's, cut short: maybe shown,
+        del s["_setup_sending"]  # so this language's goes now, whatever was confirmed before
+        s["_setup_language"] = sending = None
+    elif sending is not None and time.monotonic() - sending[1] > SENT_WITHIN:
         page_setup_sent()  # queued long enough ago to have gone out, though its run was cut short
+        sending = None
     if s.get("_setup_language") != code:
         st.html(_setup_tags(code), unsafe_allow_javascript=True)
         again = sending is not None and sending[0] == code  # timed from its first sending: runs

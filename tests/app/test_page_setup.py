@@ -3,6 +3,8 @@ accessibility script and the app's style sheet, in one element. The runs after i
 it (tests/e2e/test_style_browser.py: the sheet holds in the browser); another language sends it
 again."""
 
+import time
+
 from tests.app.conftest import open_page, session
 from ui import chrome
 from ui.chrome import APP_CSS, PROJECTOR_CSS, _script_text
@@ -77,4 +79,16 @@ def test_runs_cut_short_in_a_row_send_the_setup_until_its_first_sending_is_long_
     at = at.run()
     assert len(htmls(at)) == 1 and at.session_state["_setup_sending"][1] == first  # not restarted
     at.session_state["_setup_sending"] = ("en", first - 601.0)  # as if 601 s had passed since
+    assert htmls(at.run()) == []
+
+
+def test_a_language_switched_back_before_its_setup_was_confirmed_sends_the_first_again(monkeypatch):
+    """English confirmed, Ukrainian sent by a run cut short (maybe shown), then English again: the
+    English setup goes again, and the session does not take the Ukrainian one as its own."""
+    monkeypatch.setattr(chrome, "SENT_WITHIN", 600.0)
+    at = session().run()  # English, confirmed at the run's end
+    at.session_state["_setup_sending"] = ("uk", time.monotonic())  # a Ukrainian run cut short
+    at = at.run()
+    (again,) = htmls(at)
+    assert '"lang": "en"' in again and at.session_state["_setup_language"] == "en"
     assert htmls(at.run()) == []
