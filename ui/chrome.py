@@ -96,8 +96,9 @@ def page_setup() -> None:
         sending = None
     if s.get("_setup_language") != code:
         st.html(_setup_tags(code), unsafe_allow_javascript=True)
-        again = sending is not None and sending[0] == code  # timed from its first sending: runs
-        s["_setup_sending"] = (code, sending[1] if again else time.monotonic())  # cut short in a row
+        # timed from its first sending (sending is now this language's or None): runs cut short
+        # in a row do not restart the count
+        s["_setup_sending"] = (code, sending[1] if sending is not None else time.monotonic())
 
 
 # Seconds within which Streamlit sends what a run queued: it sends every 5 ms, later when its event
