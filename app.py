@@ -15,7 +15,7 @@ coldstart.gate()
 refused = st.session_state.pop("_lang_refused", None)
 
 from ui import url  # noqa: E402 (after the gate: these load torch, plotly, pandas)
-from ui.chrome import PROJECTOR_CSS, page_setup, page_setup_sent, pages, per_process, per_rerun  # noqa: E402
+from ui.chrome import PROJECTOR_CSS, page_setup, pages, per_process, per_rerun  # noqa: E402
 from ui.classroom import browser, membership  # noqa: E402
 from ui.widgets import literal, narrow  # noqa: E402
 
@@ -80,4 +80,3 @@ if page.url_path not in url.OWN:  # the pages that keep their view in the URL wr
 
 page.run()
 membership.arrived()  # a class student's page drawn whole: where the class took it is settled
-page_setup_sent()  # and the page's setup, if this run sent it, reached the browser

@@ -89,6 +89,17 @@ def serving(monkeypatch, address: str | None, proxied: bool = False) -> settings
     return reach
 
 
+@pytest.fixture(autouse=True)
+def setup_sent_at_once(monkeypatch):
+    """AppTest (tests/app, and the i18n and figure walks that open its sessions) drops nothing a
+    run queued: no websocket, no send loop. So the page's setup counts as sent from the next run
+    on (ui/chrome.page_setup); tests/app/test_page_setup.py sets the wait back where it tests it,
+    and tests/e2e/test_setup_resent.py tests it on a real server."""
+    from ui import chrome
+
+    monkeypatch.setattr(chrome, "SENT_WITHIN", 0.0)
+
+
 @pytest.fixture
 def local_server(monkeypatch):
     """A server that listens on loopback only: it opens any folder or hub repo (settings.listed_only)."""

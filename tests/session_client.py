@@ -37,8 +37,13 @@ class Stats:
 class Session:
     """One student's tab, speaking Streamlit's websocket protocol."""
 
-    def __init__(self, url: str, stats: Stats, cookie: str | None = None, page_name: str = ""):
-        self.url, self.stats, self.cookie = url, stats, cookie
+    def __init__(
+        self, url: str, stats: Stats, cookie: str | None = None, page_name: str = "", resume: str = ""
+    ):
+        """`resume`: a session's id (session_id of an earlier Session), to reconnect to it as a
+        browser does after its connection dropped (a phone that slept)."""
+        self.url, self.stats, self.cookie, self.resume = url, stats, cookie, resume
+        self.session_id = ""  # the server's id of this session, from its first run
         self.widgets: dict[str, tuple[str, str]] = {}  # user key or label -> (widget id, kind)
         self.states: dict[str, object] = {}  # widget id -> WidgetState, as the browser keeps them
         self.query, self.page, self.page_name = "", "", page_name
@@ -53,7 +58,8 @@ class Session:
         headers = {"Cookie": f"stroute={self.cookie}"} if self.cookie else None
         self.ws = await websockets.connect(
             f"{self.url}/_stcore/stream",
-            subprotocols=["streamlit"],
+            # the browser's: the protocol, its XSRF token, the session it reconnects to
+            subprotocols=["streamlit", "no-xsrf", self.resume] if self.resume else ["streamlit"],
             max_size=2**26,
             additional_headers=headers,
             open_timeout=60,
@@ -154,6 +160,7 @@ class Session:
                 self.page = fwd.navigation.page_script_hash
             elif kind == "new_session":
                 self.page = fwd.new_session.page_script_hash
+                self.session_id = fwd.new_session.initialize.session_id
                 if not fwd.metadata.run.fragment_ids:  # a whole page's run: it announces its timers
                     self.timers.clear()
             elif kind == "auto_rerun":

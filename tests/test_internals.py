@@ -175,6 +175,17 @@ def test_streamlit_reruns_a_session_with_its_client_state_on_its_event_loop():
     assert internals.this_session() is None and internals.rerun_session("nobody") is False  # no server
 
 
+def test_streamlit_gives_a_sessions_connection_by_its_id():
+    """this_connection: Runtime.get_client(session_id), its SessionClient (one per websocket: a
+    reconnect makes a new one, tests/e2e/test_setup_resent.py)."""
+    from streamlit.runtime import Runtime
+
+    assert list(inspect.signature(Runtime.get_client).parameters) == ["self", "session_id"], (
+        f"{STREAMLIT}: Runtime.get_client(session_id) changed; {SEE} (this_connection)"
+    )
+    assert internals.this_connection() is None  # no server
+
+
 def test_streamlit_frontend_draws_plotly_charts_with_one_lazily_loaded_chunk():
     """plotly_chunk: one static/static/js/PlotlyChart.<hash>.js in the package, beside index.js."""
     chunk = internals.plotly_chunk()

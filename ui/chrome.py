@@ -28,9 +28,9 @@ def _css(name: str) -> str:
     return " ".join(line.strip() for line in text.splitlines() if line.strip())
 
 
-# app.css comes once per session and language, with the accessibility script (page_setup), and
-# stays on the page; projector.css comes on each run while projector mode is on, as an element of
-# its own, so that it is gone from the run that turns the mode off
+# app.css comes once per session, language and connection, with the accessibility script
+# (page_setup), and stays on the page; projector.css comes on each run while projector mode is
+# on, as an element of its own, so that it is gone from the run that turns the mode off
 APP_CSS, PROJECTOR_CSS = _css("app.css"), "<style>" + _css("projector.css") + "</style>"
 # static/a11y.js, served by Streamlit (server.enableStaticServing) at app/static/ under the app's
 # base address, found from Streamlit's own index.js (BASE/static/js/index.*.js), not from the
@@ -77,45 +77,39 @@ def per_rerun() -> None:
 
 
 def page_setup() -> None:
-    """What the page keeps for the whole session, sent once per session and language (until a
-    run reaches its end, or SENT_WITHIN after its first sending: page_setup_sent) as the
-    sidebar's last element: the page's language, every chart named and its numbers a click away
-    (static/a11y.js), and the app's style sheet. The element's script adds both to the page
+    """What the page keeps for the whole session, sent once per session, language and connection
+    as the sidebar's last element: the page's language, every chart named and its numbers a click
+    away (static/a11y.js), and the app's style sheet. The element's script adds both to the page
     outside Streamlit's elements, so they outlive the element (gone from the next rerun on).
     The style sheet was an element of its own in every whole-page run, 3 KB each time
     (benchmarks/compare_commits.py). The browser fetches the accessibility script once, from
     its cache after that. An element that comes and goes at the end moves no other element (one
-    earlier would have every element after it redrawn on the next rerun)."""
-    code, s = i18n.language(), st.session_state
-    sending = s.get("_setup_sending")
-    if sending is not None and sending[0] != code:  # another language's, cut short: maybe shown,
-        del s["_setup_sending"]  # so this language's goes now, whatever was confirmed before
-        s["_setup_language"] = sending = None
-    elif sending is not None and time.monotonic() - sending[1] > SENT_WITHIN:
-        page_setup_sent()  # queued long enough ago to have gone out, though its run was cut short
-        sending = None
-    if s.get("_setup_language") != code:
-        st.html(_setup_tags(code), unsafe_allow_javascript=True)
-        # timed from its first sending (sending is now this language's or None): runs cut short
-        # in a row do not restart the count
-        s["_setup_sending"] = (code, sending[1] if sending is not None else time.monotonic())
+    earlier would have every element after it redrawn on the next rerun).
+
+    When it counts as sent: Streamlit drops a session's unsent messages when its next run starts
+    (a click, a class's bell), whether the run that queued them ended or was cut short; and what a
+    closed connection had not yet carried (a phone that slept) is gone. So a whole-page run sends
+    it again unless the last one went to this same connection, in this language, at least
+    SENT_WITHIN ago. Runs in a row within it (a page playing a training, clicked every quarter
+    second) keep the first sending's time: it goes again for SENT_WITHIN, not forever. A browser
+    that reconnects reruns its page only when it had not seen its last run end (Streamlit's
+    frontend), which is the case when the setup was lost with the connection; otherwise the setup
+    goes again with the next whole-page run, needed or not."""
+    code, s, now = i18n.language(), st.session_state, time.monotonic()
+    connection = internals.this_connection()  # None under AppTest
+    sent = s.get("_setup")  # (language, first sending, connection) of the last one sent
+    since = now
+    if sent is not None and sent[0] == code and sent[2] == connection:
+        if now - sent[1] >= SENT_WITHIN:
+            return  # it went out
+        since = sent[1]
+    st.html(_setup_tags(code), unsafe_allow_javascript=True)
+    s["_setup"] = (code, since, connection)
 
 
 # Seconds within which Streamlit sends what a run queued: it sends every 5 ms, later when its event
-# loop is busy (a class's load: hundreds of ms). A run cut short sooner (a click, the class's
-# bell) may have lost its setup: Streamlit drops a session's unsent messages when the next run
-# starts. A page that reruns for a long time (a training played) sends it once, not on each rerun.
+# loop is busy (a class's load: hundreds of ms).
 SENT_WITHIN = 2.0
-
-
-def page_setup_sent() -> None:
-    """The page's setup, if a run queued it, counts as sent: at the end of a run that was not cut
-    short, or SENT_WITHIN after it was queued. Until then, each run sends it again (the script
-    reuses its one sheet). What is left: a run ended and a rerun within a few ms, before
-    Streamlit sent its messages."""
-    s = st.session_state
-    if (sending := s.pop("_setup_sending", None)) is not None:
-        s["_setup_language"] = sending[0]
 
 
 def _script_text(value) -> str:

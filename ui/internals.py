@@ -16,6 +16,7 @@ canary per name, which fails naming the installed version when an upgrade change
     this_session(), rerun_session(id), session_alive(id)
                                Streamlit: a session rerun from another thread, as run-on-save does
                                (ui/classroom/bell.py)
+    this_connection()          Streamlit: the browser connection a session's run sends to (ui/chrome.py)
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ from __future__ import annotations
 import asyncio.selector_events as selector_events
 import functools
 import json
+import secrets
 import sys
+import weakref
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -230,6 +233,21 @@ def this_session() -> str | None:
     documented; it is how Streamlit's own elements find their session."""
     ctx = get_script_run_ctx(suppress_warning=True)
     return ctx.session_id if ctx is not None and _served() else None
+
+
+def this_connection() -> str | None:
+    """A name for the browser connection (Streamlit's SessionClient, over one websocket) that the
+    calling run's messages go to; None under AppTest or while the browser is away. A reconnect (a
+    phone that slept, a network that dropped) gives the same session a new one, so a new name.
+    A name, not the client: session state keeps no dead websocket alive, and stays picklable; not
+    its id(), which a later client can reuse. Runtime.get_client is public on Runtime, but Runtime
+    is not documented."""
+    session_id = this_session()
+    client = Runtime.instance().get_client(session_id) if session_id is not None else None
+    return None if client is None else _CONNECTIONS.setdefault(client, secrets.token_hex(8))
+
+
+_CONNECTIONS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # SessionClient -> its name
 
 
 def _served() -> bool:

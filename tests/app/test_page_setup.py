@@ -1,12 +1,12 @@
 """What a session's first run sends once (ui/chrome.page_setup): the page's language, the
 accessibility script and the app's style sheet, in one element. The runs after it send none of
-it (tests/e2e/test_style_browser.py: the sheet holds in the browser); another language sends it
-again."""
+it (tests/e2e/test_style_browser.py: the sheet holds in the browser); another language, a new
+connection or a run that could have dropped it (tests/e2e/test_setup_resent.py) sends it again."""
 
 import time
 
 from tests.app.conftest import open_page, session
-from ui import chrome
+from ui import chrome, internals
 from ui.chrome import APP_CSS, PROJECTOR_CSS, _script_text
 
 
@@ -38,57 +38,52 @@ def test_projector_mode_sends_its_own_sheet_on_each_run_while_it_is_on():
     assert htmls(at) == []
 
 
-def test_a_run_that_stops_before_its_end_sends_the_setup_again(monkeypatch):
-    """Streamlit can drop what a run cut short had queued, so the setup counts as sent when a run
-    reaches its end (ui/chrome.page_setup_sent), or once SENT_WITHIN has passed since it was
-    queued: Scaling stops early with nothing to measure."""
+def test_a_run_soon_after_the_setup_was_sent_sends_it_again_even_when_that_run_ended(monkeypatch):
+    """Streamlit drops a session's unsent messages when its next run starts, whether the run that
+    queued them ended or was cut short (a click in its last moments): within SENT_WITHIN of its
+    sending the setup goes again, after it the setup has gone out."""
     monkeypatch.setattr(chrome, "SENT_WITHIN", 600.0)  # every run below comes within it
-    at = open_page("pages/scaling.py").run()
-    at = at.multiselect(key="scaling_modes").set_value([]).run()  # this run stops early
-    assert "Pick at least one" in at.warning[0].value
-    at.session_state["_setup_language"] = None  # as if the first run's setup had been lost
-    at = at.run()
-    assert len(htmls(at)) == 1  # sent, and this run stops early too
-    assert len(htmls(at.run())) == 1  # so sent again
-    at = at.multiselect(key="scaling_modes").set_value(["forward"]).run()
-    assert not at.exception and len(htmls(at)) == 1  # a run that ends
+    at = session().run()
+    assert len(htmls(at)) == 1  # the page load: a run that reached its end
+    assert len(htmls(at.run())) == 1  # the next run, right after: sent again
+    code, since, connection = at.session_state["_setup"]
+    at.session_state["_setup"] = (code, since - 601.0, connection)  # as if 601 s had passed since
     assert htmls(at.run()) == []
-
-
-def test_a_setup_queued_long_enough_ago_counts_as_sent(monkeypatch):
-    """A page that reruns for a long time without reaching its end (a training played, a stopped
-    page) sends its setup once: after SENT_WITHIN it has gone out."""
-    monkeypatch.setattr(chrome, "SENT_WITHIN", 0.0)
-    at = open_page("pages/scaling.py").run()
-    at = at.multiselect(key="scaling_modes").set_value([]).run()
-    at.session_state["_setup_language"] = None
-    at = at.run()
-    assert len(htmls(at)) == 1  # sent; this run stops early
-    assert htmls(at.run()) == []  # but long enough ago
 
 
 def test_runs_cut_short_in_a_row_send_the_setup_until_its_first_sending_is_long_enough_ago(monkeypatch):
     """Reruns every quarter second that never reach their end (a class's clicks on a page playing
-    a training) send it again only within SENT_WITHIN of its first sending, not forever."""
+    a training; Scaling stops early with nothing to measure) send it again only within
+    SENT_WITHIN of its first sending, not forever."""
     monkeypatch.setattr(chrome, "SENT_WITHIN", 600.0)
     at = open_page("pages/scaling.py").run()
-    at = at.multiselect(key="scaling_modes").set_value([]).run()
-    at.session_state["_setup_language"] = None
+    at = at.multiselect(key="scaling_modes").set_value([]).run()  # this run stops early
+    assert "Pick at least one" in at.warning[0].value and len(htmls(at)) == 1
+    first = at.session_state["_setup"][1]
     at = at.run()
-    first = at.session_state["_setup_sending"][1]
-    at = at.run()
-    assert len(htmls(at)) == 1 and at.session_state["_setup_sending"][1] == first  # not restarted
-    at.session_state["_setup_sending"] = ("en", first - 601.0)  # as if 601 s had passed since
+    assert len(htmls(at)) == 1 and at.session_state["_setup"][1] == first  # not restarted
+    at.session_state["_setup"] = ("en", first - 601.0, None)
     assert htmls(at.run()) == []
+
+
+def test_a_new_connection_gets_the_setup_again(monkeypatch):
+    """A browser that reconnects to its session (a phone that slept, a network that dropped) may
+    not have had what the old connection was still carrying: its first run sends the setup."""
+    connection = "first"
+    monkeypatch.setattr(internals, "this_connection", lambda: connection)
+    at = session().run()
+    assert len(htmls(at)) == 1 and htmls(at.run()) == []  # SENT_WITHIN 0 here: sent at once
+    connection = "after the phone woke"
+    assert len(htmls(at.run())) == 1
+    assert at.session_state["_setup"][2] == connection and htmls(at.run()) == []
 
 
 def test_a_language_switched_back_before_its_setup_was_confirmed_sends_the_first_again(monkeypatch):
-    """English confirmed, Ukrainian sent by a run cut short (maybe shown), then English again: the
-    English setup goes again, and the session does not take the Ukrainian one as its own."""
+    """English sent long ago, Ukrainian sent by a run cut short (maybe shown), then English again:
+    the English setup goes again, and the session does not take the Ukrainian one as its own."""
     monkeypatch.setattr(chrome, "SENT_WITHIN", 600.0)
-    at = session().run()  # English, confirmed at the run's end
-    at.session_state["_setup_sending"] = ("uk", time.monotonic())  # a Ukrainian run cut short
+    at = session().run()  # English
+    at.session_state["_setup"] = ("uk", time.monotonic(), None)  # a Ukrainian run cut short
     at = at.run()
     (again,) = htmls(at)
-    assert '"lang": "en"' in again and at.session_state["_setup_language"] == "en"
-    assert htmls(at.run()) == []
+    assert '"lang": "en"' in again and at.session_state["_setup"][0] == "en"
