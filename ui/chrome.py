@@ -139,7 +139,9 @@ def _setup_tags(code: str) -> str:
         " document.body.prepend(sheet); }"
         f" const css = {_script_text(APP_CSS)}; if (sheet.textContent !== css) sheet.textContent = css;"
         " const index = document.querySelector('script[src*=\"/static/js/index.\"]');"
-        " const script = document.createElement('script');"
+        # one tag in <head> however often it comes: the last one's run already applied the old words
+        " document.querySelectorAll('script[data-ae-a11y]').forEach((old) => old.remove());"
+        " const script = document.createElement('script'); script.dataset.aeA11y = '';"
         f" script.src = new URL({json.dumps(A11Y_SRC)}, index ? index.src : document.baseURI).href;"
         " document.head.appendChild(script); })();</script>"
     )
