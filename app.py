@@ -66,7 +66,7 @@ with st.sidebar:
     if not narrow():
         language.picker()
         membership.sidebar()
-    page_setup()  # last: once per session and language (ui/chrome.py), with the style sheet
+    page_setup()  # last: once per session, language and connection (ui/chrome.py), with the style sheet
 for said in (class_message, membership.message()):  # a class's news, on whichever page this is
     if said:
         st.warning(literal(said), icon=":material/groups:")

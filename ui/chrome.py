@@ -86,13 +86,13 @@ def page_setup() -> None:
     its cache after that. An element that comes and goes at the end moves no other element (one
     earlier would have every element after it redrawn on the next rerun).
 
-    When it counts as sent: Streamlit drops a session's unsent messages when its next run starts
-    (a click, a class's bell), whether the run that queued them ended or was cut short; and what a
+    When it counts as sent: Streamlit drops a session's unsent messages when its next whole-page
+    run starts (a click, a class's bell), whether the run that queued them ended or was cut short; and what a
     closed connection had not yet carried (a phone that slept) is gone. So a whole-page run sends
     it again unless the last one went to this same connection, in this language, at least
     SENT_WITHIN ago. Runs in a row within it (a page playing a training, clicked every quarter
     second) keep the first sending's time: it goes again for SENT_WITHIN, not forever. A browser
-    that reconnects reruns its page only when it had not seen its last run end (Streamlit's
+    that reconnects reruns its page at least when it had not seen its last run end (Streamlit's
     frontend), which is the case when the setup was lost with the connection; otherwise the setup
     goes again with the next whole-page run, needed or not."""
     code, s, now = i18n.language(), st.session_state, time.monotonic()
@@ -139,7 +139,8 @@ def _setup_tags(code: str) -> str:
         " document.body.prepend(sheet); }"
         f" const css = {_script_text(APP_CSS)}; if (sheet.textContent !== css) sheet.textContent = css;"
         " const index = document.querySelector('script[src*=\"/static/js/index.\"]');"
-        # one tag in <head> however often it comes: the last one's run already applied the old words
+        # one tag in <head> however often it comes: a11y.js runs safely again and reads the newest
+        # words when it runs, so an older tag, even one still loading, has nothing left to do
         " document.querySelectorAll('script[data-ae-a11y]').forEach((old) => old.remove());"
         " const script = document.createElement('script'); script.dataset.aeA11y = '';"
         f" script.src = new URL({json.dumps(A11Y_SRC)}, index ? index.src : document.baseURI).href;"

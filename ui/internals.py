@@ -244,7 +244,11 @@ def this_connection() -> str | None:
     is not documented."""
     session_id = this_session()
     client = Runtime.instance().get_client(session_id) if session_id is not None else None
-    return None if client is None else _CONNECTIONS.setdefault(client, secrets.token_hex(8))
+    if client is None:
+        return None
+    if client not in _CONNECTIONS:  # a session's runs come one at a time: no other thread adds it
+        _CONNECTIONS[client] = secrets.token_hex(8)
+    return _CONNECTIONS[client]
 
 
 _CONNECTIONS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # SessionClient -> its name

@@ -14,7 +14,7 @@ def htmls(at) -> list[str]:
     return [element.proto.body for element in at.get("html")]
 
 
-def test_the_style_sheet_comes_once_with_the_script_and_again_only_in_another_language():
+def test_the_style_sheet_comes_once_with_the_script_and_again_in_another_language():
     at = session().run()
     (setup,) = htmls(at)
     assert _script_text(APP_CSS) in setup and "ae-app-css" in setup
@@ -78,7 +78,7 @@ def test_a_new_connection_gets_the_setup_again(monkeypatch):
     assert at.session_state["_setup"][2] == connection and htmls(at.run()) == []
 
 
-def test_a_language_switched_back_before_its_setup_was_confirmed_sends_the_first_again(monkeypatch):
+def test_a_language_switched_back_soon_after_another_was_sent_sends_the_first_again(monkeypatch):
     """English sent long ago, Ukrainian sent by a run cut short (maybe shown), then English again:
     the English setup goes again, and the session does not take the Ukrainian one as its own."""
     monkeypatch.setattr(chrome, "SENT_WITHIN", 600.0)
