@@ -11,7 +11,7 @@ from attention import i18n
 from attention.classroom import SQLiteStore
 from attention.i18n import tr
 from deploy.local import ROOT, start_streamlit
-from tests.e2e.conftest import check, choose, script_done
+from tests.e2e.conftest import ARTIFACTS, check, choose, script_done
 
 TTL = 2  # seconds a disconnected session lives on this test's server (Streamlit's default: 120)
 Q = "check_ids"
@@ -33,6 +33,11 @@ def room(tmp_path_factory):
     yield url, store
     proc.terminate()
     proc.wait(timeout=20)
+    # kept for a failure to be read after the run (the closed class's wait failed twice in full
+    # suites, never alone): what the server and its class bell logged
+    ARTIFACTS.mkdir(exist_ok=True)
+    proc.log.seek(0)
+    (ARTIFACTS / "class_room_server.log").write_bytes(proc.log.read())
 
 
 def sidebar_says(page, text: str) -> None:
