@@ -19,16 +19,16 @@ the protocol as a browser sends a click): the class is asked `check_ids` with th
 view the teacher's page shows (checked: the store's vote holds the options the teacher's tab was
 shown). --students then open /learn?class=CODE over SPREAD s; each reads its student token from
 the address the server writes (`&student=`), picks an option THINK s after its page arrived
-(student n: option n mod 3, sent as its shown text) and presses Check (`check_ids_check`: the
-question is a form, so the browser sends the option and the click in one rerun) and waits for
-"Answer recorded". Every
+(student n: option n mod 3, sent as its shown text: the question's pills, where a press
+answers) and waits for "Answer recorded". Every
 RELOAD-th student (n mod 5 == 4) reloads once after its pick: its tab is closed and a new one
 opens with the address the server wrote (class and student token), which must be the same
 student (no new join), and picks the next option; the store must count its last pick only.
 On `redis`, the redis-server is stopped once half the class has answered, kept down DOWN s and
 started again on the same socket: a student whose join or pick was refused meanwhile (the page
 says "Class mode is unavailable…") waits the backoff the page names, reruns the page, and picks
-and presses Check again until "Answer recorded" (Check records the option held, changed or not).
+again until "Answer recorded" (a refused pick is cleared on the page, so the same option can be
+pressed again).
 
 Reported: join (page load) p95; the recorded picks' reruns p50/p95; first join -> last answer
 (the reloading students' second picks included) and -> the last first pick; the store's tally
@@ -78,8 +78,7 @@ from ui.widgets import literal
 
 SPREAD = 3.0  # seconds over which a class's sessions open their link
 THINK = (1.0, 3.0)  # seconds a student reads the question before picking
-QUESTION = "check_ids"  # the Learn page's first predict-first question (a radio)
-CHECK = f"{QUESTION}_check"  # the Check button in its form, which sends (and records) the option
+QUESTION = "check_ids"  # the Learn page's first predict-first question (pills: a press records it)
 ASK = f"{QUESTION}_ask"  # the teacher's "Ask the class" button under it (ui/classroom/questions.py)
 RELOAD = 5  # every RELOAD-th student reloads its page once after its pick
 DOWN = 2.0  # seconds the private redis-server stays stopped when restarted
@@ -264,14 +263,13 @@ async def enter(tab: Tab, query: str, deadline: float) -> tuple[float, int]:
 async def choose(tab: Tab, pick: int, latencies: list[float], delays: list[float], deadline: float) -> int:
     """Picks the option at `pick` until the page says "Answer recorded" (the recorded pick's rerun
     seconds go to `latencies`; after a refusal, the seconds from the first click to the recorded
-    one to `delays`); returns how many picks the page refused first. A pick is the option and
-    Check's click in one rerun, as the browser sends a form. A refusal while the store is out of
-    reach: wait as long as the page says, rerun the page (a student's page has no timer), pick
-    and press Check again (Check records the option the radio holds, changed or not)."""
+    one to `delays`); returns how many picks the page refused first. A refusal while the store is
+    out of reach: wait as long as the page says, rerun the page (a student's page has no timer),
+    and pick again (a refused pick is cleared on the page)."""
     refused, began = 0, time.perf_counter()
     while True:
         since, clicked = len(tab.texts), time.perf_counter()
-        await tab.run(changes={QUESTION: tab.options[QUESTION][pick], CHECK: True})
+        await tab.run(changes={QUESTION: tab.options[QUESTION][pick]})
         said = tab.texts[since:]
         if any(t.startswith(RECORDED) for t in said) and backoff(said) is None:
             latencies.append(time.perf_counter() - clicked)
@@ -296,7 +294,7 @@ async def choose(tab: Tab, pick: int, latencies: list[float], delays: list[float
 async def teach(tab: Tab, store, code: str, secret: str) -> list[str]:
     """The teacher: the link with the secret (its run takes a seat and stops, as the page reloads
     without it), the page again without it, then the click on "Ask the class". Returns the
-    options the teacher's page showed (as a radio shows them: ui/widgets.literal), which the
+    options the teacher's page showed (as the question shows them: ui/widgets.literal), which the
     class's vote must hold."""
     await tab.run(query=f"class={code}&teacher={secret}")
     # The browser opens /learn?class=CODE again (location.replace): here the same session, which

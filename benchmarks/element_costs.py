@@ -28,8 +28,10 @@ KINDS = {
     "button": 'st.button(f"Show {i}", key=f"b{i}")',
     "selectbox": 'st.selectbox(f"pick {i}", ["a", "b", "c"], key=f"s{i}")',
     "radio": 'st.radio(f"Predict {i}", ["a", "b", "c"], index=None, key=f"r{i}")',
-    # a predict-first question's form: the block and its Check button (the radio is above)
+    # a predict-first question's form before the thirteenth session: the block and its Check
+    # button (with the radio above); now a question is one element: pills
     "form": 'with st.form(key=f"f{i}", border=False):\n        st.form_submit_button("Check", key=f"c{i}")',
+    "pills": 'st.pills(f"Predict {i}", ["a", "b", "c", "Show me"], key=f"p{i}", required=True)',
     "columns": "st.columns(3)",  # the row and its three columns: four blocks, no element
     "columns2": "st.columns(2)",  # three blocks
     "row": "st.container(horizontal=True)",  # ui/widgets.row: one block, its elements side by side

@@ -103,17 +103,20 @@ class Session:
             widget_id, kind = self.widgets[name]
             state = msg.rerun_script.widget_states.widgets.add()
             state.id = widget_id
-            setattr(
-                state,
-                {
-                    "bool": "bool_value",
-                    "int": "int_value",
-                    "float": "double_value",
-                    "str": "string_value",
-                    "trigger": "trigger_value",
-                }[kind],
-                value,
-            )
+            if kind == "strs":  # pills: the option pressed, as it is shown
+                state.string_array_value.data.extend([value] if isinstance(value, str) else value)
+            else:
+                setattr(
+                    state,
+                    {
+                        "bool": "bool_value",
+                        "int": "int_value",
+                        "float": "double_value",
+                        "str": "string_value",
+                        "trigger": "trigger_value",
+                    }[kind],
+                    value,
+                )
             if kind != "trigger":  # a click is sent once; a value stays
                 self.states[widget_id] = state
         for widget_id, state in self.states.items():  # the browser sends every widget's value
@@ -202,16 +205,20 @@ class Session:
         if not widget_id or kind not in WIDGETS:
             return
         self.homes[widget_id] = fragment
-        # text by its value; a selectbox or radio by the option it shows, as the browser sends it
+        # text by its value; a selectbox, radio or pills by the option it shows, as the browser sends it
         text = ("text_area", "text_input", "selectbox", "radio")
         value_kind = "str" if kind in text else "bool" if kind == "checkbox" else None
         if kind == "number_input":
             value_kind = "int" if widget.data_type == widget.INT else "float"
+        if kind == "button_group":
+            value_kind = "strs"
         if value_kind:
             name = widget_id.rsplit("-", 1)[-1] if widget_id.count("-") >= 2 else widget.label
             self.widgets[name] = (widget_id, value_kind)
             if kind in ("selectbox", "radio"):  # what the browser sends: an option as it is shown
                 self.options[name] = list(widget.options)
+            elif kind == "button_group":
+                self.options[name] = [o.content for o in widget.options]
             self.widgets.setdefault(widget.label, (widget_id, value_kind))
         # Like the browser: a widget keeps the value it has, unless the server sets one.
         if widget.set_value or widget_id not in self.states:

@@ -132,13 +132,13 @@ def chart(fig, key: str, ready: bool = False, width: int | None = None) -> None:
     )
 
 
-# the buttons a question's key names: Check, the teacher's panel's
-BUTTONS = ("_check", "_ask", "_reveal", "_again")
+# the buttons a question's key names: the teacher's panel's
+BUTTONS = ("_ask", "_reveal", "_again")
 
 
 def reset_predictions(prefix: str) -> None:
     """In a callback, before the checks are drawn: every self-check whose key starts with `prefix`
-    asked afresh. A radio's answer is set to None, not deleted: a deleted key leaves the browser
+    asked afresh. A question's answer is set to None, not deleted: a deleted key leaves the browser
     showing the old pick (the element's id is its key), with no feedback, and a click on it
     changes nothing; a value set through session state is sent to the browser and clears it."""
     s = st.session_state

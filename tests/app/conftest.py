@@ -143,27 +143,30 @@ def unescaped(option: str) -> str:
 SHOW = "Show me without predicting"  # a predict-first question's last option when alone
 
 
+def question(at, key: str):
+    """A predict-first question's options: pills, which answer when one is pressed."""
+    return at.button_group(key=key)
+
+
 def asked(at, key: str) -> bool:
     """Whether the page asks this predict-first question, unanswered."""
-    return any(r.key == key and r.value is None for r in at.radio)
+    return any(q.key == key and q.value is None for q in at.button_group)
 
 
 def skip(at, key: str):
     """Past a predict-first question without predicting: its last option (SHOW, in the page's
-    language), then Check."""
-    return answer(at, key, unescaped(at.radio(key=key).options[-1]))
+    language)."""
+    return answer(at, key, unescaped(question(at, key).options[-1]))
 
 
 def answer(at, key: str, value):
-    """Choose `value` in a predict-first question, then press Check: the question is a form, which
-    holds the choice back until Check (under AppTest as in a browser) and sends both in one rerun."""
-    at.radio(key=key).set_value(value)
-    return at.button(key=f"{key}_check").click().run()
+    """Press `value` in a predict-first question: the pick answers, in one rerun."""
+    return question(at, key).set_value(value).run()
 
 
 def pick(at, key: str = CLASS_Q, index: int = 0):
-    """A class student's answer: only Check records the vote."""
-    return answer(at, key, unescaped(at.radio(key=key).options[index]))
+    """A class student's answer: the pick records the vote."""
+    return answer(at, key, unescaped(question(at, key).options[index]))
 
 
 def in_language(code: str, message: str, **values) -> str:

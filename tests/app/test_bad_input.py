@@ -19,16 +19,18 @@ RAW = ["<script", "<img", "](javascript:", "**bold**", "$x^2$", ":red[", "<b>"]
 
 def markup(at) -> list[str]:
     """Every text Streamlit renders as markdown: markdown, captions, alerts, widget labels, and
-    the options of radios (which render markdown too)."""
+    the options of radios and pills (which render markdown too)."""
     texts = [
         e.value
         for kind in ("markdown", "caption", "success", "info", "warning", "error")
         for e in getattr(at, kind)
     ]
     texts += [
-        w.label for w in at.get("radio") + at.get("selectbox") + at.get("text_area") + at.get("text_input")
+        w.label
+        for kind in ("radio", "button_group", "selectbox", "text_area", "text_input")
+        for w in at.get(kind)
     ]
-    texts += [option for radio in at.get("radio") for option in radio.options]
+    texts += [option for kind in ("radio", "button_group") for w in at.get(kind) for option in w.options]
     return texts
 
 
@@ -108,7 +110,7 @@ def test_html_and_markdown_stay_literal_on_learn_and_compare():
     at.session_state["learn_text"] = "**bold** <img src=x onerror=alert(1)> $x^2$ :red[r]"
     at = at.run()
     assert not at.exception
-    first = at.radio(key="check_top").options[0].replace("\\", "")  # shown escaped; the value is raw
+    first = at.button_group(key="check_top").options[0].replace("\\", "")  # shown escaped; the value is raw
     at = answer(at, "check_top", first)
     assert at.success or at.error
     assert_literal(at)

@@ -121,7 +121,7 @@ def test_a_store_out_of_reach_is_one_message_and_the_page_goes_on(store, monkeyp
     assert not at.exception
     said = [w.value for w in at.warning]
     assert any("unavailable" in w for w in said), said
-    assert at.radio(key=Q)  # Learn is drawn, alone
+    assert at.button_group(key=Q)  # Learn is drawn, alone
     assert "class" in at.query_params  # kept: the page opens it again by itself after the wait
     assert any("location.reload(), 2000" in h.proto.body for h in at.get("html")), "no reload owed"
     monkeypatch.setattr(membership, "store", lambda: store)
@@ -138,11 +138,11 @@ def test_a_student_whose_store_goes_down_keeps_the_question_held(store, monkeypa
     student = pick(student)
     assert not student.exception
     assert not student.success and not student.error  # no answer shown: the reveal is the class's
-    assert student.radio(key=Q).disabled
+    assert student.button_group(key=Q).disabled
     monkeypatch.setattr(membership, "store", lambda: store)  # back
     student.session_state[membership.OFFLINE] = (0.0, 2.0)  # its wait is over: the bell reruns it
     student = student.run()
-    assert not student.radio(key=Q).disabled
+    assert not student.button_group(key=Q).disabled
     assert not [w for w in student.warning if "unavailable" in w.value]  # the refusal is not left behind
     student = pick(student)
     assert store.tally(code, Q, secret).current.answered == 1
@@ -161,7 +161,7 @@ def test_every_student_answers_the_teachers_sentence(store):
         lang="ja", **{"class": code}
     )  # opens on Japanese's own sentence, then goes to the teacher's
     assert student.session_state["learn_text"] == text
-    assert len(student.radio(key=Q).options) == len(vote.options)
+    assert len(student.button_group(key=Q).options) == len(vote.options)
     student = pick(student, index=0)
     assert store.tally(code, Q, secret).current.counts == {0: 1}
     rows = store.export(code, secret)
@@ -172,14 +172,14 @@ def test_a_question_not_asked_yet_waits_for_the_teacher(store):
     """Its question and options to read ahead, and why it waits, in one element: nothing to press."""
     code, secret = store.new_class()
     student = opened(**{"class": code})
-    assert Q not in [r.key for r in student.radio]
+    assert Q not in [r.key for r in student.button_group]
     held = [md.value for md in student.markdown if "not asking this question" in md.value]
     assert len(held) == 6, [md.value for md in student.markdown]  # every question on Learn
     assert any("How many rows" in h and "- 6: one per token" in unescaped(h) for h in held), held
     assert store.tally(code, Q, secret).rounds == ()
     teacher_asks(store, code, secret)  # asked: the question itself, to answer
     student = student.run()
-    assert not student.radio(key=Q).disabled
+    assert not student.button_group(key=Q).disabled
     assert len([md for md in student.markdown if "not asking this question" in md.value]) == 5
 
 
@@ -285,10 +285,10 @@ def test_a_reloaded_tab_shows_the_answer_that_counts(store):
     token = first.query_params["student"]
     second = pick(opened(**{"class": code, "student": token}), index=2)  # a second tab changes it
     reloaded = opened(**{"class": code, "student": token})  # a reload: the pick is there
-    assert unescaped(reloaded.radio(key=Q).value) == unescaped(reloaded.radio(key=Q).options[2])
+    assert unescaped(reloaded.button_group(key=Q).value) == unescaped(reloaded.button_group(key=Q).options[2])
     assert any("Answer recorded" in i.value for i in reloaded.info)
     first = first.run()  # the first tab, woken (the reveal): the pick that counts, not its own old one
-    assert unescaped(first.radio(key=Q).value) == unescaped(first.radio(key=Q).options[2])
+    assert unescaped(first.button_group(key=Q).value) == unescaped(first.button_group(key=Q).options[2])
     del second
 
 
@@ -381,11 +381,11 @@ def test_a_switch_to_the_teachers_question_that_a_rerun_overtook_is_made_again(s
     student.query_params.clear()
     student.query_params.update({"class": code, "student": m.student, "lang": "uk"})  # the old address
     student = student.run()
-    assert not student.radio(key=Q).disabled, [w.value for w in student.warning]
+    assert not student.button_group(key=Q).disabled, [w.value for w in student.warning]
     assert m.going is None and m.asked == (vote.question, vote.round)  # arrived: settled
     student.query_params.update({"seed": "7"})  # the student's own move after arriving is theirs
     student = student.run()
-    assert student.query_params.get("seed") == "7" and student.radio(key=Q).disabled
+    assert student.query_params.get("seed") == "7" and student.button_group(key=Q).disabled
 
 
 def test_a_follower_whose_switch_was_overtaken_still_follows(store, monkeypatch):
@@ -443,7 +443,7 @@ def test_a_pick_is_judged_at_a_reveal_that_comes_after_another_question(store):
     student = pick(opened(**{"class": code}), index=0)  # the first option is right
     store.ask(code, secret, "check_top")  # another question: check_ids waits, not asked
     student = student.run()
-    assert Q not in [r.key for r in student.radio]
+    assert Q not in [r.key for r in student.button_group]
     store.reveal(code, secret, Q)
     student = student.run()
     assert any(s.value.startswith("Right.") for s in student.success), [s.value for s in student.success]

@@ -162,7 +162,7 @@ def test_flow_is_skipped_on_a_long_sentence_and_the_page_says_so(bundled):
 def test_the_predictions_are_asked_first_and_answered_from_the_numbers(bundled):
     model, _, ids, tokens = bundled
     at = page(view="explain").run()
-    assert not at.dataframe and at.radio(key="m_predict_attention").options[-1] == SHOW
+    assert not at.dataframe and at.button_group(key="m_predict_attention").options[-1] == SHOW
     e = explain(model, torch.tensor([ids]))
     same = int(np.argmax(e.scores["attention"])) == int(np.argmax(e.scores["ablation"]))
     at = answer(at, "m_predict_attention", "Yes, the same token")
@@ -248,7 +248,8 @@ def test_a_new_sentence_asks_the_questions_again_and_keeps_the_results_in_view()
     assert len(at.dataframe) == 1
     at = at.text_input(key="m_text").set_value("a b c d e f a b c d e f").run()
     assert not at.exception
-    assert [r.value for r in at.radio] == [None, None]  # no feedback about the old sentence's numbers
+    asked = [at.button_group(key=k).value for k in ("m_predict_attention", "m_predict_removal")]
+    assert asked == [None, None]  # no feedback about the old sentence's numbers
     assert not at.success and not at.error and len(table(at)) == 12
 
 
@@ -270,7 +271,8 @@ def test_a_tie_is_not_graded_the_page_says_why_and_shows_the_numbers(bundled, mo
     at = page(view="explain", text="a tie: the cat sat on the mat and the dog sat").run()
     assert not at.exception
     assert "No question this time" in said(at) and "almost equally" in said(at)
-    assert not at.radio and at.dataframe  # nothing graded; the numbers in view
+    questions = [q for q in at.button_group if q.key.startswith("m_predict")]
+    assert not questions and at.dataframe  # nothing graded; the numbers in view
 
 
 def shakespeare(**params):

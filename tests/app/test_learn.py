@@ -178,25 +178,25 @@ def test_each_question_comes_before_what_answers_it(learn):
 
 def test_a_question_skipped_stays_answered_in_another_language(learn):
     """Show me without predicting is an option in the page's words: a language switch drops the
-    old words from the options (the radio forgets the pick), and what it showed stays shown."""
+    old words from the options (the question forgets the pick), and what it showed stays shown."""
     at = skip(learn.run(), "check_ids")
     assert "(1, 6, 3)" in text_of(at)
     at = at.selectbox(key="lang").set_value("uk").run()
-    assert not at.exception and at.radio(key="check_ids").options[-1] != SHOW
+    assert not at.exception and at.button_group(key="check_ids").options[-1] != SHOW
     assert "(1, 6, 3)" in text_of(at)  # the matrix x, still shown
 
 
 def test_options_differ_even_when_the_numbers_are_equal(learn):
     """A question of "6 | 6 | 3" asks nothing: the transpose sizes are named."""
     at = learn.run()
-    ids = [o.replace("\\", "") for o in at.radio(key="check_ids").options]  # shown escaped
+    ids = [o.replace("\\", "") for o in at.button_group(key="check_ids").options]  # shown escaped
     assert (
         len(set(ids)) == 4
         and ids[3] == SHOW
         and ids[0] == "6: one per token"
         and ids[1] == "6: one per vocabulary word"
     )
-    transpose = at.radio(key="check_transpose")
+    transpose = at.button_group(key="check_transpose")
     assert "num_tokens" in transpose.label and all(
         "num_heads" in o.replace("\\", "") for o in transpose.options[:-1]
     )
@@ -206,7 +206,7 @@ def test_answers_reset_when_the_sentence_changes(learn):
     at = answer(learn.run(), "check_mask", "0")
     assert at.success
     at = at.radio(key="learn_source").set_value("Hello shiny sun!").run()
-    assert not at.success and at.radio(key="check_mask").value is None
+    assert not at.success and at.button_group(key="check_mask").value is None
 
 
 def test_the_pages_sentence_and_settings_are_in_its_url(learn):
@@ -238,9 +238,9 @@ def test_a_new_sentence_of_the_same_length_clears_the_pick_in_the_browser(learn)
     assert at.success
     at = at.radio(key="learn_source").set_value("my own sentence").run()
     assert at.text_input(key="learn_text").value == "The cat sat on the mat"  # 6 tokens, as the book's
-    mask = at.radio(key="check_mask")
+    mask = at.button_group(key="check_mask")
     assert not at.success and mask.value is None
-    assert mask.proto.set_value and not mask.proto.HasField("raw_value")  # the browser is told: no pick
+    assert mask.proto.set_value and not mask.proto.raw_values  # the browser is told: no pick
     at = answer(at, "check_mask", "0")  # and picking it again answers
     assert at.success
 

@@ -44,7 +44,7 @@ def test_every_question_hides_its_answer_until_predicted(page):
     assert not page.exception
     assert not figures(page) and not page.dataframe  # nothing answered yet
     for name in QUESTIONS:
-        question = page.radio(key=f"modern_check_{name}")
+        question = page.button_group(key=f"modern_check_{name}")
         assert question.value is None and question.label.startswith("Predict: ")  # asked, unanswered
         assert question.options[-1] == SHOW  # or see the answer without a guess
     at = answer(page, "modern_check_groups", "2")

@@ -109,7 +109,7 @@ def test_todays_attention_asks_first_then_shows_the_models_own_numbers():
 
     at = page(catalog.SHAKESPEARE_QWEN3, "today")
     assert not figures(at)  # nothing before a prediction
-    question = at.radio(key="m_today_sink")
+    question = at.button_group(key="m_today_sink")
     assert [o.replace("\\", "") for o in question.options] == [
         "Less than 10%",
         "Between 10% and 50%",

@@ -22,6 +22,7 @@ def test_each_kinds_page_draws_that_many_of_its_element(kind, tmp_path):
         "selectbox": len(at.selectbox),
         "button": len(at.button),
         "form": len(at.button),  # a form's submit button is a button to AppTest
+        "pills": len(at.button_group),
         "columns": len(at.columns),
         "columns2": len(at.columns),
     }

@@ -50,25 +50,18 @@ def script_done(page, timeout: float = 60_000) -> None:
 
 
 def choose(question, index: int = 0) -> None:
-    """Pick option `index` of a radio (a locator of its stRadio) once it can be answered: a class
-    question is held until the page has the teacher's vote, which a busy server may still be
-    reading. Its label is clicked once the page has stopped moving: a forced click on the input
-    went to where the input had been while the formulas above it were still being typeset, and
-    picked nothing. A question still held after 30 s fails saying what the page showed."""
+    """Press option `index` of a predict-first question (a locator of its key's container: pills,
+    a radio group to the browser) once it can be answered: a class question is held until the page
+    has the teacher's vote, which a busy server may still be reading. The press answers. A question
+    still held after 30 s fails saying what the page showed."""
     option = question.get_by_role("radio").nth(index)
     try:
         expect(option).to_be_enabled(timeout=30_000)
     except AssertionError as error:
         shown = question.page.locator('[data-testid="stMain"]').inner_text()[:2000]
         raise AssertionError(f"the question is still held; the page shows:\n{shown}") from error
-    question.locator("label:has(input[type=radio])").nth(index).click()
+    option.click()
     expect(option).to_be_checked()
-
-
-def check(page, key: str) -> None:
-    """Press a predict-first question's Check: its form sends the chosen option with the click (a
-    choice alone answers nothing). Found by its key, in any language."""
-    page.locator(f".st-key-{key}_check button").click()
 
 
 def charts_drawn(page, n: int, timeout: float = 120_000) -> None:
@@ -83,9 +76,8 @@ def charts_drawn(page, n: int, timeout: float = 120_000) -> None:
 
 def skip(page, key: str) -> None:
     """Past a predict-first question without predicting: its last option (Show me without
-    predicting), then Check."""
+    predicting)."""
     choose(page.locator(f".st-key-{key}"), -1)
-    check(page, key)
 
 
 def reveal(page, key: str, charts: int) -> None:

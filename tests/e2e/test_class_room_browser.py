@@ -11,7 +11,7 @@ from attention import i18n
 from attention.classroom import SQLiteStore
 from attention.i18n import tr
 from deploy.local import ROOT, start_streamlit
-from tests.e2e.conftest import ARTIFACTS, check, choose, script_done
+from tests.e2e.conftest import ARTIFACTS, choose, script_done
 
 TTL = 2  # seconds a disconnected session lives on this test's server (Streamlit's default: 120)
 Q = "check_ids"
@@ -61,8 +61,7 @@ def ask(browser, url: str, code: str, secret: str) -> None:
 
 
 def pick(page, index: int) -> None:
-    choose(page.locator('[data-testid="stRadio"]', has_text="How many rows"), index)
-    check(page, Q)
+    choose(page.locator('[data-testid="stButtonGroup"]', has_text="How many rows"), index)
     page.get_by_text("Answer recorded").wait_for(timeout=30_000)
 
 

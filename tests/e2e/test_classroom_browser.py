@@ -14,7 +14,7 @@ from attention import i18n
 from attention.classroom import SQLiteStore
 from attention.i18n import tr
 from deploy.local import ROOT, start_streamlit
-from tests.e2e.conftest import check, choose, in_thread, script_done, wait_idle
+from tests.e2e.conftest import choose, in_thread, script_done, wait_idle
 from tests.e2e.test_class_room_browser import ask
 from tests.e2e.test_lab_browser import PHONE
 from tests.session_client import Session, Stats
@@ -107,10 +107,8 @@ def test_a_students_pick_is_recorded_and_the_reveal_arrives_by_itself(classroom,
     ask(browser, url, code, secret)
     page.goto(f"{url}/learn?class={code}")
     script_done(page)
-    choose(page.locator('[data-testid="stRadio"]', has_text="How many rows"))
-    script_done(page)
-    assert store.tally(code, "check_ids", secret).current.answered == 0  # chosen, not yet answered
-    check(page, "check_ids")
+    assert store.tally(code, "check_ids", secret).current.answered == 0
+    choose(page.locator('[data-testid="stButtonGroup"]', has_text="How many rows"))  # the press answers
     page.get_by_text("Answer recorded").wait_for(timeout=30_000)
     tally = store.tally(code, "check_ids", secret)
     assert tally.current.answered == 1 and tally.current.counts == {0: 1}
@@ -120,8 +118,8 @@ def test_a_students_pick_is_recorded_and_the_reveal_arrives_by_itself(classroom,
 
 
 def test_the_teachers_own_pick_is_judged_at_the_reveal_and_cleared_by_ask_again(classroom, page):
-    """The teacher's question is a form too: Check, Reveal judges it; Ask again clears the pick
-    on the page (the browser is told: st.session_state[key] = None, through the form)."""
+    """The teacher's own pick, Reveal judges it; Ask again clears the pick on the page (the browser
+    is told: st.session_state[key] = None)."""
     url, store = classroom
     code, secret = store.new_class()
     page.goto(f"{url}/learn?class={code}&teacher={secret}")
@@ -131,20 +129,19 @@ def test_the_teachers_own_pick_is_judged_at_the_reveal_and_cleared_by_ask_again(
     page.get_by_text("students have answered").first.wait_for(timeout=30_000)
     question = page.locator(".st-key-check_ids")
     choose(question)
-    check(page, "check_ids")
     script_done(page)
     assert page.get_by_text("Right. Answer:").count() == 0  # not before the reveal
     page.locator(".st-key-check_ids_reveal button").click()
     page.get_by_text("Right. Answer:").first.wait_for(timeout=30_000)
-    expect(question.locator("input:checked")).to_have_count(1)
+    expect(question.get_by_role("radio", checked=True)).to_have_count(1)
     page.locator(".st-key-check_ids_again button").click()
     expect(page.get_by_text("Right. Answer:")).to_have_count(0, timeout=30_000)
-    expect(question.locator("input:checked")).to_have_count(0, timeout=30_000)
+    expect(question.get_by_role("radio", checked=True)).to_have_count(0, timeout=30_000)
     assert page.locator('[data-testid="stException"]').count() == 0
 
 
 def test_a_held_question_speaks_the_pages_language_after_a_pick(classroom, browser, page):
-    """A Check reruns only its question (a fragment, maybe on a new thread): it answers in the
+    """A pick reruns only its question (a fragment, maybe on a new thread): it answers in the
     page's language, not in English (found by walking the class in Ukrainian)."""
     url, store = classroom
     code, secret = store.new_class()
@@ -157,8 +154,7 @@ def test_a_held_question_speaks_the_pages_language_after_a_pick(classroom, brows
         recorded = tr("Answer recorded. Your teacher reveals the answer to the whole class.")
     finally:
         i18n.use(i18n.DEFAULT)
-    choose(page.locator('[data-testid="stRadio"]', has_text=asked))
-    check(page, "check_ids")
+    choose(page.locator('[data-testid="stButtonGroup"]', has_text=asked))
     page.get_by_text(recorded).wait_for(timeout=30_000)
     assert page.get_by_text("Answer recorded").count() == 0
 

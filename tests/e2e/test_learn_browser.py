@@ -2,7 +2,7 @@
 
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import ARTIFACTS, check, script_done
+from tests.e2e.conftest import ARTIFACTS, script_done
 
 
 def test_learn_page_predicts_then_shows_and_screenshot(server, page):
@@ -12,11 +12,9 @@ def test_learn_page_predicts_then_shows_and_screenshot(server, page):
     assert page.get_by_text("context = [0.4419, 0.6515, 0.5683]").count() == 0  # not before predicting
     question = page.get_by_role("radiogroup").filter(has_text="0: Your")  # step 2's: which key
     question.get_by_text("1: journey", exact=True).click()  # (the tables of step 3 name it too)
-    check(page, "check_top")
     page.get_by_text("Right. Answer: 1: journey").wait_for(timeout=30_000)
     page.get_by_text("context = [0.4419, 0.6515, 0.5683]").wait_for(timeout=30_000)
     page.get_by_text("goes toward 1").click()
-    check(page, "check_scale")
     page.get_by_text("Right. Answer: goes toward 1").wait_for(timeout=30_000)
     script_done(page)  # the run that wrote "Right" draws the answer's table too
     page.wait_for_timeout(500)  # the table is a canvas: it paints after the run
@@ -28,20 +26,19 @@ def test_learn_page_predicts_then_shows_and_screenshot(server, page):
 
 def test_a_new_sentence_of_the_same_length_starts_unanswered(server, page):
     """The book's sentence and "The cat sat on the mat" have 6 tokens each: the same question and
-    options. After the switch no option shows picked, and the old one answers when chosen and checked."""
+    options. After the switch no option shows picked, and the old one answers when pressed."""
     page.goto(f"{server}/learn")
     script_done(page)
     question = page.get_by_role("radiogroup").filter(has_text="1 / T")  # the causal mask's check
     question.get_by_text("0", exact=True).click()
-    check(page, "check_mask")
     page.get_by_text("Right. Answer: 0").wait_for(timeout=30_000)
     page.get_by_text("my own sentence", exact=True).click()
     page.wait_for_function("() => location.search.includes('sentence=own')", timeout=30_000)
     script_done(page)  # the rerun the click started, not the idle page before it (a busy machine)
     expect(page.get_by_text("Right. Answer: 0")).to_have_count(0, timeout=30_000)
-    expect(question.locator("input:checked")).to_have_count(0, timeout=30_000)  # the old pick is gone
+    picked = question.get_by_role("radio", checked=True)
+    expect(picked).to_have_count(0, timeout=30_000)  # the old pick is gone
     question.get_by_text("0", exact=True).click()
-    check(page, "check_mask")
     page.get_by_text("Right. Answer: 0").wait_for(timeout=30_000)
 
 

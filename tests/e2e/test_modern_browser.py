@@ -1,7 +1,7 @@
 """Modern attention in headless Chromium: an answer appears once predicted, and a sliding
 window's band is drawn hatched cell by cell (not the causal triangle alone)."""
 
-from tests.e2e.conftest import ARTIFACTS, check, script_done
+from tests.e2e.conftest import ARTIFACTS, script_done
 
 
 def test_modern_page_predicts_then_shows_the_window_band(server, page):
@@ -10,7 +10,6 @@ def test_modern_page_predicts_then_shows_the_window_band(server, page):
     page.get_by_text("4 · Why does RoPE").wait_for(timeout=30_000)
     assert page.locator(".js-plotly-plot").count() == 0  # nothing answered before predicting
     page.get_by_text("No: it sees only itself and the 3 tokens before it").click()
-    check(page, "modern_check_window")
     page.get_by_text("Right. Answer: No: it sees").wait_for(timeout=30_000)
     page.get_by_text("Head 0's weights, window 4").wait_for(timeout=30_000)
     script_done(page)

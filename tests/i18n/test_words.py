@@ -148,7 +148,7 @@ def why_most_tokens(code: str) -> str:
     """What your language costs: the answer's reason after a wrong pick (Korean costs GPT-2 43
     tokens for the journey sentence)."""
     at = opened("languages", code)
-    at = answer(at, "languages_predict", at.radio(key="languages_predict").options[0])
+    at = answer(at, "languages_predict", at.button_group(key="languages_predict").options[0])
     assert not at.exception
     return " ".join(e.value for e in at.error)
 

@@ -1,13 +1,13 @@
 """The predict-first questions (Learn, Modern, What your language costs, Inside a model), alone or
 as a class.
 
-Alone: choose an option, then press Check to see whether it was right (two steps: the arrow keys
-move a keyboard user through the options, and each move would otherwise answer, WCAG 2.1.1); the
-last option, Show me without predicting, shows the answer and what it answers without a guess. In a
+Alone: press an option (a pill) to see whether it was right; a keyboard user's arrow keys move
+between the options and answer nothing, Space or Enter answers (WCAG 2.1.1). The last option, Show
+me without predicting, shows the answer and what it answers without a guess. In a
 class the teacher asks first: "Ask the class" sends the question with the teacher's options and
 the view it was asked on (the page's sentence and settings), and every student's page goes to that
 view, so every phone computes the same question from the same numbers, each in its own language. A
-student's pick, confirmed with Check, is recorded as its option's position in that round and held:
+student's pick is recorded as its option's position in that round and held:
 the page says "answer recorded" and shows nothing of the answer until the teacher reveals it. A
 question the teacher has not asked waits, and so does one whose student has moved to another
 sentence (a link takes them back).
@@ -18,7 +18,7 @@ second, without rerunning the page), Reveal, and Ask again (a second vote, the f
 it). A refusal is said where the teacher clicked.
 
 Built for a class of 200 answering at once (benchmarks/class_mode.py): before the reveal a
-student's question is a fragment, so a Check reruns only the question, and the page holds its
+student's question is a fragment, so a pick reruns only the question, and the page holds its
 questions without a timer: the process's bell (ui/classroom/bell.py) reruns the page when one is
 revealed or asked."""
 
@@ -48,11 +48,10 @@ def self_check(
     revealed: bool,
     view: dict[str, str] | None = None,
 ) -> str | None:
-    """A prediction before the reveal: feedback once the learner has chosen an option and pressed
-    Check; in a class, the pick is recorded and the answer waits for the teacher's reveal
-    (`revealed`: the class's round of it is, looked up once per run by predict). `view`: what the
-    question's options are computed from, as the page's address would hold it (None: the options
-    never change)."""
+    """A prediction before the reveal: feedback once the learner has pressed an option; in a class,
+    the pick is recorded and the answer waits for the teacher's reveal (`revealed`: the class's
+    round of it is, looked up once per run by predict). `view`: what the question's options are
+    computed from, as the page's address would hold it (None: the options never change)."""
     if len(set(options)) != len(options):
         raise ValueError(f"{key}: options must differ: {options}")  # "6 | 6 | 3" asks nothing
     m = member()
@@ -83,18 +82,18 @@ def self_check(
 
 @language.fragment
 def _held(key: str, label: str, options: list[str], view: dict[str, str] | None) -> None:
-    """A class student's question before the reveal, a fragment: a Check reruns only this."""
+    """A class student's question before the reveal, a fragment: a pick reruns only this."""
     m = member()
     vote = m.vote if m is not None else None
     if membership.offline():  # held, not answered alone: the class still gets its reveal
-        st.radio(label, options, index=None, key=key, format_func=literal, disabled=True)
+        _shown(key, label, options)
         st.caption(tr("Class mode cannot be reached right now. You can answer once it is back."))
         return
     if vote is None or vote.question != key:  # asked meanwhile, then moved on: as _not_asked
         _not_asked(key, label, options)
         return
     if view is not None and view != vote.params:  # the student moved to another sentence
-        st.radio(label, options, index=None, key=key, format_func=literal, disabled=True)
+        _shown(key, label, options)
         st.warning(
             tr("Your teacher asked this question about their own sentence and settings."),
             icon=":material/groups:",
@@ -131,16 +130,28 @@ def _not_asked(key: str, label: str, options: list[str]) -> None:
 
 
 def _choose(key: str, label: str, options: list[str], on_click=None, args: tuple = ()) -> str | None:
-    """The options, then Check: a form holds the radio's value back until Check is pressed, so a
-    keyboard user's arrow keys (each one selects the next option) look through the options and
-    answer nothing; session_state[key] stays None until then. A widget in a form cannot have its
-    own on_change: what a pick does (a class student's vote recorded) is the button's on_click."""
-    with st.form(key=f"{key}_form", border=False, enter_to_submit=True):
-        picked = st.radio(label, options, index=None, key=key, format_func=literal)
-        # TRANSLATORS: a button under a predict-first question: it confirms the option chosen above
-        # as the answer (shows whether it was right, or records it for the class)
-        st.form_submit_button(tr("Check"), key=f"{key}_check", on_click=on_click, args=args)
-    return picked
+    """The options as pills, and a press on one answers: one widget, where a radio needed a form
+    and a Check button to hold its value back (three elements, 2.4 times the server's work on every
+    page load: benchmarks/element_costs.py). A keyboard user's arrow keys move between the pills
+    and answer nothing; Space or Enter answers (WCAG 2.1.1). Screen readers hear a radio group
+    named by the question. Once answered it keeps a pick (required): a press on it again is not a
+    way to take the answer back. session_state[key] stays None until a pill is pressed; what a
+    pick does (a class student's vote recorded) is `on_click`."""
+    return st.pills(
+        label,
+        options,
+        key=key,
+        format_func=literal,
+        required=True,
+        on_change=on_click or "rerun",
+        args=args,
+    )
+
+
+def _shown(key: str, label: str, options: list[str]) -> None:
+    """A question that cannot be answered right now, drawn as _choose draws it (its recorded pick,
+    if any, still showing), with nothing to press."""
+    st.pills(label, options, key=key, format_func=literal, required=True, disabled=True)
 
 
 def _feedback(picked: str | None, answer: str, why: str) -> None:
@@ -229,8 +240,7 @@ def _record(key: str, options: list[str], round_: int) -> None:
         refused[key] = str(error)  # said under the question, in place of "Answer recorded"
         if error.kind == "store":
             membership.unreachable(error)
-        if error.kind == "stale":
-            st.session_state[key] = None
+        st.session_state[key] = None  # not recorded: no pick shown, and pressing one again retries
     else:
         refused.pop(key, None)
         return
