@@ -1,6 +1,7 @@
 """The gettext catalogs: they match the code, every message is translated in every language with
 the same placeholders, and each .mo is compiled from its .po."""
 
+import ast
 import gettext
 
 import pytest
@@ -12,6 +13,35 @@ from attention.i18n import __main__ as upkeep
 def test_catalogs_match_the_code_and_are_complete():
     found = upkeep.problems()
     assert not found, f"{len(found)} problems (python -m attention.i18n check):\n" + "\n".join(found[:60])
+
+
+def in_fstrings(tree: ast.AST) -> list[tuple[int, str]]:
+    """(line, message) of each tr/tr_n/N_ call with a literal message inside an f-string."""
+    names = {k.split(":")[0] for k in upkeep.KEYWORDS}
+    found = []
+    for fstring in (n for n in ast.walk(tree) if isinstance(n, ast.JoinedStr)):
+        for call in (n for n in ast.walk(fstring) if isinstance(n, ast.Call)):
+            first = call.args[0] if call.args else None
+            if getattr(call.func, "id", None) in names and isinstance(first, ast.Constant):
+                found.append((call.lineno, first.value))
+    return found
+
+
+def test_no_message_hides_inside_an_f_string():
+    """Babel's extractor reads an f-string as one token on this Python: a tr("...") inside one never
+    reaches the catalogs, and every language shows it in English ("Right." and "Not quite." did)."""
+    assert in_fstrings(ast.parse("f\"{tr('Right.')} {x}\"")) == [(1, "Right.")]  # it finds one
+    files = [
+        p
+        for s in upkeep.SOURCES
+        for p in ([upkeep.ROOT / s] if s.endswith(".py") else (upkeep.ROOT / s).rglob("*.py"))
+    ]
+    hidden = [
+        f"{path.relative_to(upkeep.ROOT)}:{line}: {message!r}"
+        for path in sorted(files)
+        for line, message in in_fstrings(ast.parse(path.read_text(), str(path)))
+    ]
+    assert not hidden, "move the call out of the f-string:\n" + "\n".join(hidden)
 
 
 def test_fields_reads_named_placeholders():

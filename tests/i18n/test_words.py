@@ -158,6 +158,23 @@ def test_counts_agree_with_the_number_in_each_language(code, form):
     assert form in why_most_tokens(code)
 
 
+@pytest.mark.parametrize(
+    ("code", "verdict"),
+    [
+        ("uk", "Не зовсім."),
+        ("pl", "Nie do końca."),
+        ("ja", "残念、不正解です。"),
+        ("ko", "아쉽지만 틀렸습니다."),
+        ("af", "Nie heeltemal nie."),
+        ("en", "Not quite."),
+    ],
+)
+def test_a_wrong_prediction_is_judged_in_the_pages_language(code, verdict):
+    """The verdict before "Answer: …" (it was English in every language: tests/i18n/test_catalogs.py,
+    test_no_message_hides_inside_an_f_string)."""
+    assert why_most_tokens(code).startswith(verdict + " ")
+
+
 def test_plural_forms_of_ukrainian_and_polish():
     """One, few, many: 1 токен, 2–4 токени, 5–20 токенів, 21 токен, 22 токени; Polish 1 token,
     2–4 tokeny, 5–21 tokenów, 22 tokeny."""

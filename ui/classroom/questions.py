@@ -160,9 +160,14 @@ def _feedback(picked: str | None, answer: str, why: str) -> None:
     # TRANSLATORS: {answer} is the right option's text as shown (a number, a token, or a sentence)
     shown = tr("Answer: {answer}", answer=literal(answer))
     if picked == answer:
-        st.success(f"{tr('Right.')} {shown}\n\n{why}")
+        # TRANSLATORS: the verdict on a right prediction, before "Answer: …"
+        verdict = tr("Right.")
+        st.success(f"{verdict} {shown}\n\n{why}")
     elif picked is not None:
-        st.error(f"{tr('Not quite.')} {shown}\n\n{why}")
+        # TRANSLATORS: the verdict on a wrong prediction, before "Answer: …" (not "close": the
+        # prediction may be far off)
+        verdict = tr("Not quite.")
+        st.error(f"{verdict} {shown}\n\n{why}")
     else:  # revealed to a class member who did not answer, or asked for by a learner alone
         st.info(f"{shown}\n\n{why}")
 
