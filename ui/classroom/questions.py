@@ -131,12 +131,13 @@ def _not_asked(key: str, label: str, options: list[str]) -> None:
 
 def _choose(key: str, label: str, options: list[str], on_click=None, args: tuple = ()) -> str | None:
     """The options as pills, and a press on one answers: one widget, where a radio needed a form
-    and a Check button to hold its value back (three elements, 2.4 times the server's work on every
-    page load: benchmarks/element_costs.py). A keyboard user's arrow keys move between the pills
-    and answer nothing; Space or Enter answers (WCAG 2.1.1). Screen readers hear a radio group
-    named by the question. Once answered it keeps a pick (required): a press on it again is not a
-    way to take the answer back. session_state[key] stays None until a pill is pressed; what a
-    pick does (a class student's vote recorded) is `on_click`."""
+    and a Check button to hold its value back (three elements: twice the server's work of one pills
+    on every page load, benchmarks/element_costs.py radio + form against pills). A keyboard user's
+    arrow keys move between the pills and answer nothing; Space or Enter answers (WCAG 2.1.1).
+    Screen readers hear a radio group named by the question. Once answered it keeps a pick
+    (required): a press on it again is not a way to take the answer back. session_state[key]
+    stays None until a pill is pressed; what a pick does (a class student's vote recorded) is
+    `on_click`."""
     return st.pills(
         label,
         options,
