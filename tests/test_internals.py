@@ -160,12 +160,16 @@ def test_streamlit_reads_config_options_from_a_dict_that_a_parse_replaces():
 
 def test_streamlit_reruns_a_session_with_its_client_state_on_its_event_loop():
     """rerun_session: Runtime.instance()._session_mgr's get_active_session_info(id).session, an
-    AppSession with _client_state (a ClientState), _event_loop and request_rerun(client_state)."""
+    AppSession with _client_state (a ClientState), _event_loop and request_rerun(client_state);
+    session_alive: its get_session_info(id), which finds a disconnected session kept too."""
     from streamlit.proto.ClientState_pb2 import ClientState
     from streamlit.runtime.app_session import AppSession
     from streamlit.runtime.websocket_session_manager import WebsocketSessionManager
 
     assert hasattr(WebsocketSessionManager, "get_active_session_info"), f"{STREAMLIT}: {SEE}"
+    # session_alive: a disconnected session kept for its browser is found by get_session_info
+    kept = inspect.getsource(WebsocketSessionManager.get_session_info)
+    assert "self._session_storage.get(session_id)" in kept, f"{STREAMLIT}: {SEE}"
     source = inspect.getsource(AppSession)
     names = ("self._client_state = ", "self._event_loop = ", "self._scriptrunner = ")
     names += ("def request_rerun(self, client_state",)
@@ -173,6 +177,7 @@ def test_streamlit_reruns_a_session_with_its_client_state_on_its_event_loop():
         assert name in source, f"{STREAMLIT}: AppSession has no {name!r}; {SEE}"
     assert {"fragment_id", "is_auto_rerun"} <= {f.name for f in ClientState.DESCRIPTOR.fields}
     assert internals.this_session() is None and internals.rerun_session("nobody") is False  # no server
+    assert internals.session_alive("nobody") is False
 
 
 def test_streamlit_gives_a_sessions_connection_by_its_id():

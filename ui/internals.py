@@ -265,7 +265,10 @@ def _active(session_id: str):
 
 
 def session_alive(session_id: str) -> bool:
-    return _active(session_id) is not None
+    """Whether a session still exists: connected, or its connection gone and the session kept for
+    its browser to come back to (Streamlit's server.disconnectedSessionTTL: a phone that slept).
+    SessionManager.get_session_info looks in both (Runtime's private _session_mgr)."""
+    return _served() and Runtime.instance()._session_mgr.get_session_info(session_id) is not None
 
 
 def rerun_session(session_id: str, busy: Callable[[], None] = lambda: None) -> bool:
@@ -276,7 +279,7 @@ def rerun_session(session_id: str, busy: Callable[[], None] = lambda: None) -> b
     script of its own (AppSession's private _scriptrunner) is left to finish it, and busy() is
     called instead: a rerun would stop that run and start again from the last finished one's page,
     undoing a click on a link. No public API reruns a session the server chooses. False when the
-    session is gone."""
+    session is not connected (gone, or its connection dropped: session_alive tells which)."""
     info = _active(session_id)
     if info is None:
         return False

@@ -16,7 +16,9 @@ def setup(tmp_path):
     store = SQLiteStore(tmp_path / "c.sqlite3")
     code, secret = store.new_class()
     rerun, gone = [], set()
-    bell = Bell(store, rerun=lambda session, busy: rerun.append(session), alive=lambda s: s not in gone)
+    bell = Bell(
+        store, rerun=lambda session, busy: rerun.append(session) or True, alive=lambda s: s not in gone
+    )
     bell.thread = object()  # no thread: the test rings by hand
     return store, code, secret, bell, rerun, gone
 
@@ -70,6 +72,26 @@ def test_an_ended_class_wakes_its_pages_and_gone_sessions_are_forgotten(setup):
     assert bell.ring() == ["a"] and bell.tabs == {}
 
 
+def test_a_phone_asleep_is_rung_once_it_is_back(setup):
+    """A session whose connection went (a phone that slept) is kept by Streamlit for its browser to
+    come back to, and a browser that comes back to an idle page does not rerun it: the bell keeps
+    ringing it until the rerun reaches it, then forgets it until its page listens again."""
+    store, code, secret, bell, rerun, gone = setup
+    awake = set()
+    bell.rerun = lambda session, busy: session in awake and (rerun.append(session) or True)
+    bell.listen("phone", tab(store, code))
+    assert bell.ring() == [] and "phone" in bell.tabs  # asleep, not gone: kept
+    store.send_view(code, secret, "learn", {"sentence": "1"})
+    assert bell.ring() == ["phone"] and rerun == [] and "phone" in bell.tabs  # not reached: kept
+    assert bell.ring() == ["phone"] and rerun == []
+    awake.add("phone")
+    assert bell.ring() == ["phone"] and rerun == ["phone"] and "phone" not in bell.tabs
+    bell.listen("late", tab(store, code))
+    gone.add("late")  # never came back: Streamlit dropped it
+    store.send_view(code, secret, "learn", {"sentence": "2"})
+    assert bell.ring() == ["late"] and "late" not in bell.tabs
+
+
 def test_a_session_busy_with_its_own_run_is_rung_again_next_round(setup):
     """The server does not stop a run the student started (a click on a link): the tab is kept
     and rung once that run has finished, unless the run listened meanwhile."""
@@ -80,7 +102,7 @@ def test_a_session_busy_with_its_own_run_is_rung_again_next_round(setup):
     store.send_view(code, secret, "learn", {"sentence": "1"})
     assert bell.ring() == ["a"] and "a" in bell.tabs  # busy: kept
     assert bell.ring() == ["a"] and busy_runs == ["a", "a"]  # and rung again
-    bell.rerun = lambda session, busy: None  # now it reruns
+    bell.rerun = lambda session, busy: True  # now it reruns
     assert bell.ring() == ["a"] and "a" not in bell.tabs
 
 
@@ -93,6 +115,7 @@ def test_one_sessions_failed_rerun_never_skips_the_others(setup):
         if session == "b":
             raise RuntimeError("its event loop is gone")
         rerun.append(session)
+        return True
 
     bell.rerun = rerun_but_b
     store.send_view(code, secret, "learn", {"sentence": "1"})

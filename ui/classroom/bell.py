@@ -174,7 +174,8 @@ class Bell:
 
     def ring(self) -> list[str]:
         """One round: every class looked at once; the sessions rerun (forgotten until their run
-        listens again); the sessions gone, forgotten. Returns those rerun."""
+        listens again; one asleep kept until it is back); the sessions gone, forgotten. Returns
+        those rung."""
         with self.lock:
             tabs = dict(self.tabs)
         classes: dict[str, list[tuple[str, Tab]]] = defaultdict(list)
@@ -186,12 +187,16 @@ class Bell:
         for session in rung:
             self.forget(session)  # its page's run listens again
             try:
-                self.rerun(session, busy=lambda s=session: self._again(s, tabs[s]))
+                woken = self.rerun(session, busy=lambda s=session: self._again(s, tabs[s]))
+                if not woken and self.alive(session):
+                    # asleep (a phone: its connection gone, its session kept): a browser that comes
+                    # back to an idle page does not rerun it, so the bell does, once it is back
+                    self._again(session, tabs[session])
             except Exception as error:  # noqa: BLE001 - one session's failure never skips the others
                 self._again(session, tabs[session])
                 self.trouble("rerun", error)
         for session in tabs.keys() - set(rung):
-            if not self.alive(session):
+            if not self.alive(session):  # gone for good; one asleep is kept (session_alive)
                 self.forget(session)
         return rung
 
