@@ -54,14 +54,21 @@ def choose(question, index: int = 0) -> None:
     a radio group to the browser) once it can be answered: a class question is held until the page
     has the teacher's vote, which a busy server may still be reading. The press answers. A question
     still held after 30 s fails saying what the page showed."""
-    option = question.get_by_role("radio").nth(index)
+    option = answerable(question).nth(index)
+    option.click()
+    expect(option).to_be_checked()
+
+
+def answerable(question):
+    """A predict-first question's options (radios to the browser), once it can be answered; a
+    question still held after 30 s fails saying what the page showed."""
+    options = question.get_by_role("radio")
     try:
-        expect(option).to_be_enabled(timeout=30_000)
+        expect(options.first).to_be_enabled(timeout=30_000)
     except AssertionError as error:
         shown = question.page.locator('[data-testid="stMain"]').inner_text()[:2000]
         raise AssertionError(f"the question is still held; the page shows:\n{shown}") from error
-    option.click()
-    expect(option).to_be_checked()
+    return options
 
 
 def charts_drawn(page, n: int, timeout: float = 120_000) -> None:

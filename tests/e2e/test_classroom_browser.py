@@ -14,7 +14,7 @@ from attention import i18n
 from attention.classroom import SQLiteStore
 from attention.i18n import tr
 from deploy.local import ROOT, start_streamlit
-from tests.e2e.conftest import choose, in_thread, script_done, wait_idle
+from tests.e2e.conftest import answerable, choose, in_thread, script_done, wait_idle
 from tests.e2e.test_class_room_browser import ask
 from tests.e2e.test_lab_browser import PHONE
 from tests.session_client import Session, Stats
@@ -107,8 +107,13 @@ def test_a_students_pick_is_recorded_and_the_reveal_arrives_by_itself(classroom,
     ask(browser, url, code, secret)
     page.goto(f"{url}/learn?class={code}")
     script_done(page)
+    question = page.locator('[data-testid="stButtonGroup"]', has_text="How many rows")
+    answerable(question).first.focus()
+    page.keyboard.press("ArrowRight")  # the focus moves; nothing is recorded
+    page.wait_for_timeout(1_000)  # a run the key would have started has begun by now
+    script_done(page)
     assert store.tally(code, "check_ids", secret).current.answered == 0
-    choose(page.locator('[data-testid="stButtonGroup"]', has_text="How many rows"))  # the press answers
+    choose(question)  # the press answers
     page.get_by_text("Answer recorded").wait_for(timeout=30_000)
     tally = store.tally(code, "check_ids", secret)
     assert tally.current.answered == 1 and tally.current.counts == {0: 1}
@@ -173,3 +178,39 @@ def test_a_student_on_a_phone_sees_the_class_and_how_to_leave(classroom, browser
         assert main.get_by_text(f"Class {code}").first.is_visible()
     finally:
         context.close()
+
+
+def test_a_phone_that_slept_through_the_class_moving_on_is_woken_when_it_is_back(classroom):
+    """A phone that sleeps drops its connection; Streamlit keeps its session for the browser to
+    come back to, and a browser that comes back to an idle page does not rerun it. The teacher
+    sends a view and then ends the class while it sleeps: once it is back, the server reruns its
+    page by itself (the bell kept it: ui/classroom/bell.py) and it says the class has ended."""
+    url, store = classroom
+    code, secret = store.new_class()
+    said: list[str] = []
+
+    def listen(fwd, _):
+        element = fwd.delta.new_element
+        if element.WhichOneof("type") == "alert":
+            said.append(element.alert.body)
+
+    async def go():
+        stats = Stats()
+        async with Session(url.replace("http://", "ws://"), stats, page_name="learn") as phone:
+            await phone.rerun(f"class={code}")
+        await asyncio.sleep(1.0)  # asleep for a few of the bell's rounds
+        store.send_view(code, secret, "learn", {"sentence": "1"})
+        await asyncio.sleep(1.0)
+        store.close(code, secret)
+        await asyncio.sleep(1.0)
+        async with Session(url.replace("http://", "ws://"), stats, resume=phone.session_id) as back:
+            back.listen = listen
+            woken = await back.pushed(15)  # nothing sent: the server starts the run
+            while woken and not any(s.startswith("Your class has ended") for s in said):
+                woken = await back.pushed(15)  # the ended class's page reruns once more to say so
+        return stats, phone.session_id, back.session_id
+
+    stats, first, again = in_thread(asyncio.run, go())
+    assert not stats.errors
+    assert first and again == first  # the same session, back
+    assert any(s.startswith("Your class has ended") for s in said), said
