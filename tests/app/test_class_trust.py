@@ -139,6 +139,7 @@ def test_a_student_whose_store_goes_down_keeps_the_question_held(store, monkeypa
     assert not student.exception
     assert not student.success and not student.error  # no answer shown: the reveal is the class's
     assert student.button_group(key=Q).disabled
+    assert student.button_group(key=Q).value is None  # not recorded: not shown as picked
     monkeypatch.setattr(membership, "store", lambda: store)  # back
     student.session_state[membership.OFFLINE] = (0.0, 2.0)  # its wait is over: the bell reruns it
     student = student.run()
@@ -359,7 +360,7 @@ def test_one_persons_wrong_codes_never_lock_out_a_students_reload(store):
 
 def test_the_teacher_can_change_the_sentence_after_asking(store):
     """A new sentence asks Learn's questions afresh (reset_predictions): the question's buttons
-    (Check, the teacher's Reveal and Ask again) keep their own state, which cannot be set."""
+    (the teacher's Ask the class, Reveal and Ask again) keep their own state, which cannot be set."""
     code, secret = store.new_class()
     teacher = teacher_asks(store, code, secret)
     teacher = teacher.radio(key="learn_source").set_value("Hello shiny sun!").run()

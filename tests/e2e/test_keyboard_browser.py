@@ -1,6 +1,7 @@
 """A predict-first question by keyboard alone, in Chromium (WCAG 2.1.1): its options are pills, a
 radio group to the browser. The arrow keys move the focus through the options and answer nothing
-(were a move the answer, the first one would be judged); Space answers with the option in focus."""
+(were a move the answer, the first one would be judged); Space or Enter answers with the option in
+focus."""
 
 from playwright.sync_api import expect
 
@@ -10,7 +11,7 @@ Q = "check_ids"  # Learn's first predict-first question: "How many rows does x h
 RIGHT, _, LAST = "6: one per token", "6: one per vocabulary word", "3: one per embedding dimension"
 
 
-def test_arrow_keys_look_through_the_options_and_space_answers(server, page):
+def test_arrow_keys_look_through_the_options_and_space_or_enter_answers(server, page):
     page.goto(f"{server}/learn")
     script_done(page)
     question = page.locator(f".st-key-{Q}")
@@ -35,3 +36,11 @@ def test_arrow_keys_look_through_the_options_and_space_answers(server, page):
     page.locator(".st-key-learn_x").wait_for(timeout=30_000)  # and revealed
     expect(group.get_by_role("radio", checked=True)).to_have_text(LAST)
     assert page.dialogs == []
+
+    top = page.locator(".st-key-check_top").get_by_role("radio")  # step 2's, which key wins
+    top.first.focus()
+    page.keyboard.press("ArrowRight")
+    expect(top.nth(1)).to_be_focused()
+    page.keyboard.press("Enter")
+    page.get_by_text("Right. Answer: 1: journey").wait_for(timeout=30_000)
+    expect(top.nth(1)).to_be_checked()

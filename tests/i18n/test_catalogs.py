@@ -15,33 +15,44 @@ def test_catalogs_match_the_code_and_are_complete():
     assert not found, f"{len(found)} problems (python -m attention.i18n check):\n" + "\n".join(found[:60])
 
 
-def in_fstrings(tree: ast.AST) -> list[tuple[int, str]]:
-    """(line, message) of each tr/tr_n/N_ call with a literal message inside an f-string."""
+def unseen(tree: ast.AST) -> set[tuple[int, str]]:
+    """(line, message) of each message Babel's extractor cannot see: a tr/tr_n/N_ call (by name or
+    as an attribute: i18n.tr) with a literal message inside an f-string, or a message that is an
+    f-string or a sum itself."""
     names = {k.split(":")[0] for k in upkeep.KEYWORDS}
-    found = []
+
+    def calls(node):
+        for call in (n for n in ast.walk(node) if isinstance(n, ast.Call)):
+            name = call.func.id if isinstance(call.func, ast.Name) else getattr(call.func, "attr", None)
+            if name in names and call.args:
+                yield call, call.args[0]
+
+    found = {(c.lineno, ast.unparse(m)) for c, m in calls(tree) if isinstance(m, ast.JoinedStr | ast.BinOp)}
     for fstring in (n for n in ast.walk(tree) if isinstance(n, ast.JoinedStr)):
-        for call in (n for n in ast.walk(fstring) if isinstance(n, ast.Call)):
-            first = call.args[0] if call.args else None
-            if getattr(call.func, "id", None) in names and isinstance(first, ast.Constant):
-                found.append((call.lineno, first.value))
+        found |= {(c.lineno, m.value) for c, m in calls(fstring) if isinstance(m, ast.Constant)}
     return found
 
 
 def test_no_message_hides_inside_an_f_string():
     """Babel's extractor reads an f-string as one token on this Python: a tr("...") inside one never
     reaches the catalogs, and every language shows it in English ("Right." and "Not quite." did)."""
-    assert in_fstrings(ast.parse("f\"{tr('Right.')} {x}\"")) == [(1, "Right.")]  # it finds one
+    for code, line in [
+        ("f\"{tr('Right.')} {x}\"", "Right."),
+        ("f'{i18n.tr(\"A\")}'", "A"),
+        ("tr(f'{n} x')", "f'{n} x'"),
+    ]:
+        assert unseen(ast.parse(code)) == {(1, line)}  # it finds each kind
     files = [
         p
         for s in upkeep.SOURCES
         for p in ([upkeep.ROOT / s] if s.endswith(".py") else (upkeep.ROOT / s).rglob("*.py"))
     ]
-    hidden = [
+    hidden = sorted(
         f"{path.relative_to(upkeep.ROOT)}:{line}: {message!r}"
-        for path in sorted(files)
-        for line, message in in_fstrings(ast.parse(path.read_text(), str(path)))
-    ]
-    assert not hidden, "move the call out of the f-string:\n" + "\n".join(hidden)
+        for path in files
+        for line, message in unseen(ast.parse(path.read_text(), str(path)))
+    )
+    assert not hidden, "Babel cannot see these messages:\n" + "\n".join(hidden)
 
 
 def test_fields_reads_named_placeholders():

@@ -159,20 +159,25 @@ def test_counts_agree_with_the_number_in_each_language(code, form):
 
 
 @pytest.mark.parametrize(
-    ("code", "verdict"),
+    ("code", "wrong", "right"),
     [
-        ("uk", "Не зовсім."),
-        ("pl", "Nie do końca."),
-        ("ja", "残念、不正解です。"),
-        ("ko", "아쉽지만 틀렸습니다."),
-        ("af", "Nie heeltemal nie."),
-        ("en", "Not quite."),
+        ("uk", "На жаль, ні. Відповідь: ", "Правильно. Відповідь: "),
+        ("pl", "Niestety nie. Odpowiedź: ", "Dobrze. Odpowiedź: "),
+        ("ja", "残念、不正解です。答え：", "正解です。答え："),
+        ("ko", "아쉽지만 틀렸습니다. 정답: ", "맞았습니다. 정답: "),
+        ("af", "Ongelukkig nie. Antwoord: ", "Reg. Antwoord: "),
+        ("en", "Not quite. Answer: ", "Right. Answer: "),
     ],
 )
-def test_a_wrong_prediction_is_judged_in_the_pages_language(code, verdict):
-    """The verdict before "Answer: …" (it was English in every language: tests/i18n/test_catalogs.py,
-    test_no_message_hides_inside_an_f_string)."""
-    assert why_most_tokens(code).startswith(verdict + " ")
+def test_a_prediction_is_judged_in_the_pages_language(code, wrong, right):
+    """The verdict and "Answer: …" as each language joins them (the verdict was English in every
+    language: tests/i18n/test_catalogs.py, test_no_message_hides_inside_an_f_string)."""
+    assert why_most_tokens(code).startswith(wrong)
+    at = opened("languages", code)
+    options = at.button_group(key="languages_predict").options
+    judged = [" ".join(e.value for e in answer(at, "languages_predict", o).success) for o in options]
+    assert sum(bool(j) for j in judged) == 1  # one option is right
+    assert next(j for j in judged if j).startswith(right)
 
 
 def test_plural_forms_of_ukrainian_and_polish():

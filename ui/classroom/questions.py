@@ -150,27 +150,31 @@ def _choose(key: str, label: str, options: list[str], on_click=None, args: tuple
 
 
 def _shown(key: str, label: str, options: list[str]) -> None:
-    """A question that cannot be answered right now, drawn as _choose draws it (its recorded pick,
-    if any, still showing), with nothing to press."""
+    """A question that cannot be answered right now, drawn as _choose draws it (the pick this page
+    holds, if any, still showing), with nothing to press."""
     st.pills(label, options, key=key, format_func=literal, required=True, disabled=True)
 
 
 def _feedback(picked: str | None, answer: str, why: str) -> None:
-    """The verdict, then the answer in its own frame ("Answer: …", never "the answer is …": an
-    option can be a whole sentence, or end in its own full stop), then why, as its own paragraph."""
-    # TRANSLATORS: {answer} is the right option's text as shown (a number, a token, or a sentence)
-    shown = tr("Answer: {answer}", answer=literal(answer))
+    """The verdict and the answer in its own frame ("Answer: …", never "the answer is …": an
+    option can be a whole sentence, or end in its own full stop), as one message each, so that
+    each language writes the two as it joins them; then why, as its own paragraph. (No tr() inside
+    an f-string: Babel does not look there; tests/i18n/test_catalogs.py checks.)"""
+    shown = literal(answer)
     if picked == answer:
-        # TRANSLATORS: the verdict on a right prediction, before "Answer: …"
-        verdict = tr("Right.")
-        st.success(f"{verdict} {shown}\n\n{why}")
+        # TRANSLATORS: after a right prediction; {answer} is the right option's text as shown (a
+        # number, a token, or a sentence)
+        said = tr("Right. Answer: {answer}", answer=shown)
+        st.success(f"{said}\n\n{why}")
     elif picked is not None:
-        # TRANSLATORS: the verdict on a wrong prediction, before "Answer: …" (not "close": the
-        # prediction may be far off)
-        verdict = tr("Not quite.")
-        st.error(f"{verdict} {shown}\n\n{why}")
+        # TRANSLATORS: after a wrong prediction, which may be far off (a plain, kind "no", not
+        # "almost"); {answer} is the right option's text as shown (a number, a token, or a sentence)
+        said = tr("Not quite. Answer: {answer}", answer=shown)
+        st.error(f"{said}\n\n{why}")
     else:  # revealed to a class member who did not answer, or asked for by a learner alone
-        st.info(f"{shown}\n\n{why}")
+        # TRANSLATORS: {answer} is the right option's text as shown (a number, a token, or a sentence)
+        said = tr("Answer: {answer}", answer=shown)
+        st.info(f"{said}\n\n{why}")
 
 
 def predict(
@@ -182,7 +186,7 @@ def predict(
     everything: bool,
     view: dict[str, str] | None = None,
 ) -> bool:
-    """Ask before showing: True (draw what answers it) once the learner has checked an option (Show
+    """Ask before showing: True (draw what answers it) once the learner has pressed an option (Show
     me without predicting is one), or when `everything` is on show; in a class, once the teacher has
     revealed.
     `view`: what the options are computed from, as the page's address holds it (self_check)."""
@@ -318,14 +322,17 @@ def _histogram(key: str, tally: Tally, options: list[str], answer: str) -> None:
 
 
 @language.callback
-def _teacher_call(action, key: str, *args) -> None:
+def _teacher_call(action, key: str, *args) -> bool:
+    """Whether the store took the teacher's click (a refusal is said in the panel clicked)."""
     m = member()
     if m is None:
-        return
+        return False
     try:
         action(m.code, m.secret, key, *args)
     except ClassError as error:
-        st.session_state.setdefault(PANEL, {})[key] = str(error)  # said in the panel clicked
+        st.session_state.setdefault(PANEL, {})[key] = str(error)
+        return False
+    return True
 
 
 def _asked_on(options: list[str], view: dict[str, str]) -> dict:
@@ -343,5 +350,5 @@ def _reveal(key: str) -> None:
 
 
 def _again(key: str, options: list[str], view: dict[str, str]) -> None:
-    _teacher_call(lambda *a: membership.store().ask_again(*a, **_asked_on(options, view)), key)
-    st.session_state[key] = None  # the teacher's own pick, if any, cleared too
+    if _teacher_call(lambda *a: membership.store().ask_again(*a, **_asked_on(options, view)), key):
+        st.session_state[key] = None  # the teacher's own pick, if any, cleared too
