@@ -3,7 +3,7 @@ before you see, and the view kept in the URL."""
 
 import pytest
 
-from tests.app.conftest import SHOW, answer, figures, session, skip, url_params
+from tests.app.conftest import SHOW, answer, figures, session, skip, unescaped, url_params
 from tests.specs import decode
 from ui.widgets import code_block
 
@@ -184,6 +184,20 @@ def test_a_question_skipped_stays_answered_in_another_language(learn):
     at = at.selectbox(key="lang").set_value("uk").run()
     assert not at.exception and at.button_group(key="check_ids").options[-1] != SHOW
     assert "(1, 6, 3)" in text_of(at)  # the matrix x, still shown
+
+
+def test_a_pick_stays_picked_and_judged_in_another_language(learn):
+    """A language switch changes the options' words, and Streamlit forgets a pick that is no option
+    any more: the question keeps its position (questions._pick_in_these_words), so it shows the
+    same option, in the new words, judged, and what it answered stays shown; and back again."""
+    at = answer(learn.run(), "check_ids", "6: one per token")
+    assert "(1, 6, 3)" in text_of(at) and at.success
+    at = at.selectbox(key="lang").set_value("uk").run()
+    question = at.button_group(key="check_ids")
+    assert not at.exception and question.value == unescaped(question.options[0]) != "6: one per token"
+    assert "(1, 6, 3)" in text_of(at) and at.success[0].value.startswith("Правильно.")
+    at = at.selectbox(key="lang").set_value("en").run()
+    assert at.button_group(key="check_ids").value == "6: one per token" and at.success
 
 
 def test_options_differ_even_when_the_numbers_are_equal(learn):

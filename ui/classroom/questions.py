@@ -65,7 +65,10 @@ def self_check(
     # Alone, the last option skips the guess: an option, not a button of its own (one element
     # fewer per question on every page load: benchmarks/element_costs.py, button)
     # TRANSLATORS: a predict-first question's last option: see the answer without guessing
-    picked = _choose(key, label, options + [tr("Show me without predicting")] if m is None else options)
+    shown = options + [tr("Show me without predicting")] if m is None else options
+    if m is None:
+        _pick_in_these_words(key, shown)
+    picked = _choose(key, label, shown)
     if m is None:
         if picked is not None:
             skipped = picked not in options
@@ -78,6 +81,19 @@ def self_check(
     if revealed:
         _feedback(picked, answer, why)
     return picked
+
+
+def _pick_in_these_words(key: str, shown: list[str]) -> None:
+    """Alone: a pick kept past a language switch, by its position. The switch changes the options'
+    words, and Streamlit then forgets the pick (it is no option any more): the question would ask
+    again and hide what it had answered. Its position is kept under a key with the question's
+    prefix, so a new sentence (ui/widgets.reset_predictions) clears it with the pick."""
+    s, at = st.session_state, f"{key}_at"
+    picked = s.get(key)
+    if picked in shown:
+        s[at] = shown.index(picked)
+    elif isinstance(s.get(at), int) and s[at] < len(shown):  # None, or in the old words
+        s[key] = shown[s[at]]  # before the question is drawn: it shows the pick, in these words
 
 
 @language.fragment
@@ -167,8 +183,9 @@ def _feedback(picked: str | None, answer: str, why: str) -> None:
         said = tr("Right. Answer: {answer}", answer=shown)
         st.success(f"{said}\n\n{why}")
     elif picked is not None:
-        # TRANSLATORS: after a wrong prediction, which may be far off (a plain, kind "no", not
-        # "almost"); {answer} is the right option's text as shown (a number, a token, or a sentence)
+        # TRANSLATORS: after a wrong prediction, which may be far off: a kind "no" ("Not quite" is
+        # English's), never "almost"; {answer} is the right option's text as shown (a number, a
+        # token, or a sentence)
         said = tr("Not quite. Answer: {answer}", answer=shown)
         st.error(f"{said}\n\n{why}")
     else:  # revealed to a class member who did not answer, or asked for by a learner alone
