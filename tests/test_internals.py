@@ -170,6 +170,8 @@ def test_streamlit_reruns_a_session_with_its_client_state_on_its_event_loop():
     # session_alive: a disconnected session kept for its browser is found by get_session_info
     kept = inspect.getsource(WebsocketSessionManager.get_session_info)
     assert "self._session_storage.get(session_id)" in kept, f"{STREAMLIT}: {SEE}"
+    for moves in (WebsocketSessionManager.disconnect_session, WebsocketSessionManager._resume_stored_session):
+        assert "with self._storage_lock:" in inspect.getsource(moves), f"{STREAMLIT}: {SEE}"
     source = inspect.getsource(AppSession)
     names = ("self._client_state = ", "self._event_loop = ", "self._scriptrunner = ")
     names += ("def request_rerun(self, client_state",)

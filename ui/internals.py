@@ -267,8 +267,15 @@ def _active(session_id: str):
 def session_alive(session_id: str) -> bool:
     """Whether a session still exists: connected, or its connection gone and the session kept for
     its browser to come back to (Streamlit's server.disconnectedSessionTTL: a phone that slept).
-    SessionManager.get_session_info looks in both (Runtime's private _session_mgr)."""
-    return _served() and Runtime.instance()._session_mgr.get_session_info(session_id) is not None
+    SessionManager.get_session_info looks in both (Runtime's private _session_mgr), here under the
+    lock (its private _storage_lock) that Streamlit moves a session between the two with: a look
+    between its two steps would find it in neither, and its store of kept sessions is not safe to
+    read from another thread while it changes."""
+    if not _served():
+        return False
+    manager = Runtime.instance()._session_mgr
+    with manager._storage_lock:
+        return manager.get_session_info(session_id) is not None
 
 
 def rerun_session(session_id: str, busy: Callable[[], None] = lambda: None) -> bool:

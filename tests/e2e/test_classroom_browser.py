@@ -4,6 +4,7 @@ and the teacher's view arrive by themselves, after a pick and after a knob's cha
 reruns the page: ui/classroom/bell.py)."""
 
 import asyncio
+import time
 import urllib.request
 from urllib.parse import urlencode
 
@@ -108,8 +109,10 @@ def test_a_students_pick_is_recorded_and_the_reveal_arrives_by_itself(classroom,
     page.goto(f"{url}/learn?class={code}")
     script_done(page)
     question = page.locator('[data-testid="stButtonGroup"]', has_text="How many rows")
-    answerable(question).first.focus()
+    options = answerable(question)
+    options.first.focus()
     page.keyboard.press("ArrowRight")  # the focus moves; nothing is recorded
+    expect(options.nth(1)).to_be_focused()
     page.wait_for_timeout(1_000)  # a run the key would have started has begun by now
     script_done(page)
     assert store.tally(code, "check_ids", secret).current.answered == 0
@@ -205,9 +208,11 @@ def test_a_phone_that_slept_through_the_class_moving_on_is_woken_when_it_is_back
         await asyncio.sleep(1.0)
         async with Session(url.replace("http://", "ws://"), stats, resume=phone.session_id) as back:
             back.listen = listen
-            woken = await back.pushed(15)  # nothing sent: the server starts the run
-            while woken and not any(s.startswith("Your class has ended") for s in said):
-                woken = await back.pushed(15)  # the ended class's page reruns once more to say so
+            # nothing sent: the server starts the runs (an ended class's page reruns once more to
+            # say so), and what trails a run is read past
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline and not any(s.startswith("Your class has ended") for s in said):
+                await back.pushed(deadline - time.monotonic())
         return stats, phone.session_id, back.session_id
 
     stats, first, again = in_thread(asyncio.run, go())

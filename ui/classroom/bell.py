@@ -3,7 +3,8 @@ student follows), a question the page holds revealed, a new vote on the class's 
 
 One thread per process looks at each class this process's students are in, every BELL seconds,
 and reruns only the sessions whose page must change (the whole page, as Streamlit's run-on-save
-does: ui/internals.rerun_session). A student who waits costs the server nothing. Before, each
+does: ui/internals.rerun_session). A student who waits costs the server nothing but a look per
+round (a phone asleep: two dictionary look-ups, until Streamlit drops its session). Before, each
 student's tab had a run_every fragment: a rerun every second for every open tab, ~4-6 ms of CPU
 each, most of a core for 200 students, which left too little to switch 100 followers' pages
 within 2 s (benchmarks/class_mode.py, docs/benchmarks.md#class-mode).
