@@ -106,6 +106,61 @@ def test_a_session_busy_with_its_own_run_is_rung_again_next_round(setup):
     assert bell.ring() == ["a"] and "a" not in bell.tabs
 
 
+def test_a_page_that_left_its_ended_class_while_busy_is_not_rung_again(setup):
+    """A page running when its class ends reads the end itself and says so; the bell, finding it
+    busy, must not ring it again once that run is over: the rerun would draw the page past the
+    run that said why (the Ukrainian student's notice in tests/e2e/test_class_room_browser.py
+    came and went under load)."""
+    store, code, secret, bell, _, _ = setup
+    reruns = []
+
+    def running(session, busy):  # its run in progress sees the end first and leaves
+        reruns.append(session)
+        bell.forget(session)  # membership.watch's ended path
+        busy()
+        return True
+
+    bell.rerun = running
+    bell.listen("a", tab(store, code))
+    store.close(code, secret)
+    assert bell.ring() == ["a"]
+    assert bell.ring() == [] and reruns == ["a"] and "a" not in bell.tabs and "a" not in bell.said
+
+
+def test_a_page_that_listened_while_the_round_looked_keeps_its_newer_tab(setup):
+    """The page's own run listens while the bell's round looks at the tab before it: the round
+    rings the old tab, and keeps watching the newer one."""
+    store, code, secret, bell, rerun, _ = setup
+    bell.listen("a", tab(store, code))
+    store.send_view(code, secret, "learn", {"sentence": "1"})
+    looked = bell._ring_class
+
+    def racing(code_, members):
+        rung = looked(code_, members)
+        bell.listen("a", tab(store, code))  # a run that has read the new view
+        return rung
+
+    bell._ring_class = racing
+    assert bell.ring() == ["a"] and rerun == ["a"] and "a" in bell.tabs
+    bell._ring_class = looked
+    assert bell.ring() == []  # its newer tab is not due
+    store.send_view(code, secret, "learn", {"sentence": "2"})
+    assert bell.ring() == ["a"]
+
+
+def test_a_session_gone_before_or_after_its_rerun_is_forgotten(setup):
+    """Nothing is kept for a session Streamlit dropped: the bell's memory is the live pages'."""
+    store, code, secret, bell, _, gone = setup
+    bell.listen("before", tab(store, code))
+    bell.listen("after", tab(store, code))
+    bell.rerun = lambda session, busy: session != "before"  # "before" is not connected
+    gone.add("before")
+    store.send_view(code, secret, "learn", {"sentence": "1"})
+    assert sorted(bell.ring()) == ["after", "before"] and bell.tabs == {} and list(bell.said) == ["after"]
+    gone.add("after")  # its rerun went, and no run of it listened again
+    assert bell.ring() == [] and bell.said == {}
+
+
 def test_one_sessions_failed_rerun_never_skips_the_others(setup):
     store, code, secret, bell, rerun, _ = setup
     for session in ("a", "b", "c"):

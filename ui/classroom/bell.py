@@ -125,7 +125,12 @@ class Bell:
 
     def __init__(self, store: Store, rerun=internals.rerun_session, alive=internals.session_alive):
         self.store, self.rerun, self.alive = store, rerun, alive
-        self.tabs: dict[str, Tab] = {}  # Streamlit session id -> its page's last run
+        self.tabs: dict[str, Tab] = {}  # Streamlit session id -> its page's last run, looked at each round
+        # what each session's page last told the bell: the tab it listened with, gone once it left
+        # the class. A session rung while busy is looked at again with this, not with what the round
+        # saw: a run that left meanwhile (its class ended) must not be rung again, which would rerun
+        # its page past the run that said why.
+        self.said: dict[str, Tab] = {}
         self.lock = threading.Lock()
         self.thread: threading.Thread | None = None
         self.swept = time.monotonic()
@@ -133,7 +138,7 @@ class Bell:
 
     def listen(self, session: str, tab: Tab) -> None:
         with self.lock:
-            self.tabs[session] = tab
+            self.tabs[session] = self.said[session] = tab
         self.start()
 
     def start(self) -> None:
@@ -145,14 +150,25 @@ class Bell:
                 self.thread.start()
 
     def forget(self, session: str) -> None:
+        """A session whose page left the class, or that is gone: never rung again."""
         with self.lock:
             self.tabs.pop(session, None)
+            self.said.pop(session, None)
 
-    def _again(self, session: str, tab: Tab) -> None:
-        """A session busy with a run of its own when rung: looked at again next round (unless
-        that run listened meanwhile, with what its page shows now)."""
+    def _rung(self, session: str, tab: Tab) -> None:
+        """Not looked at until its page's run listens again, unless a run listened while the round
+        looked (its newer tab is kept)."""
         with self.lock:
-            self.tabs.setdefault(session, tab)
+            if self.tabs.get(session) is tab:
+                del self.tabs[session]
+
+    def _again(self, session: str) -> None:
+        """A session busy with a run of its own when rung, or asleep: looked at again next round,
+        with what its page last said (a run that listened meanwhile: its page as it is now; one
+        that left the class: nothing to look at)."""
+        with self.lock:
+            if (tab := self.said.get(session)) is not None:
+                self.tabs.setdefault(session, tab)
 
     def _loop(self) -> None:
         while True:
@@ -178,7 +194,7 @@ class Bell:
         listens again; one asleep kept until it is back); the sessions gone, forgotten. Returns
         those rung."""
         with self.lock:
-            tabs = dict(self.tabs)
+            tabs, known = dict(self.tabs), list(self.said)  # every session in tabs is in said
         classes: dict[str, list[tuple[str, Tab]]] = defaultdict(list)
         for session, tab in tabs.items():
             classes[tab.code].append((session, tab))
@@ -186,17 +202,16 @@ class Bell:
         for code, members in classes.items():
             rung += self._ring_class(code, members)
         for session in rung:
-            self.forget(session)  # its page's run listens again
+            self._rung(session, tabs[session])  # its page's run listens again
             try:
-                woken = self.rerun(session, busy=lambda s=session: self._again(s, tabs[s]))
-                if not woken and self.alive(session):
+                if not self.rerun(session, busy=lambda s=session: self._again(s)):
                     # asleep (a phone: its connection gone, its session kept): a browser that comes
                     # back to an idle page does not rerun it, so the bell does, once it is back
-                    self._again(session, tabs[session])
+                    self._again(session) if self.alive(session) else self.forget(session)
             except Exception as error:  # noqa: BLE001 - one session's failure never skips the others
-                self._again(session, tabs[session])
+                self._again(session)
                 self.trouble("rerun", error)
-        for session in tabs.keys() - set(rung):
+        for session in set(known) - set(rung):
             if not self.alive(session):  # gone for good; one asleep is kept (session_alive)
                 self.forget(session)
         return rung

@@ -317,9 +317,8 @@ def watch(pages: dict) -> None:
     if offline():  # the store did not answer a moment ago: the page shows what it has
         _wake_when_back()
         return
-    if not watching():
-        if st.session_state.pop(LISTENING, False):  # it left the class (or became its teacher)
-            bell().forget(session)
+    if not watching():  # it left the class (or became its teacher)
+        _unlisten(session)
         return
     m = member()
     st.session_state[WAITING] = set()  # this run's page adds the questions it holds (questions.py)
@@ -331,6 +330,7 @@ def watch(pages: dict) -> None:
             unreachable(error)
             return
         leave()
+        _unlisten(session)  # now: a ring while this run goes on would rerun the page past what it says
         say(
             tr(
                 "Your class has ended: its teacher closed it, or its time ran out. The page is yours alone "
@@ -354,6 +354,12 @@ def watch(pages: dict) -> None:
         tab = ringing.Tab(m.code, m.follow, seen, ringing.voting(m.vote), st.session_state[WAITING])
         bell().listen(session, tab)
         st.session_state[LISTENING] = True
+
+
+def _unlisten(session: str | None) -> None:
+    """This page is no longer a class student's: the bell forgets it, if it listened."""
+    if st.session_state.pop(LISTENING, False):
+        bell().forget(session)
 
 
 def arrived() -> None:
