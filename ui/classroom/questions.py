@@ -68,7 +68,7 @@ def self_check(
     shown = options + [tr("Show me without predicting")] if m is None else options
     if m is None:
         _pick_in_these_words(key, shown)
-    picked = _choose(key, label, shown)
+    picked = _choose(_teachers(key) if m is not None and m.teacher else key, label, shown)
     if m is None:
         if picked is not None:
             skipped = picked not in options
@@ -81,6 +81,16 @@ def self_check(
     if revealed:
         _feedback(picked, answer, why)
     return picked
+
+
+def _teachers(key: str) -> str:
+    """The key of the teacher's own pick: a new widget after each Ask again, which starts empty.
+    Setting the old one to None did not hold: the histogram's poll (teacher_panel, a fragment rerun
+    every POLL s) sends the browser's widget values, and one sent before the browser heard of the
+    clearing put the old pick back (2 of 4 tries on a server taking 1 s a run). A value sent for
+    a widget no longer drawn is dropped."""
+    n = st.session_state.get(f"_{key}_asked_again", 0)
+    return f"{key}_vote{n + 1}" if n else key
 
 
 def _pick_in_these_words(key: str, shown: list[str]) -> None:
@@ -368,4 +378,5 @@ def _reveal(key: str) -> None:
 
 def _again(key: str, options: list[str], view: dict[str, str]) -> None:
     if _teacher_call(lambda *a: membership.store().ask_again(*a, **_asked_on(options, view)), key):
-        st.session_state[key] = None  # the teacher's own pick, if any, cleared too
+        counted = f"_{key}_asked_again"  # the teacher's own pick starts afresh too (_teachers)
+        st.session_state[counted] = st.session_state.get(counted, 0) + 1
