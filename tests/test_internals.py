@@ -182,6 +182,31 @@ def test_streamlit_reruns_a_session_with_its_client_state_on_its_event_loop():
     assert internals.session_alive("nobody") is False
 
 
+def test_a_rerun_is_made_on_the_event_loop_only_if_still_wanted_then(monkeypatch):
+    """rerun_session's closure, on the session's event loop: nothing when wanted() says no (a run
+    that ended meanwhile left the class), busy() while a run of its own goes on, else the last
+    finished run's page as a whole-page rerun."""
+    from types import SimpleNamespace
+
+    from streamlit.proto.ClientState_pb2 import ClientState
+
+    made, busy = [], []
+    loop = SimpleNamespace(call_soon_threadsafe=lambda f: f())
+    last = ClientState(query_string="class=K7QX", fragment_id="f1", is_auto_rerun=True)
+    session = SimpleNamespace(
+        _scriptrunner=None, _client_state=last, _event_loop=loop, request_rerun=made.append
+    )
+    monkeypatch.setattr(internals, "_active", lambda session_id: SimpleNamespace(session=session))
+    assert internals.rerun_session("s", busy=lambda: busy.append(1), wanted=lambda: False) is True
+    assert made == [] and busy == []
+    session._scriptrunner = object()
+    internals.rerun_session("s", busy=lambda: busy.append(1))
+    assert made == [] and busy == [1]
+    session._scriptrunner = None
+    internals.rerun_session("s", busy=lambda: busy.append(1))
+    assert [(m.query_string, m.fragment_id, m.is_auto_rerun) for m in made] == [("class=K7QX", "", False)]
+
+
 def test_streamlit_gives_a_sessions_connection_by_its_id():
     """this_connection: Runtime.get_client(session_id), its SessionClient (one per websocket: a
     reconnect makes a new one, tests/e2e/test_setup_resent.py)."""

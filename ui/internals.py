@@ -278,21 +278,27 @@ def session_alive(session_id: str) -> bool:
         return manager.get_session_info(session_id) is not None
 
 
-def rerun_session(session_id: str, busy: Callable[[], None] = lambda: None) -> bool:
+def rerun_session(
+    session_id: str, busy: Callable[[], None] = lambda: None, wanted: Callable[[], bool] = lambda: True
+) -> bool:
     """A whole-page rerun of another session, from any thread, as Streamlit's run-on-save reruns
     a session when its source changes: AppSession.request_rerun(its _client_state, private: the
     last finished run's page, address and widget values), on the runtime's event loop (AppSession's
     private _event_loop), never a fragment's (the last run may have been one). A session running a
     script of its own (AppSession's private _scriptrunner) is left to finish it, and busy() is
     called instead: a rerun would stop that run and start again from the last finished one's page,
-    undoing a click on a link. No public API reruns a session the server chooses. False when the
-    session is not connected (gone, or its connection dropped: session_alive tells which)."""
+    undoing a click on a link. wanted() is asked there first: a run that ended between the caller's
+    decision and this moment may have made the rerun wrong (None of it then). No public API reruns
+    a session the server chooses. False when the session is not connected (gone, or its connection
+    dropped: session_alive tells which)."""
     info = _active(session_id)
     if info is None:
         return False
     session = info.session
 
     def rerun() -> None:  # on the event loop, where the session's runs start and end
+        if not wanted():
+            return
         if session._scriptrunner is not None:
             busy()
             return

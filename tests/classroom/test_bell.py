@@ -16,9 +16,13 @@ def setup(tmp_path):
     store = SQLiteStore(tmp_path / "c.sqlite3")
     code, secret = store.new_class()
     rerun, gone = [], set()
-    bell = Bell(
-        store, rerun=lambda session, busy: rerun.append(session) or True, alive=lambda s: s not in gone
-    )
+
+    def reruns(session, busy, wanted):  # as on the event loop: a rerun only if still wanted then
+        if wanted():
+            rerun.append(session)
+        return True
+
+    bell = Bell(store, rerun=reruns, alive=lambda s: s not in gone)
     bell.thread = object()  # no thread: the test rings by hand
     return store, code, secret, bell, rerun, gone
 
@@ -78,7 +82,7 @@ def test_a_phone_asleep_is_rung_once_it_is_back(setup):
     ringing it until the rerun reaches it, then forgets it until its page listens again."""
     store, code, secret, bell, rerun, gone = setup
     awake = set()
-    bell.rerun = lambda session, busy: session in awake and (rerun.append(session) or True)
+    bell.rerun = lambda session, busy, wanted: session in awake and (rerun.append(session) or True)
     bell.listen("phone", tab(store, code))
     assert bell.ring() == [] and "phone" in bell.tabs  # asleep, not gone: kept
     store.send_view(code, secret, "learn", {"sentence": "1"})
@@ -97,24 +101,23 @@ def test_a_session_busy_with_its_own_run_is_rung_again_next_round(setup):
     and rung once that run has finished, unless the run listened meanwhile."""
     store, code, secret, bell, _, _ = setup
     busy_runs = []
-    bell.rerun = lambda session, busy: (busy_runs.append(session), busy())
+    bell.rerun = lambda session, busy, wanted: (busy_runs.append(session), busy())
     bell.listen("a", tab(store, code))
     store.send_view(code, secret, "learn", {"sentence": "1"})
     assert bell.ring() == ["a"] and "a" in bell.tabs  # busy: kept
     assert bell.ring() == ["a"] and busy_runs == ["a", "a"]  # and rung again
-    bell.rerun = lambda session, busy: True  # now it reruns
+    bell.rerun = lambda session, busy, wanted: True  # now it reruns
     assert bell.ring() == ["a"] and "a" not in bell.tabs
 
 
 def test_a_page_that_left_its_ended_class_while_busy_is_not_rung_again(setup):
     """A page running when its class ends reads the end itself and says so; the bell, finding it
     busy, must not ring it again once that run is over: the rerun would draw the page past the
-    run that said why (the Ukrainian student's notice in tests/e2e/test_class_room_browser.py
-    came and went under load)."""
+    run that said why."""
     store, code, secret, bell, _, _ = setup
     reruns = []
 
-    def running(session, busy):  # its run in progress sees the end first and leaves
+    def running(session, busy, wanted):  # its run in progress sees the end first and leaves
         reruns.append(session)
         bell.forget(session)  # membership.watch's ended path
         busy()
@@ -125,6 +128,22 @@ def test_a_page_that_left_its_ended_class_while_busy_is_not_rung_again(setup):
     store.close(code, secret)
     assert bell.ring() == ["a"]
     assert bell.ring() == [] and reruns == ["a"] and "a" not in bell.tabs and "a" not in bell.said
+
+
+def test_a_page_whose_run_left_its_class_after_the_round_looked_is_not_rerun(setup):
+    """The round decides on what it read; the rerun is made later, on Streamlit's event loop. A run
+    that left the class in between (it read the end and said so, and is over) is not rerun."""
+    store, code, secret, bell, rerun, _ = setup
+    decided = bell.rerun
+
+    def late(session, busy, wanted):
+        bell.forget(session)  # membership.watch's ended path, in a run that has ended since
+        return decided(session, busy, wanted)
+
+    bell.rerun = late
+    bell.listen("a", tab(store, code))
+    store.close(code, secret)
+    assert bell.ring() == ["a"] and rerun == [] and bell.said == {}
 
 
 def test_a_page_that_listened_while_the_round_looked_keeps_its_newer_tab(setup):
@@ -153,7 +172,7 @@ def test_a_session_gone_before_or_after_its_rerun_is_forgotten(setup):
     store, code, secret, bell, _, gone = setup
     bell.listen("before", tab(store, code))
     bell.listen("after", tab(store, code))
-    bell.rerun = lambda session, busy: session != "before"  # "before" is not connected
+    bell.rerun = lambda session, busy, wanted: session != "before"  # "before" is not connected
     gone.add("before")
     store.send_view(code, secret, "learn", {"sentence": "1"})
     assert sorted(bell.ring()) == ["after", "before"] and bell.tabs == {} and list(bell.said) == ["after"]
@@ -166,7 +185,7 @@ def test_one_sessions_failed_rerun_never_skips_the_others(setup):
     for session in ("a", "b", "c"):
         bell.listen(session, tab(store, code))
 
-    def rerun_but_b(session, busy):
+    def rerun_but_b(session, busy, wanted):
         if session == "b":
             raise RuntimeError("its event loop is gone")
         rerun.append(session)

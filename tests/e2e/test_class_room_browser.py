@@ -146,7 +146,7 @@ def test_a_closed_class_says_so_on_a_ukrainian_students_page(room, page):
     try:
         page.get_by_text(ended[:40]).wait_for(timeout=60_000)
     except PlaywrightTimeout as error:  # said with what the page showed instead
-        shown = page.locator('[data-testid="stMain"]').inner_text()[:300]
+        shown = page.locator('[data-testid="stMain"]').inner_text(timeout=5_000)[:300]
         raise AssertionError(
             f"no notice after 60 s; the address is {page.url}; the page shows:\n{shown}"
         ) from error

@@ -190,8 +190,8 @@ class Bell:
             log.warning("class bell: %s failed (%s: %s); trying again", what, type(error).__name__, error)
 
     def ring(self) -> list[str]:
-        """One round: every class looked at once; the sessions rerun (forgotten until their run
-        listens again; one asleep kept until it is back); the sessions gone, forgotten. Returns
+        """One round: every class looked at once; the sessions rerun (not looked at until their
+        run listens again; one asleep kept until it is back); the sessions gone, forgotten. Returns
         those rung."""
         with self.lock:
             tabs, known = dict(self.tabs), list(self.said)  # every session in tabs is in said
@@ -204,10 +204,18 @@ class Bell:
         for session in rung:
             self._rung(session, tabs[session])  # its page's run listens again
             try:
-                if not self.rerun(session, busy=lambda s=session: self._again(s)):
+                # wanted: still listening when the rerun is made (a run that ended since this
+                # round looked may have left the class and said so; a rerun would draw past it)
+                woken = self.rerun(
+                    session, busy=lambda s=session: self._again(s), wanted=lambda s=session: s in self.said
+                )
+                if not woken:
                     # asleep (a phone: its connection gone, its session kept): a browser that comes
                     # back to an idle page does not rerun it, so the bell does, once it is back
-                    self._again(session) if self.alive(session) else self.forget(session)
+                    if self.alive(session):
+                        self._again(session)
+                    else:
+                        self.forget(session)
             except Exception as error:  # noqa: BLE001 - one session's failure never skips the others
                 self._again(session)
                 self.trouble("rerun", error)
