@@ -15,7 +15,10 @@ def test_a_fresh_servers_first_visitor_on_a_page_gets_the_router(browser):
         script_done(page)
         # a fresh server's first visit shows the cold start's frame, then reruns into the page: the
         # script can read as done in between (failed once in three whole runs), so wait for the link
+        # and for the page's own body (the body was still missing once, in a full suite, just after
+        # the links had come)
         page.get_by_role("link", name="Scaling").wait_for(timeout=60_000)
+        page.get_by_text("Sentence (both sides)").wait_for(timeout=60_000)
         script_done(page)
         assert page.title() == "Attention Explorer"
         assert page.get_by_role("link", name="Scaling").count() == 1
