@@ -288,7 +288,7 @@ def rerun_session(
     script of its own (AppSession's private _scriptrunner) is left to finish it, and busy() is
     called instead: a rerun would stop that run and start again from the last finished one's page,
     undoing a click on a link. wanted() is asked there first: a run that ended between the caller's
-    decision and this moment may have made the rerun wrong (None of it then). No public API reruns
+    decision and this moment may have made the rerun wrong, and then nothing is done. No public API reruns
     a session the server chooses. False when the session is not connected (gone, or its connection
     dropped: session_alive tells which)."""
     info = _active(session_id)
