@@ -216,6 +216,7 @@ def test_streamlit_gives_a_sessions_connection_by_its_id():
         f"{STREAMLIT}: Runtime.get_client(session_id) changed; {SEE} (this_connection)"
     )
     assert internals.this_connection() is None  # no server
+    assert internals.connection_now("s") is None
 
 
 def test_streamlit_frontend_draws_plotly_charts_with_one_lazily_loaded_chunk():

@@ -16,7 +16,9 @@ canary per name, which fails naming the installed version when an upgrade change
     this_session(), rerun_session(id), session_alive(id)
                                Streamlit: a session rerun from another thread, as run-on-save does
                                (ui/classroom/bell.py)
-    this_connection()          Streamlit: the browser connection a session's run sends to (ui/chrome.py)
+    this_connection(), connection_now(id)
+                               Streamlit: the browser connection a session's run sends to, and the
+                               one it has now (ui/chrome.py, ui/classroom/bell.py)
 """
 
 from __future__ import annotations
@@ -249,6 +251,15 @@ def this_connection() -> str | None:
     if client not in _CONNECTIONS:  # a session's runs come one at a time: no other thread adds it
         _CONNECTIONS[client] = secrets.token_hex(8)
     return _CONNECTIONS[client]
+
+
+def connection_now(session_id: str) -> str | None:
+    """From any thread (the class bell's): the name this_connection() gave the connection a
+    session has now; "" for one that no run of it has named yet (a browser back at an idle page);
+    None for none (the browser away, the session gone, no server). Runtime.get_client says it is
+    safe on any thread; the bell only reads _CONNECTIONS, which its sessions' runs write."""
+    client = Runtime.instance().get_client(session_id) if _served() else None
+    return None if client is None else _CONNECTIONS.get(client, "")
 
 
 _CONNECTIONS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # SessionClient -> its name

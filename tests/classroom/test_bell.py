@@ -1,6 +1,7 @@
 """ui/classroom/bell.py: one look per class and round, and only the pages that must change rerun."""
 
 import logging
+from dataclasses import replace
 
 import pytest
 
@@ -94,6 +95,27 @@ def test_a_phone_asleep_is_rung_once_it_is_back(setup):
     gone.add("late")  # never came back: Streamlit dropped it
     store.send_view(code, secret, "learn", {"sentence": "2"})
     assert bell.ring() == ["late"] and "late" not in bell.tabs
+
+
+def test_a_browser_back_on_a_new_connection_is_rung_though_the_class_stood_still(setup):
+    """A phone asleep for less time than the server's pings take to notice (30-60 s) is rung on a
+    dead connection: its run draws the class's new state for nobody and listens as up to date.
+    Its browser back on a new connection (one no run has named yet: "") is rung; one on the
+    connection its page's run drew on, or away (None), is not."""
+    store, code, secret, bell, rerun, _ = setup
+    now = {"phone": "c1", "away": None}
+    bell.connection = now.get
+    store.send_view(code, secret, "learn", {"sentence": "1"})
+    bell.listen("phone", replace(tab(store, code), connection="c1"))  # rung, on a connection now dead
+    bell.listen("away", tab(store, code))  # its run drew while the browser was away
+    assert bell.ring() == [] and rerun == []
+    now["phone"] = None  # the server noticed: away, the session kept
+    assert bell.ring() == [] and "phone" in bell.tabs
+    now["phone"] = now["away"] = ""  # back, each on a new connection
+    assert sorted(bell.ring()) == ["away", "phone"] and sorted(rerun) == ["away", "phone"]
+    bell.listen("phone", replace(tab(store, code), connection="c2"))  # its run, on the new one
+    now["phone"] = "c2"
+    assert bell.ring() == [] and "phone" in bell.tabs
 
 
 def test_a_session_busy_with_its_own_run_is_rung_again_next_round(setup):

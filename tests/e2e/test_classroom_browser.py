@@ -232,3 +232,35 @@ def test_a_phone_that_slept_through_the_class_moving_on_is_woken_when_it_is_back
     assert not stats.errors
     assert first and again == first  # the same session, back
     assert any(s.startswith("Your class has ended") for s in said), said
+
+
+@pytest.mark.parametrize("noticed", [True, False], ids=["back-after-the-server-noticed", "back-before"])
+def test_a_phone_rung_on_a_connection_already_dead_is_rung_again_when_it_is_back(classroom, noticed):
+    """A phone that has just gone to sleep: its connection is dead, and the server learns so only
+    by its pings (every 30 s, 30 s to answer). The teacher sends a view meanwhile; the bell reruns
+    the page on that connection, and the run draws the view for nobody. Once the phone is back on
+    a new connection (after the server noticed, or before: Streamlit then moves the session to
+    the new one), the server reruns its page by itself (the bell: the page's last run drew on
+    another connection than the session has now) and the phone shows the teacher's view."""
+    url, store = classroom
+    code, secret = store.new_class()
+
+    async def go():
+        stats, ws = Stats(), url.replace("http://", "ws://")
+        phone = await Session(ws, stats).__aenter__()
+        await phone.rerun(f"class={code}")  # the Explorer, following the teacher
+        home = phone.page
+        store.send_view(code, secret, "learn", {"sentence": "1"})
+        await asyncio.sleep(3.0)  # rung and rerun; what the run sends is never read
+        if noticed:
+            phone.ws.transport.abort()  # the dead connection closed: what it held is lost
+            await asyncio.sleep(1.0)
+        async with Session(ws, stats, resume=phone.session_id) as back:
+            came = await back.pushed(30)  # nothing sent: the server starts the run
+        phone.ws.transport.abort()
+        return stats, home, phone.session_id, back, came
+
+    stats, home, first, back, came = in_thread(asyncio.run, go())
+    assert not stats.errors
+    assert first and back.session_id == first  # the same session, back
+    assert came and back.page and back.page != home  # the teacher's view: Learn

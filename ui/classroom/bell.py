@@ -101,6 +101,7 @@ class Tab:
     vote: tuple[str, int] | None  # the class's question and round, as this page saw them
     waiting: set[str] = field(default_factory=set)  # the questions the page holds (filled as it draws)
     retry: float | None = None  # the page could not reach the store: rerun once it answers, from this time
+    connection: str | None = None  # the browser connection the run drew on (internals.this_connection)
 
 
 def voting(vote: Vote | None) -> tuple[str, int] | None:
@@ -123,8 +124,14 @@ def due(tab: Tab, view: View, now_voting: tuple[str, int] | None, revealed: set[
 class Bell:
     """The process's bell: listen() after a student's page run, ring() once a round."""
 
-    def __init__(self, store: Store, rerun=internals.rerun_session, alive=internals.session_alive):
-        self.store, self.rerun, self.alive = store, rerun, alive
+    def __init__(
+        self,
+        store: Store,
+        rerun=internals.rerun_session,
+        alive=internals.session_alive,
+        connection=internals.connection_now,
+    ):
+        self.store, self.rerun, self.alive, self.connection = store, rerun, alive, connection
         self.tabs: dict[str, Tab] = {}  # Streamlit session id -> its page's last run, looked at each round
         # what each session's page last told the bell: the tab it listened with, gone once it left
         # the class. A session rung while busy is looked at again with this, not with what the round
@@ -241,4 +248,16 @@ class Bell:
         recent.put(("vote", code), vote)
         for question in held:
             recent.put(("revealed", code, question), question in revealed)
-        return [session for session, tab in members if due(tab, view, now_voting, revealed)]
+        return [
+            session
+            for session, tab in members
+            if due(tab, view, now_voting, revealed) or self._back(session, tab)
+        ]
+
+    def _back(self, session: str, tab: Tab) -> bool:
+        """Its browser connected again since its page's last run. The server learns that a
+        connection died only by its pings (every 30 s, 30 s to answer): a phone asleep for less
+        than that was rung on a dead connection, its run drew the class's new state for nobody, and
+        a browser that comes back to an idle page does not rerun it."""
+        now = self.connection(session)
+        return now is not None and now != tab.connection

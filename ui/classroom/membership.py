@@ -105,8 +105,7 @@ def _wake_when_back() -> None:
     session, m = internals.this_session(), member()
     if session is not None and m is not None and not m.teacher and OFFLINE in st.session_state:
         retry = st.session_state[OFFLINE][0]
-        bell().listen(session, ringing.Tab(m.code, m.follow, m.seen, ringing.voting(m.vote), set(), retry))
-        st.session_state[LISTENING] = True
+        _listen(session, ringing.Tab(m.code, m.follow, m.seen, ringing.voting(m.vote), set(), retry))
 
 
 def answered() -> None:
@@ -351,9 +350,16 @@ def watch(pages: dict) -> None:
         trip.go(m, going, pages, view_params())
     if session is not None:
         seen = max(m.seen, m.going[0].seen) if m.going else m.seen  # where this run is going
-        tab = ringing.Tab(m.code, m.follow, seen, ringing.voting(m.vote), st.session_state[WAITING])
-        bell().listen(session, tab)
-        st.session_state[LISTENING] = True
+        waiting = st.session_state[WAITING]  # filled as the page draws its questions
+        _listen(session, ringing.Tab(m.code, m.follow, seen, ringing.voting(m.vote), waiting))
+
+
+def _listen(session: str, tab: ringing.Tab) -> None:
+    """The bell looks at this page from now on, as this run drew it and on the browser connection
+    it drew on: a browser back on another one is rung (bell.py)."""
+    tab.connection = internals.this_connection()
+    bell().listen(session, tab)
+    st.session_state[LISTENING] = True
 
 
 def _unlisten(session: str | None) -> None:
