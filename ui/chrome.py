@@ -144,7 +144,27 @@ def _setup_tags(code: str) -> str:
         " document.querySelectorAll('script[data-ae-a11y]').forEach((old) => old.remove());"
         " const script = document.createElement('script'); script.dataset.aeA11y = '';"
         f" script.src = new URL({json.dumps(A11Y_SRC)}, index ? index.src : document.baseURI).href;"
-        " document.head.appendChild(script); })();</script>"
+        " document.head.appendChild(script); })();"
+        f"{_wake_script()}</script>"
+    )
+
+
+def _wake_script() -> str:
+    """A class student's phone asleep longer than Streamlit keeps a session whose browser went
+    (server.disconnectedSessionTTL) comes back to a new, empty one, which draws nothing until the
+    student touches the page: a page hidden that long reloads itself when it is seen again. Its
+    address holds the class and the student's token: the same student, the class as it is now
+    (ui/classroom/browser.py). A shorter sleep keeps the session, and the class's bell reruns it
+    (ui/classroom/bell.py). A laptop's tab hidden as long reloads too: one page load. Installed
+    once per page; no "<" in it (_script_text)."""
+    after = round(1000 * float(st.get_option("server.disconnectedSessionTTL")))
+    return (
+        " if (!window.__aeWake) { window.__aeWake = true; let hidden = null;"
+        " document.addEventListener('visibilitychange', () => {"
+        " if (document.hidden) { hidden = Date.now(); return; }"
+        " const away = hidden === null ? 0 : Date.now() - hidden; hidden = null;"
+        " const here = new URLSearchParams(location.search);"
+        f" if (away >= {after} && here.has('class') && here.has('student')) location.reload(); }}); }}"
     )
 
 

@@ -20,6 +20,8 @@ def test_the_style_sheet_comes_once_with_the_script_and_again_in_another_languag
     assert _script_text(APP_CSS) in setup and "ae-app-css" in setup
     assert "a11y.js" in setup and '"lang": "en"' in setup
     assert "<" not in setup.removeprefix("<script>").removesuffix("</script>")  # nothing ends it early
+    # a class student's page hidden longer than Streamlit keeps its session reloads when seen again
+    assert "visibilitychange" in setup and "away >= 120000 && here.has('class')" in setup
     assert "class-code" in APP_CSS and "/*" not in APP_CSS  # the whole file, its comments out
     at.switch_page("pages/learn.py").run()
     assert not at.exception and htmls(at) == []  # a whole-page run of another page: nothing again

@@ -1,8 +1,10 @@
 """Class mode as a real room behaves, in Chromium: the teacher's link leaves no trace in history and
 a reload (Projector mode on) keeps the teacher the teacher; a student's reload, a second tab, the
 QR code scanned again and a phone that slept past the session's life are one student with one
-answer; a closed class says so on a Ukrainian student's page."""
+answer, and that phone shows the class as it is once seen again; a closed class says so on a
+Ukrainian student's page."""
 
+import re
 import time
 
 import pytest
@@ -122,6 +124,55 @@ def test_a_reload_a_second_tab_a_scan_and_a_sleep_are_one_student(room, browser)
         tally = store.tally(code, Q, secret)
         assert (tally.joined, tally.current.answered) == (1, 1)
         assert tally.current.counts == {2: 1}
+    finally:
+        context.close()
+
+
+HIDE = """(hidden) => {
+  for (const [name, value] of [["hidden", hidden], ["visibilityState", hidden ? "hidden" : "visible"]])
+    Object.defineProperty(document, name, {configurable: true, get: () => value});
+  document.dispatchEvent(new Event("visibilitychange"));
+}"""
+
+
+def test_a_phone_asleep_past_its_sessions_life_shows_the_class_as_it_is_when_seen_again(room, browser):
+    """A phone asleep: hidden, its connection gone and every reconnect failing, longer than its
+    session lives (TTL). The teacher asks a question meanwhile. Awake, Streamlit's page connects
+    to a new, empty session and draws nothing by itself; the page, hidden that long, reloads
+    itself (ui/chrome._wake_script): the same student, and the question is there to answer."""
+    url, store = room
+    code, secret = store.new_class()
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    asleep, open_ = [False], []
+
+    def connect(ws):  # the page's websocket, through the test: none gets through while asleep
+        if asleep[0]:
+            ws.close()
+        else:
+            open_.append((ws, ws.connect_to_server()))
+
+    try:
+        page = context.new_page()
+        page.route_web_socket(re.compile(r"/_stcore/stream"), connect)
+        page.goto(f"{url}/learn?class={code}")
+        page.wait_for_url("**student=**", timeout=30_000)
+        script_done(page)
+        page.wait_for_function("() => window.__aeWake === true", timeout=30_000)  # the page's setup ran
+        page.evaluate("window.__stillThisPage = true")
+        page.evaluate(HIDE, True)  # the phone sleeps
+        asleep[0] = True
+        for ws, server in open_:
+            server.close()
+            ws.close()
+        ask(browser, url, code, secret)
+        time.sleep(TTL + 3)  # the server has dropped the session
+        asleep[0] = False
+        page.evaluate(HIDE, False)  # awake, seen again
+        page.wait_for_function("() => !window.__stillThisPage", timeout=30_000)  # reloaded
+        script_done(page)
+        pick(page, 1)
+        tally = store.tally(code, Q, secret)
+        assert (tally.joined, tally.current.answered, tally.current.counts) == (1, 1, {1: 1})
     finally:
         context.close()
 
