@@ -20,6 +20,8 @@ class Round:
     answered: int  # students who answered in this round
     counts: dict[int, int] = field(default_factory=dict)  # an option's position -> answers
     options: tuple[str, ...] = ()  # the teacher's option texts (): positions without texts
+    page: str = ""  # the view it was asked on: its page ("" with no params: asked without one)
+    params: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -180,8 +180,8 @@ class RedisStore(Store):
             return None
         rounds = _rounds(fields)
         made = (
-            Round(n, opened, shown, sum(counts.values()), counts, options)
-            for n, (opened, shown, options, counts) in sorted(rounds.items())
+            Round(n, opened, shown, sum(counts.values()), counts, options, page, params)
+            for n, (opened, shown, options, counts, page, params) in sorted(rounds.items())
         )
         return Tally(question, joined, tuple(made))
 
@@ -243,7 +243,7 @@ class RedisStore(Store):
         rounds, answers = [], []
         for question, fields, given in zip(questions, found[::2], found[1::2], strict=True):
             asked = int(fields.get("asked", 0))
-            for n, (opened, _, options, _) in _rounds(fields).items():
+            for n, (opened, _, options, *_) in _rounds(fields).items():
                 rounds.append((question, asked, n, opened, options))
             for name, position in given.items():
                 number, student = name.split(SEP, 1)
@@ -297,9 +297,10 @@ class RedisStore(Store):
             pipe.execute()
 
 
-def _rounds(fields: dict[str, str]) -> dict[int, tuple[float, bool, tuple[str, ...], dict[int, int]]]:
-    """A question's hash read back: round -> (opened, revealed, options, counts by position)."""
-    opened, revealed, options, counts = {}, set(), {}, {}
+def _rounds(fields: dict[str, str]) -> dict[int, tuple]:
+    """A question's hash read back: round -> (opened, revealed, options, counts by position, the
+    page and the params it was asked on)."""
+    opened, revealed, options, counts, pages, params = {}, set(), {}, {}, {}, {}
     for name, value in fields.items():
         kind, *rest = name.split(SEP, 2)
         if kind == "opened":
@@ -310,4 +311,9 @@ def _rounds(fields: dict[str, str]) -> dict[int, tuple[float, bool, tuple[str, .
             options[int(rest[0])] = tuple(json.loads(value))
         elif kind == "count":
             counts.setdefault(int(rest[0]), {})[int(rest[1])] = int(value)
-    return {n: (opened[n], n in revealed, options.get(n, ()), counts.get(n, {})) for n in opened}
+        elif kind == "page":
+            pages[int(rest[0])] = value
+        elif kind == "params":
+            params[int(rest[0])] = json.loads(value)
+    view = {n: (pages.get(n, ""), params.get(n, {})) for n in opened}
+    return {n: (opened[n], n in revealed, options.get(n, ()), counts.get(n, {}), *view[n]) for n in opened}

@@ -252,7 +252,8 @@ class SQLiteStore(SQLiteFile, Store):
             ):
                 counts.setdefault(number, {})[option] = n
             rounds = db.execute(
-                f"SELECT round, opened, revealed, options FROM rounds WHERE {QUESTION} ORDER BY round",
+                "SELECT round, opened, revealed, options, page, params FROM rounds"
+                f" WHERE {QUESTION} ORDER BY round",
                 (code, question),
             ).fetchall()
         made = (
@@ -263,8 +264,10 @@ class SQLiteStore(SQLiteFile, Store):
                 sum(counts.get(r, {}).values()),
                 counts.get(r, {}),
                 tuple(json.loads(texts)),
+                page,
+                json.loads(params),
             )
-            for r, opened, shown, texts in rounds
+            for r, opened, shown, texts, page, params in rounds
         )
         return Tally(question, joined, tuple(made))
 

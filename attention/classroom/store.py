@@ -29,12 +29,13 @@ import json
 import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from attention import settings
 from attention.classroom import codes, errors, rules
 from attention.classroom.backend import Backend
 from attention.classroom.errors import guarded
-from attention.classroom.records import ClassInfo, Round, Row, Tally, View, Vote, iso
+from attention.classroom.records import ClassInfo, Row, Tally, View, Vote, iso
 from attention.classroom.rules import Limits
 
 
@@ -185,10 +186,7 @@ class Store(Backend):
         if credential is not None:
             self._teacher(code, credential)  # a wrong one is refused, not taken for a student's None
             return tally
-        rounds = tuple(
-            r if r.revealed else Round(r.number, r.opened, False, r.answered, {}, r.options)
-            for r in tally.rounds
-        )
+        rounds = tuple(r if r.revealed else replace(r, counts={}) for r in tally.rounds)
         return Tally(tally.question, tally.joined, rounds)
 
     @guarded

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import textwrap
 
 import plotly.graph_objects as go
 
@@ -10,6 +11,8 @@ from attention.figures.layout import figure
 
 VOTE_COLOURS = ("#9ecae1", "#3182bd")  # the first vote pale, the vote after discussion strong
 RIGHT = "#2ca02c"
+LINE = 24  # characters per line of an option's label: a phone's chart is ~340 px wide, and plotly
+# cuts a label its margin cannot hold (a Ukrainian option lost its first words at 390 px)
 
 
 def answer_bars(
@@ -17,7 +20,9 @@ def answer_bars(
 ) -> go.Figure:
     """One horizontal bar per option and vote (counts: votes × options, oldest first); the right
     option's label in green and marked ✓ once it is revealed (`right`: its index)."""
-    labels = [html.escape(o if len(o) <= 60 else o[:59] + "…") for o in options]
+    lines = [textwrap.wrap(o if len(o) <= 60 else o[:59] + "…", LINE) or [""] for o in options]
+    # " <br>": the space stays in the label's text (a screen reader's table reads it: static/a11y.js)
+    labels = [" <br>".join(html.escape(line) for line in wrapped) for wrapped in lines]
     if right is not None:
         labels[right] = f"<b style='color:{RIGHT}'>✓ {labels[right]}</b>"
     data = [
@@ -38,7 +43,7 @@ def answer_bars(
     top = max((max(row) for row in counts if row), default=0)
     layout = {
         "barmode": "group",
-        "height": 90 + 44 * len(options) * max(1, len(counts)),
+        "height": 90 + max(44 * max(1, len(counts)), 22 * max(map(len, lines), default=1)) * len(options),
         "margin": {"t": 10, "b": 30, "l": 10, "r": 40},
         "yaxis": {"autorange": "reversed", "automargin": True, "tickfont": {"size": 16}},
         "xaxis": {"range": [0, max(1, top) * 1.15], "dtick": max(1, round(top / 5)) if top else 1},

@@ -140,3 +140,28 @@ def test_a_link_s_text_in_a_message_is_not_markdown(store):
     at = session(60, **{"class": "[Sign in](//ev.il)", "lang": "[x](//y.z)"}).run()
     shown = [w for w in at.warning if "Sign in" in w.value or "x" in w.value]
     assert shown and all("](//" not in w.value.replace("\\", "") or "\\[" in w.value for w in shown)
+
+
+def test_a_question_asked_on_another_sentence_is_revealed_there_and_judged_there(store):
+    """The teacher asks on one sentence, moves to another and asks there too. The first question's
+    answer on the new sentence is not the one to what the class was asked: its panel offers the
+    way back in place of Reveal. Revealed back there, it is the class's vote again (the same round),
+    so each student's page goes back to it with the pick recorded there, and is judged on it."""
+    code, secret = store.new_class()
+    teacher = teacher_asks(store, code, secret)
+    first = teacher.radio(key="learn_source").value
+    student = pick(learn(**{"class": code}))
+    teacher = teacher.radio(key="learn_source").set_value("Hello shiny sun!").run()
+    teacher = teacher.button(key="check_top_ask").click().run()
+    assert store.vote(code).question == "check_top"
+    student = student.run()  # the bell's rerun: to the new question's sentence
+    assert not teacher.exception and not [b for b in teacher.button if b.key == "check_ids_reveal"]
+    assert any("another sentence or other settings" in c.value for c in teacher.caption)
+    teacher = teacher.radio(key="learn_source").set_value(first).run()  # back where it was asked
+    teacher = teacher.button(key="check_ids_reveal").click().run()
+    vote = store.vote(code)
+    assert (vote.question, vote.round, vote.revealed) == ("check_ids", 1, True)  # no new round
+    student = student.run()  # the bell's rerun: back to that sentence, judged on the pick made there
+    assert not student.exception
+    assert student.radio(key="learn_source").value == first
+    assert student.success or student.error, [i.value for i in student.info]

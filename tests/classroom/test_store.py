@@ -235,6 +235,27 @@ def test_asking_again_the_same_vote_changes_nothing(store, a_class):
     assert store.ask(code, secret, Q, ("newer",)) == 3
 
 
+def test_each_round_keeps_the_view_it_was_asked_on_and_asking_it_there_is_that_vote_again(store, a_class):
+    """A teacher who asked a question on one sentence and moved on reveals it where it was asked:
+    the round says where (ui/classroom/panel.py), for the teacher and for each student."""
+    code, secret = a_class
+    joined(store, code, "ann")
+    view = {"sentence": "0", "seed": "123"}
+    store.ask(code, secret, Q, AB, "learn", view)
+    store.ask(code, secret, "other.question", ("x", "y"), "learn", {"sentence": "1"})
+    (kept,) = store.tally(code, Q, secret).rounds
+    assert (kept.page, kept.params, kept.options) == ("learn", view, AB)
+    assert store.tally(code, Q).rounds[0].params == view  # a student's tally too
+    assert store.ask(code, secret, Q, kept.options, kept.page, kept.params) == 1  # the class's vote again
+    vote = store.vote(code)
+    assert (vote.question, vote.round, vote.page, vote.params) == (Q, 1, "learn", view)
+    store.ask(code, secret, "no.view")
+    assert (
+        store.tally(code, "no.view", secret).rounds[0].page == ""
+        and store.tally(code, "no.view").rounds[0].params == {}
+    )
+
+
 def test_the_view_the_teacher_sends(store, a_class):
     code, secret = a_class
     assert store.view(code).version == 0 and store.view(code).page == ""

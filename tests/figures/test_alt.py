@@ -1,6 +1,8 @@
 """A chart's text alternative (attention/figures/alt.py): its name says what the chart shows, and
 its sentence is computed from the numbers drawn, checked here against numpy on the same numbers."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -8,7 +10,7 @@ from attention import i18n
 from attention.explorer import ExplorerConfig, run
 from attention.figures import explorer as figures
 from attention.figures.alt import describe, plain
-from attention.figures.classroom import answer_bars
+from attention.figures.classroom import LINE, answer_bars
 from attention.figures.train import training_curves
 
 BOOK = ExplorerConfig(heads=2, d_out=4)  # the book's "Your journey starts with one step", 6 tokens
@@ -97,6 +99,23 @@ def test_bars_say_the_highest_and_the_lowest():
     fig = answer_bars(["6", "3", "12"], [[4, 1, 9]], ["vote 1"], None)
     assert describe(fig)["summary"].endswith("Highest: 12 (9); lowest: 3 (1).")
     assert "bar chart" in describe(fig)["name"]
+
+
+def test_a_long_option_is_wrapped_on_spaces_and_keeps_every_word():
+    """A phone's histogram is ~340 px wide, and plotly cuts a label its margin cannot hold: an
+    option is wrapped at LINE characters, its spaces kept in the text (a screen reader's table)."""
+    options = ["6: по одному на слово словника", "3: по одному на вимір вбудовування", "6: one"]
+    fig = answer_bars(options, [[1, 2, 0]], ["vote 1"], 1).to_dict()
+    labels = [re.sub(r"<[^>]+>", "", y).removeprefix("✓ ") for y in fig["data"][0]["y"]]
+    assert labels == options  # " <br>" adds nothing to the words
+    lines = [
+        line.strip() for y in fig["data"][0]["y"] for line in re.sub(r"<(?!br)[^>]+>", "", y).split("<br>")
+    ]
+    assert max(map(len, lines)) <= LINE + 2 and len(lines) == 5  # two labels on two lines ("✓ " included)
+    assert (
+        "Highest: 3: по одному на вимір"
+        in describe(answer_bars(options, [[1, 2, 0]], ["v"], None))["summary"]
+    )
 
 
 def test_curves_say_where_they_start_end_and_turn():

@@ -12,10 +12,8 @@ the page says "answer recorded" and shows nothing of the answer until the teache
 question the teacher has not asked waits, and so does one whose student has moved to another
 sentence (a link takes them back).
 
-The teacher's page shows, under the question, Ask the class; then a live histogram of the answers
-(labelled with the options as asked) and how many of those joined have answered (refreshed every
-second, without rerunning the page), Reveal, and Ask again (a second vote, the first kept beside
-it). A refusal is said where the teacher clicked.
+The teacher's page shows, under the question, Ask the class; then a live histogram of the answers,
+Reveal and Ask again (a second vote, the first kept beside it): ui/classroom/panel.py.
 
 Built for a class of 200 answering at once (benchmarks/class_mode.py): before the reveal a
 student's question is a fragment, so a pick reruns only the question, and the page holds its
@@ -26,17 +24,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from attention.classroom import ClassError, Tally
-from attention.figures.classroom import answer_bars
-from attention.i18n import tr, tr_n
+from attention.classroom import ClassError
+from attention.i18n import tr
 from ui import language, url
 from ui.chrome import pages
 from ui.classroom import bell, membership
 from ui.classroom.membership import REFUSED, Member, member
-from ui.widgets import chart, literal
-
-POLL = 1.0  # seconds between the teacher's looks at the histogram
-PANEL = "_class_panel_message"  # question -> what the teacher's last click there was refused with
+from ui.classroom.panel import teacher_panel
+from ui.widgets import literal
 
 
 def self_check(
@@ -85,9 +80,9 @@ def self_check(
 
 def _teachers(key: str) -> str:
     """The key of the teacher's own pick: a new widget after each Ask again, which starts empty.
-    Setting the old one to None did not hold: the histogram's poll (teacher_panel, a fragment rerun
-    every POLL s) sends the browser's widget values, and one sent before the browser heard of the
-    clearing put the old pick back (2 of 4 tries on a server taking 1 s a run). A value sent for
+    Setting the old one to None did not hold: the histogram's poll (ui/classroom/panel.py, a
+    fragment rerun every POLL s) sends the browser's widget values, and one sent before the browser
+    heard of the clearing put the old pick back (2 of 4 tries on a server taking 1 s a run). A value sent for
     a widget no longer drawn is dropped."""
     n = st.session_state.get(f"_{key}_asked_again", 0)
     return f"{key}_vote{n + 1}" if n else key
@@ -282,101 +277,3 @@ def _record(key: str, options: list[str], round_: int) -> None:
         refused.pop(key, None)
         return
     st.rerun()  # revealed meanwhile, or the class gone: the whole page, not only the question
-
-
-@language.fragment(run_every=POLL)
-def teacher_panel(key: str, options: list[str], answer: str, view: dict[str, str]) -> None:
-    """The teacher's view of one question: Ask the class, then the live histogram, Reveal and
-    Ask again. Only the teacher's seat opens the counts before the reveal."""
-    m = member()
-    if m is None or not m.teacher:
-        return
-    if membership.offline():
-        st.warning(tr("Class mode cannot be reached right now. The page tries again by itself."))
-        return
-    try:
-        tally = membership.store().tally(m.code, key, m.secret)
-    except ClassError as error:
-        if error.kind == "store":
-            membership.unreachable(error)
-        st.warning(literal(str(error)))
-        return
-    state = (tally.current.number, tally.current.revealed) if tally.current else None
-    if st.session_state.setdefault(f"_{key}_class_state", state) != state:  # revealed, or asked again:
-        st.session_state[f"_{key}_class_state"] = state  # the page shows (or hides) the answer
-        st.rerun(scope="app")
-    with st.container(border=True):
-        if refused := st.session_state.get(PANEL, {}).pop(key, None):
-            st.warning(literal(refused), icon=":material/error:")
-        asked = (key, options, view)
-        if not tally.rounds:
-            st.button(tr("Ask the class"), key=f"{key}_ask", on_click=_ask, args=asked, type="primary")
-            return
-        _histogram(key, tally, options, answer)
-        left, right = st.columns(2)
-        revealed = bool(tally.current and tally.current.revealed)
-        left.button(
-            tr("Reveal"),
-            key=f"{key}_reveal",
-            on_click=_reveal,
-            args=(key,),
-            disabled=revealed,
-            type="primary",
-        )
-        right.button(tr("Ask again"), key=f"{key}_again", on_click=_again, args=asked, disabled=not revealed)
-
-
-def _histogram(key: str, tally: Tally, options: list[str], answer: str) -> None:
-    current = tally.current
-    answered = current.answered if current else 0
-    st.markdown(
-        tr_n(
-            "**{answered} of {joined}** student has answered (vote {round}).",
-            "**{answered} of {joined}** students have answered (vote {round}).",
-            tally.joined,
-            answered=answered,
-            joined=tally.joined,
-            round=current.number if current else 1,
-        )
-    )
-    rounds = tally.rounds[-2:] or (None,)  # the vote before discussion beside the one after
-    asked = list(current.options) if current and current.options else options  # as the class saw them
-    counts = [[r.counts.get(i, 0) if r else 0 for i in range(len(asked))] for r in rounds]
-    names = [tr("vote {round}", round=r.number if r else 1) for r in rounds]
-    revealed = bool(current and current.revealed)
-    right = asked.index(answer) if revealed and answer in asked else None
-    chart(answer_bars(asked, counts, names, right), key=f"{key}_bars")
-
-
-@language.callback
-def _teacher_call(action, key: str, *args) -> bool:
-    """Whether the store took the teacher's click (a refusal is said in the panel clicked)."""
-    m = member()
-    if m is None:
-        return False
-    try:
-        action(m.code, m.secret, key, *args)
-    except ClassError as error:
-        st.session_state.setdefault(PANEL, {})[key] = str(error)
-        return False
-    return True
-
-
-def _asked_on(options: list[str], view: dict[str, str]) -> dict:
-    """What the class is asked: the options as the teacher reads them, and the view (page and its
-    parameters) every student's page goes to."""
-    return {"options": options, "page": st.session_state.get("_page_path", ""), "params": view}
-
-
-def _ask(key: str, options: list[str], view: dict[str, str]) -> None:
-    _teacher_call(lambda *a: membership.store().ask(*a, **_asked_on(options, view)), key)
-
-
-def _reveal(key: str) -> None:
-    _teacher_call(membership.store().reveal, key)
-
-
-def _again(key: str, options: list[str], view: dict[str, str]) -> None:
-    if _teacher_call(lambda *a: membership.store().ask_again(*a, **_asked_on(options, view)), key):
-        counted = f"_{key}_asked_again"  # the teacher's own pick starts afresh too (_teachers)
-        st.session_state[counted] = st.session_state.get(counted, 0) + 1
