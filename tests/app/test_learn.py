@@ -104,6 +104,14 @@ def test_own_sentence_and_bad_input(learn):
     assert not at.exception and "The text is empty" in at.error[0].value
 
 
+@pytest.mark.parametrize("lang, example", [("en", "The cat sat on the mat"), ("uk", "Кіт сидів на килимку")])
+def test_the_own_sentence_box_starts_in_the_readers_language(learn, lang, example):
+    learn.query_params["lang"] = lang
+    at = learn.run().radio(key="learn_source").set_value("my own sentence").run()
+    assert not at.exception and at.text_input(key="learn_text").value == example
+    assert url_params(at)["text"] == example  # written out: a link opens the same sentence anywhere
+
+
 def test_the_blogs_vocabulary_for_an_own_sentence(learn):
     at = learn.run().radio(key="learn_source").set_value("my own sentence").run()
     at = at.text_input(key="learn_text").set_value("Life is short, eat dessert first").run()

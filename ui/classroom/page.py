@@ -216,8 +216,7 @@ def student_card(m: Member) -> None:
         tr(
             "Answer the predict-first questions on Learn, Modern attention and What your language costs: "
             "your answer is recorded for the class, and the answer is shown when your teacher reveals it. "
-            "While **Follow the teacher** is on (in the sidebar), your page switches to what your teacher "
-            "sends."
+            "While **Follow the teacher** is on, your page switches to what your teacher sends."
         )
     )
     with st.form("class_nickname"):

@@ -13,7 +13,7 @@ from attention.errors import ConfigError
 from attention.explorer import ExplorerConfig
 from attention.explorer.config import MAX_SEED
 from attention.explorer.query_params import view_values
-from attention.i18n import DEFAULT, tr, tr_n
+from attention.i18n import DEFAULT, N_, tr, tr_n
 from attention.i18n.sentences import JOURNEY, journey
 from attention.lessons import chapter3 as lesson
 from ui import url, widgets
@@ -23,9 +23,11 @@ BOOK = [p for p in presets() if "vectors" in p]  # the book's sentences with the
 OWN = "my own sentence"  # the radio's value (kept in session state and tests); shown through tr()
 SEED_PX = 200  # the seed box: ten digits and its − + buttons
 HEADS, D_OUTS, PS = [1, 2, 3, 4, 6], [12, 24, 48], [round(0.1 * i, 1) for i in range(10)]
+# TRANSLATORS: the sentence the learner's own-sentence box starts with, in the reader's language
+EXAMPLE = N_("The cat sat on the mat")
 DEFAULTS = {
     "learn_source": BOOK[0]["text"],
-    "learn_text": "The cat sat on the mat",
+    "learn_text": EXAMPLE,
     "learn_seed": 123,
     "learn_query": 1,
     "learn_p": 0.5,
@@ -156,7 +158,7 @@ def load_url(raw: dict[str, tuple[str, ...]]) -> None:
         "d_out": [str(d) for d in D_OUTS],
     }
     view, notes = view_values(raw, spec)
-    s.update(DEFAULTS, learn_source=opening_source())
+    s.update(DEFAULTS, learn_source=opening_source(), learn_text=tr(EXAMPLE))
     if "sentence" in view:
         named = {"own": OWN, "journey": journey()}
         s["learn_source"] = named.get(view["sentence"]) or BOOK[int(view["sentence"])]["text"]
