@@ -152,19 +152,29 @@ def _setup_tags(code: str) -> str:
 def _wake_script() -> str:
     """A class student's phone asleep longer than Streamlit keeps a session whose browser went
     (server.disconnectedSessionTTL) comes back to a new, empty one, which draws nothing until the
-    student touches the page: a page hidden that long reloads itself when it is seen again. Its
-    address holds the class and the student's token: the same student, the class as it is now
+    student touches the page: a page hidden that long whose connection dropped meanwhile (or
+    drops within 10 s of its waking, as a phone's does) reloads itself. Its address holds the
+    class and the student's token: the same student, the class as it is now
     (ui/classroom/browser.py). A shorter sleep keeps the session, and the class's bell reruns it
-    (ui/classroom/bell.py). A laptop's tab hidden as long reloads too: one page load. Installed
-    once per page; no "<" in it (_script_text)."""
+    (ui/classroom/bell.py); a laptop's tab hidden as long keeps its connection, and its session
+    (a training held on Watch it learn). Streamlit's frontend says that its connection dropped
+    in a host message (WEBSOCKET_DISCONNECTED, posted to the page's own window when it is not
+    embedded, echoed to it when it is). Installed once per page; no "<" in it (_script_text)."""
     after = round(1000 * float(st.get_option("server.disconnectedSessionTTL")))
     return (
-        " if (!window.__aeWake) { window.__aeWake = true; let hidden = null;"
+        " if (!window.__aeWake) { window.__aeWake = true;"
+        " let hidden = document.hidden ? Date.now() : null, lost = false, until = 0;"
+        " const student = () => { const here = new URLSearchParams(location.search);"
+        " return here.has('class') && here.has('student'); };"
+        " window.addEventListener('message', (e) => {"
+        " if (e.source !== window || !e.data || e.data.stCommVersion !== 1"
+        " || e.data.type !== 'WEBSOCKET_DISCONNECTED') return;"
+        " lost = true; if (until > Date.now() && student()) location.reload(); });"
         " document.addEventListener('visibilitychange', () => {"
-        " if (document.hidden) { hidden = Date.now(); return; }"
+        " if (document.hidden) { hidden = Date.now(); lost = false; return; }"
         " const away = hidden === null ? 0 : Date.now() - hidden; hidden = null;"
-        " const here = new URLSearchParams(location.search);"
-        f" if (away >= {after} && here.has('class') && here.has('student')) location.reload(); }}); }}"
+        f" if (!(away >= {after}) || !student()) return;"
+        " if (lost) location.reload(); else until = Date.now() + 10000; }); }"
     )
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import html
-import textwrap
+import unicodedata
 
 import plotly.graph_objects as go
 
@@ -11,8 +11,9 @@ from attention.figures.layout import figure
 
 VOTE_COLOURS = ("#9ecae1", "#3182bd")  # the first vote pale, the vote after discussion strong
 RIGHT = "#2ca02c"
-LINE = 24  # characters per line of an option's label: a phone's chart is ~340 px wide, and plotly
-# cuts a label its margin cannot hold (a Ukrainian option lost its first words at 390 px)
+LINE = 24  # columns per line of an option's label (a wide character, CJK or Hangul, takes two): a
+# phone's chart is ~340 px wide, and plotly cuts a label its margin cannot hold (a Ukrainian option
+# lost its first words at 390 px)
 
 
 def answer_bars(
@@ -20,9 +21,8 @@ def answer_bars(
 ) -> go.Figure:
     """One horizontal bar per option and vote (counts: votes × options, oldest first); the right
     option's label in green and marked ✓ once it is revealed (`right`: its index)."""
-    lines = [textwrap.wrap(o if len(o) <= 60 else o[:59] + "…", LINE) or [""] for o in options]
-    # " <br>": the space stays in the label's text (a screen reader's table reads it: static/a11y.js)
-    labels = [" <br>".join(html.escape(line) for line in wrapped) for wrapped in lines]
+    lines = [_lines(o if len(o) <= 60 else o[:59] + "…") for o in options]
+    labels = ["<br>".join(html.escape(line) for line in wrapped) for wrapped in lines]
     if right is not None:
         labels[right] = f"<b style='color:{RIGHT}'>✓ {labels[right]}</b>"
     data = [
@@ -52,3 +52,27 @@ def answer_bars(
         "font": {"size": 15},
     }
     return figure(data, layout)
+
+
+def _width(text: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def _lines(text: str) -> list[str]:
+    """A label in lines of at most LINE columns, broken at spaces (each kept at its line's end, so
+    the text a screen reader's table reads has every space: static/a11y.js), never inside a word or
+    at a hyphen; one with Chinese or Japanese characters, which need no spaces, between any two of
+    its characters (Korean puts spaces between its words)."""
+    pieces = []
+    for word in text.split(" "):
+        if any(_width(c) == 2 and "HANGUL" not in unicodedata.name(c, "") for c in word):
+            pieces += [(c, "") for c in word[:-1]] + [(word[-1:], " ")]
+        else:
+            pieces.append((word, " "))
+    lines, line = [], ""
+    for word, after in pieces:
+        if line and _width(line + word) > LINE:
+            lines.append(line)
+            line = ""
+        line += word + after
+    return [*lines, line.removesuffix(" ")]

@@ -6,7 +6,7 @@ import pytest
 
 from attention.classroom import SQLiteStore
 from attention.classroom.rules import Limits
-from tests.app.conftest import pick, session, teacher_asks
+from tests.app.conftest import figures, pick, session, teacher_asks
 from ui.classroom import membership
 from ui.classroom.page import qr_code
 
@@ -165,3 +165,10 @@ def test_a_question_asked_on_another_sentence_is_revealed_there_and_judged_there
     assert not student.exception
     assert student.radio(key="learn_source").value == first
     assert student.success or student.error, [i.value for i in student.info]
+    # the question the class was on is left open: on its sentence, Ask the class takes the class back
+    teacher = teacher.radio(key="learn_source").set_value("Hello shiny sun!").run()
+    labels = [y for fig in figures(teacher) for trace in fig["data"] for y in trace.get("y", [])]
+    assert not any("✓" in str(y) for y in labels)  # check_ids's answer on this sentence is not its own
+    teacher = teacher.button(key="check_top_reopen").click().run()
+    vote = store.vote(code)
+    assert (vote.question, vote.round, vote.revealed) == ("check_top", 1, False)  # its vote, its answers

@@ -138,8 +138,9 @@ HIDE = """(hidden) => {
 def test_a_phone_asleep_past_its_sessions_life_shows_the_class_as_it_is_when_seen_again(room, browser):
     """A phone asleep: hidden, its connection gone and every reconnect failing, longer than its
     session lives (TTL). The teacher asks a question meanwhile. Awake, Streamlit's page connects
-    to a new, empty session and draws nothing by itself; the page, hidden that long, reloads
-    itself (ui/chrome._wake_script): the same student, and the question is there to answer."""
+    to a new, empty session and draws nothing by itself; the page, hidden that long and its
+    connection lost, reloads itself (ui/chrome._wake_script): the same student, and the question
+    is there to answer. A tab hidden as long that kept its connection (a laptop's) does not."""
     url, store = room
     code, secret = store.new_class()
     context = browser.new_context(viewport={"width": 390, "height": 844})
@@ -159,6 +160,11 @@ def test_a_phone_asleep_past_its_sessions_life_shows_the_class_as_it_is_when_see
         script_done(page)
         page.wait_for_function("() => window.__aeWake === true", timeout=30_000)  # the page's setup ran
         page.evaluate("window.__stillThisPage = true")
+        page.evaluate(HIDE, True)  # a laptop's tab hidden past the TTL, its connection kept
+        time.sleep(TTL + 1)
+        page.evaluate(HIDE, False)
+        page.wait_for_timeout(11_000)  # past the 10 s a page just seen waits for its connection to drop
+        assert page.evaluate("window.__stillThisPage === true")  # not reloaded: its session lives
         page.evaluate(HIDE, True)  # the phone sleeps
         asleep[0] = True
         for ws, server in open_:

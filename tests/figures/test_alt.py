@@ -10,7 +10,7 @@ from attention import i18n
 from attention.explorer import ExplorerConfig, run
 from attention.figures import explorer as figures
 from attention.figures.alt import describe, plain
-from attention.figures.classroom import LINE, answer_bars
+from attention.figures.classroom import LINE, _width, answer_bars
 from attention.figures.train import training_curves
 
 BOOK = ExplorerConfig(heads=2, d_out=4)  # the book's "Your journey starts with one step", 6 tokens
@@ -103,19 +103,26 @@ def test_bars_say_the_highest_and_the_lowest():
 
 def test_a_long_option_is_wrapped_on_spaces_and_keeps_every_word():
     """A phone's histogram is ~340 px wide, and plotly cuts a label its margin cannot hold: an
-    option is wrapped at LINE characters, its spaces kept in the text (a screen reader's table)."""
-    options = ["6: по одному на слово словника", "3: по одному на вимір вбудовування", "6: one"]
-    fig = answer_bars(options, [[1, 2, 0]], ["vote 1"], 1).to_dict()
-    labels = [re.sub(r"<[^>]+>", "", y).removeprefix("✓ ") for y in fig["data"][0]["y"]]
-    assert labels == options  # " <br>" adds nothing to the words
-    lines = [
-        line.strip() for y in fig["data"][0]["y"] for line in re.sub(r"<(?!br)[^>]+>", "", y).split("<br>")
+    option is wrapped at LINE columns (a wide character takes two), at spaces, never inside a
+    word or at a hyphen (Japanese, which writes no spaces, between any two characters), and the
+    text a screen reader's table reads keeps every word and space."""
+    options = [
+        "6: по одному на слово словника",
+        "3: self-attention weights per token",
+        "3: 埋め込みの次元ごとに1行ずつあるので長い説明になります",
+        "3: 임베딩 차원마다 한 행씩",
+        "6",
     ]
-    assert max(map(len, lines)) <= LINE + 2 and len(lines) == 5  # two labels on two lines ("✓ " included)
-    assert (
-        "Highest: 3: по одному на вимір"
-        in describe(answer_bars(options, [[1, 2, 0]], ["v"], None))["summary"]
-    )
+    fig = answer_bars(options, [[1, 2, 0, 0, 0]], ["vote 1"], 1).to_dict()
+    shown = [re.sub(r"<(?!br>)[^>]+>", "", y).removeprefix("✓ ") for y in fig["data"][0]["y"]]
+    assert [y.replace("<br>", "") for y in shown] == options  # every word and space, nothing added
+    lines = [line for y in shown for line in y.split("<br>")]
+    assert max(_width(line.rstrip()) for line in lines) <= LINE
+    assert [len(y.split("<br>")) for y in shown] == [2, 2, 3, 2, 1]
+    words = {w for o in options[:2] + options[3:] for w in o.split()}
+    assert all(w in words for line in lines[:4] + lines[7:] for w in line.split())  # no word broken
+    summary = describe(answer_bars(options[:1], [[1]], ["v"], None))["summary"]
+    assert "6: по одному на слово с" in summary and "<br>" not in summary  # the space kept
 
 
 def test_curves_say_where_they_start_end_and_turn():

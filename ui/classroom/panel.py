@@ -3,7 +3,9 @@ then a live histogram of the answers, labelled with the options as asked, and ho
 joined have answered (refreshed every POLL s without rerunning the page), Reveal and Ask again. A
 refusal is said where the teacher clicked. A question asked on another view than the page shows
 (another sentence, other settings) is revealed there: the panel shows the way back in place of
-Reveal, so that the class is judged on what it was asked."""
+Reveal, so that the class is judged on what it was asked. Revealing a question the class has
+moved on from takes the class back to it; the one it was on then offers Ask the class again,
+which takes it back there with its answers (no new vote)."""
 
 from __future__ import annotations
 
@@ -14,8 +16,8 @@ from attention.figures.classroom import answer_bars
 from attention.i18n import tr, tr_n
 from ui import language, url
 from ui.chrome import pages
-from ui.classroom import membership
-from ui.classroom.membership import member
+from ui.classroom import bell, membership
+from ui.classroom.membership import Member, member
 from ui.widgets import chart, literal
 
 POLL = 1.0  # seconds between the teacher's looks at the histogram
@@ -50,9 +52,10 @@ def teacher_panel(key: str, options: list[str], answer: str, view: dict[str, str
         if not tally.rounds:
             st.button(tr("Ask the class"), key=f"{key}_ask", on_click=_ask, args=asked, type="primary")
             return
-        _histogram(key, tally, options, answer)
         current = tally.current
-        if not current.revealed and _asked_elsewhere(current, view):
+        elsewhere = _asked_elsewhere(current, view)
+        _histogram(key, tally, options, answer, judged=not elsewhere)
+        if not current.revealed and elsewhere:
             _go_back(current)
             return
         left, right = st.columns(2)
@@ -60,13 +63,26 @@ def teacher_panel(key: str, options: list[str], answer: str, view: dict[str, str
             tr("Reveal"),
             key=f"{key}_reveal",
             on_click=_reveal,
-            args=(key, current),
+            args=(key,),
             disabled=current.revealed,
             type="primary",
         )
+        if not current.revealed and _class_on(m) != key:  # revealing another one left this one
+            st.caption(tr("The class is on another question now. Ask the class takes it back to this one."))
+            right.button(tr("Ask the class"), key=f"{key}_reopen", on_click=_as_asked, args=(key,))
+            return
         right.button(
             tr("Ask again"), key=f"{key}_again", on_click=_again, args=asked, disabled=not current.revealed
         )
+
+
+def _class_on(m: Member) -> str | None:
+    """The question the class's vote is on now (read with the bell's, at most BELL s old)."""
+    try:
+        vote = bell.shared(("vote", m.code), lambda: membership.store().vote(m.code))
+    except ClassError:
+        return None  # said where the page reads the class
+    return vote.question if vote is not None else None
 
 
 def _asked_elsewhere(current: Round, view: dict[str, str]) -> bool:
@@ -95,7 +111,8 @@ def _go_back(current: Round) -> None:
         )
 
 
-def _histogram(key: str, tally: Tally, options: list[str], answer: str) -> None:
+def _histogram(key: str, tally: Tally, options: list[str], answer: str, judged: bool) -> None:
+    """`judged`: this page shows the round's own view, so its answer is the one to mark (✓)."""
     current = tally.current
     answered = current.answered if current else 0
     st.markdown(
@@ -113,7 +130,7 @@ def _histogram(key: str, tally: Tally, options: list[str], answer: str) -> None:
     counts = [[r.counts.get(i, 0) if r else 0 for i in range(len(asked))] for r in rounds]
     names = [tr("vote {round}", round=r.number if r else 1) for r in rounds]
     revealed = bool(current and current.revealed)
-    right = asked.index(answer) if revealed and answer in asked else None
+    right = asked.index(answer) if judged and revealed and answer in asked else None
     chart(answer_bars(asked, counts, names, right), key=f"{key}_bars")
 
 
@@ -141,16 +158,31 @@ def _ask(key: str, options: list[str], view: dict[str, str]) -> None:
     _teacher_call(lambda *a: membership.store().ask(*a, **_asked_on(options, view)), key)
 
 
-def _reveal(key: str, current: Round) -> None:
-    """The round revealed. When the class has moved on to another question, it is made the class's
-    vote again first (its own options and view: no new round, Store.ask): every student's page
-    goes back to the view it was asked on, with the pick recorded there, and is judged on it."""
+def _reveal(key: str) -> None:
+    """The round revealed where the class is judged on it: made the class's vote first if the class
+    has moved on (every student's page goes back to its view, with the pick recorded there)."""
+    if _as_asked(key):
+        _teacher_call(membership.store().reveal, key)
+
+
+@language.callback
+def _as_asked(key: str) -> bool:
+    """The class's vote made this question's current round again, with the round's own options and
+    view, read now (another tab may have asked again since this panel was drawn): Store.ask then
+    keeps the round, no new vote; on the class's vote already, it changes nothing. Whether the
+    store took it (a refusal is said in the panel)."""
     m = member()
-    if m is not None and (m.vote is None or m.vote.question != key) and (current.page or current.params):
-        again = (current.options, current.page, current.params)
-        if not _teacher_call(lambda *a: membership.store().ask(*a, *again), key):
-            return
-    _teacher_call(membership.store().reveal, key)
+    if m is None:
+        return False
+    try:
+        current = membership.store().tally(m.code, key, m.secret).current
+    except ClassError as error:
+        st.session_state.setdefault(PANEL, {})[key] = str(error)
+        return False
+    if current is None:
+        return True  # nothing asked: the store refuses the reveal and says so
+    again = (current.options, current.page, current.params or None)
+    return _teacher_call(lambda *a: membership.store().ask(*a, *again), key)
 
 
 def _again(key: str, options: list[str], view: dict[str, str]) -> None:
