@@ -36,8 +36,12 @@ APP_CSS, PROJECTOR_CSS = _css("app.css"), "<style>" + _css("projector.css") + "<
 # base address, found from Streamlit's own index.js (BASE/static/js/index.*.js), not from the
 # address bar (/learn/ or a base path without its last slash would miss it); versioned by its
 # content, so a browser's cached copy is never an older one
-A11Y_JS = (ASSETS.parent / "static" / "a11y.js").read_bytes()
-A11Y_SRC = "../../app/static/a11y.js?v=" + hashlib.blake2b(A11Y_JS, digest_size=6).hexdigest()
+# content, so a browser's cached copy is never an older one. static/wake.js (a class student's
+# page back from a long sleep) comes the same way.
+SCRIPTS = [
+    f"../../app/static/{name}?v=" + hashlib.blake2b(path.read_bytes(), digest_size=6).hexdigest()
+    for name, path in ((n, ASSETS.parent / "static" / n) for n in ("a11y.js", "wake.js"))
+]
 
 
 @functools.cache
@@ -139,43 +143,21 @@ def _setup_tags(code: str) -> str:
         " document.body.prepend(sheet); }"
         f" const css = {_script_text(APP_CSS)}; if (sheet.textContent !== css) sheet.textContent = css;"
         " const index = document.querySelector('script[src*=\"/static/js/index.\"]');"
-        # one tag in <head> however often it comes: a11y.js runs safely again and reads the newest
-        # words when it runs, so an older tag, even one still loading, has nothing left to do
+        # one tag each in <head> however often they come: a11y.js runs safely again and reads the
+        # newest words when it runs, wake.js installs once, so an older tag has nothing left to do
         " document.querySelectorAll('script[data-ae-a11y]').forEach((old) => old.remove());"
+        f" for (const src of {json.dumps(SCRIPTS)}) {{"
         " const script = document.createElement('script'); script.dataset.aeA11y = '';"
-        f" script.src = new URL({json.dumps(A11Y_SRC)}, index ? index.src : document.baseURI).href;"
-        " document.head.appendChild(script); })();"
-        f"{_wake_script()}</script>"
+        " script.src = new URL(src, index ? index.src : document.baseURI).href;"
+        f" document.head.appendChild(script); }} }})(); window.__aeWakeAfter = {_wake_after()};</script>"
     )
 
 
-def _wake_script() -> str:
-    """A class student's phone asleep longer than Streamlit keeps a session whose browser went
-    (server.disconnectedSessionTTL) comes back to a new, empty one, which draws nothing until the
-    student touches the page: a page hidden that long whose connection dropped meanwhile (or
-    drops within 10 s of its waking, as a phone's does) reloads itself. Its address holds the
-    class and the student's token: the same student, the class as it is now
-    (ui/classroom/browser.py). A shorter sleep keeps the session, and the class's bell reruns it
-    (ui/classroom/bell.py); a laptop's tab hidden as long keeps its connection, and its session
-    (a training held on Watch it learn). Streamlit's frontend says that its connection dropped
-    in a host message (WEBSOCKET_DISCONNECTED, posted to the page's own window when it is not
-    embedded, echoed to it when it is). Installed once per page; no "<" in it (_script_text)."""
-    after = round(1000 * float(st.get_option("server.disconnectedSessionTTL")))
-    return (
-        " if (!window.__aeWake) { window.__aeWake = true;"
-        " let hidden = document.hidden ? Date.now() : null, lost = false, until = 0;"
-        " const student = () => { const here = new URLSearchParams(location.search);"
-        " return here.has('class') && here.has('student'); };"
-        " window.addEventListener('message', (e) => {"
-        " if (e.source !== window || !e.data || e.data.stCommVersion !== 1"
-        " || e.data.type !== 'WEBSOCKET_DISCONNECTED') return;"
-        " lost = true; if (until > Date.now() && student()) location.reload(); });"
-        " document.addEventListener('visibilitychange', () => {"
-        " if (document.hidden) { hidden = Date.now(); lost = false; return; }"
-        " const away = hidden === null ? 0 : Date.now() - hidden; hidden = null;"
-        f" if (!(away >= {after}) || !student()) return;"
-        " if (lost) location.reload(); else until = Date.now() + 10000; }); }"
-    )
+def _wake_after() -> int:
+    """Milliseconds a class student's page hidden, its connection dropped, waits before it reloads
+    itself when seen again (static/wake.js): as long as Streamlit keeps a session whose browser
+    went, after which the browser comes back to a new, empty one."""
+    return round(1000 * float(st.get_option("server.disconnectedSessionTTL")))
 
 
 def pages() -> dict[str, st.Page]:

@@ -7,6 +7,7 @@ import time
 
 import streamlit as st
 
+from deploy.local import ROOT
 from tests.app.conftest import open_page, session
 from ui import chrome, internals
 from ui.chrome import APP_CSS, PROJECTOR_CSS, _script_text
@@ -23,10 +24,11 @@ def test_the_style_sheet_comes_once_with_the_script_and_again_in_another_languag
     assert "a11y.js" in setup and '"lang": "en"' in setup
     assert "<" not in setup.removeprefix("<script>").removesuffix("</script>")  # nothing ends it early
     # a class student's page hidden longer than Streamlit keeps its session, whose connection
-    # dropped, reloads when seen again (ui/chrome._wake_script; in Chromium: test_class_room_browser)
+    # dropped, reloads when seen again (static/wake.js; in Chromium: test_class_room_browser)
     ttl = round(1000 * float(st.get_option("server.disconnectedSessionTTL")))
-    assert f"away >= {ttl})" in setup and "'WEBSOCKET_DISCONNECTED'" in setup
-    assert "here.has('class') && here.has('student')" in setup  # never a teacher's or a lone page
+    assert "wake.js?v=" in setup and f"window.__aeWakeAfter = {ttl};" in setup
+    wake = (ROOT / "static" / "wake.js").read_text()
+    assert '"WEBSOCKET_DISCONNECTED"' in wake and 'here.has("class") && here.has("student")' in wake
     assert "class-code" in APP_CSS and "/*" not in APP_CSS  # the whole file, its comments out
     at.switch_page("pages/learn.py").run()
     assert not at.exception and htmls(at) == []  # a whole-page run of another page: nothing again

@@ -139,7 +139,7 @@ def test_a_phone_asleep_past_its_sessions_life_shows_the_class_as_it_is_when_see
     """A phone asleep: hidden, its connection gone and every reconnect failing, longer than its
     session lives (TTL). The teacher asks a question meanwhile. Awake, Streamlit's page connects
     to a new, empty session and draws nothing by itself; the page, hidden that long and its
-    connection lost, reloads itself (ui/chrome._wake_script): the same student, and the question
+    connection lost, reloads itself (static/wake.js): the same student, and the question
     is there to answer. A tab hidden as long that kept its connection (a laptop's) does not."""
     url, store = room
     code, secret = store.new_class()

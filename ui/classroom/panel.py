@@ -14,9 +14,8 @@ import streamlit as st
 from attention.classroom import ClassError, Round, Tally
 from attention.figures.classroom import answer_bars
 from attention.i18n import tr, tr_n
-from ui import language, url
-from ui.chrome import pages
-from ui.classroom import bell, membership
+from ui import language
+from ui.classroom import bell, membership, trip
 from ui.classroom.membership import Member, member
 from ui.widgets import chart, literal
 
@@ -101,14 +100,7 @@ def _go_back(current: Round) -> None:
             "options as the class saw them). Go back to them to reveal the answer."
         )
     )
-    target = pages().get(current.page)
-    if target is not None:
-        st.page_link(
-            target,
-            label=tr("Go back to where you asked it"),
-            query_params=current.params | url.link_params({}),
-            icon=":material/undo:",
-        )
+    trip.link_to(current.page, current.params, tr("Go back to where you asked it"), ":material/undo:")
 
 
 def _histogram(key: str, tally: Tally, options: list[str], answer: str, judged: bool) -> None:

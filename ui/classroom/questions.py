@@ -27,8 +27,7 @@ import streamlit as st
 from attention.classroom import ClassError
 from attention.i18n import tr
 from ui import language, url
-from ui.chrome import pages
-from ui.classroom import bell, membership
+from ui.classroom import bell, membership, trip
 from ui.classroom.membership import REFUSED, Member, member
 from ui.classroom.panel import teacher_panel
 from ui.widgets import literal
@@ -119,13 +118,7 @@ def _held(key: str, label: str, options: list[str], view: dict[str, str] | None)
             tr("Your teacher asked this question about their own sentence and settings."),
             icon=":material/groups:",
         )
-        target = pages().get(vote.page)
-        if target is not None:
-            st.page_link(
-                target,
-                label=tr("Answer your teacher's question"),
-                query_params=vote.params | url.link_params({}),
-            )
+        trip.link_to(vote.page, vote.params, tr("Answer your teacher's question"))
         return
     picked = _choose(key, label, options, on_click=_record, args=(key, options, vote.round))
     if refused := st.session_state.get(REFUSED, {}).get(key):

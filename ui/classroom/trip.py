@@ -17,6 +17,7 @@ import streamlit as st
 
 from attention.classroom import View, Vote
 from ui import url
+from ui.chrome import pages
 from ui.classroom.bell import voting
 
 if TYPE_CHECKING:
@@ -68,3 +69,11 @@ def arrived(m: Member | None) -> None:
     if st.session_state.pop(CHECKED, False) and m is not None and m.going is not None:
         trip, m.going = m.going[0], None
         m.seen, m.asked = max(m.seen, trip.seen), trip.asked
+
+
+def link_to(page: str, params: dict[str, str], label: str, icon: str | None = None) -> None:
+    """A link to the view a question was asked on (this session's class, language and projector
+    mode carried along), or nothing when this app has no such page."""
+    target = pages().get(page)
+    if target is not None:
+        st.page_link(target, label=label, query_params=params | url.link_params({}), icon=icon)
